@@ -1,0 +1,247 @@
+//! Parameters of a target: how each is recorded, replayed and passed.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{FnArg, GenericParam, Ident, Pat, ReceiverKind, ReturnType, Signature, Type};
+
+use crate::Errors;
+
+/// How the replayed (owned) value is passed to the target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// By value.
+    Value,
+    /// As `&value` (also `&str` from `String`, `&[T]` from `Vec<T>`).
+    Ref,
+    /// As `&mut value`; its state after the call is recorded.
+    RefMut,
+}
+
+/// One parameter (the receiver included).
+pub struct Param {
+    /// The name arguments are recorded under.
+    pub name: String,
+    /// The identifier the wrapper binds it to.
+    pub binding: Ident,
+    /// A destructuring pattern, applied after the arguments are captured.
+    pub pattern: Option<Pat>,
+    /// The owned type carved arguments deserialize into.
+    pub owned: Type,
+    /// How the owned value is passed.
+    pub pass: Pass,
+    /// Tokens errors and checks point at.
+    pub span: Span,
+}
+
+impl Param {
+    /// The expression passing `value` (an owned binding) to the target.
+    pub fn pass(&self, value: &Ident) -> TokenStream {
+        match self.pass {
+            Pass::Value => quote!(#value),
+            Pass::Ref => quote!(&#value),
+            Pass::RefMut => quote!(&mut #value),
+        }
+    }
+}
+
+/// Checks a target's signature and describes its parameters. Pattern
+/// parameters are renamed in `sig` (their pattern is applied in the body).
+pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors) -> Vec<Param> {
+    if let Some(c) = &sig.constness {
+        errors.spanned(c, "carve cannot carve a `const fn`: remove `const` or `#[carve::target]`");
+    }
+    if let Some(a) = &sig.asyncness {
+        errors.spanned(a, "carve cannot carve an `async fn` yet: carve the synchronous functions it calls");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.spanned(v, "carve cannot carve a variadic function");
+    }
+    let generic_types: Vec<Ident> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) => {
+                errors.spanned(
+                    t,
+                    format!(
+                        "carve cannot carve a generic function: `{}` has no single type to \
+                         deserialize carved arguments into. Carve a concrete function that calls it.",
+                        t.ident
+                    ),
+                );
+                Some(t.ident.clone())
+            }
+            GenericParam::Const(c) => {
+                errors.spanned(c, "carve cannot carve a function with const generics");
+                None
+            }
+            _ => None,
+        })
+        .collect();
+    if let ReturnType::Type(_, ty) = &sig.output {
+        let mut check = TypeCheck { errors, generics: &generic_types, what: "the return type", allow_refs: true };
+        check.visit_type(ty);
+    }
+
+    let mut params = Vec::new();
+    for (index, input) in sig.inputs.iter_mut().enumerate() {
+        match input {
+            FnArg::Receiver(receiver) => {
+                let Some(self_ty) = self_ty else {
+                    errors.spanned(
+                        &*receiver,
+                        "`#[carve::target]` on a method must go on its impl block: \
+                         `#[carve::target] impl T { #[carve::target] fn … }`",
+                    );
+                    continue;
+                };
+                let pass = match &receiver.kind {
+                    ReceiverKind::Value => Pass::Value,
+                    ReceiverKind::Reference(_, _, None) => Pass::Ref,
+                    ReceiverKind::Reference(_, _, Some(_)) => Pass::RefMut,
+                    _ => {
+                        errors.spanned(
+                            &*receiver,
+                            "carve can carve `self`, `&self` and `&mut self` receivers only",
+                        );
+                        continue;
+                    }
+                };
+                params.push(Param {
+                    name: "self".into(),
+                    binding: Ident::new("self", receiver.self_token.span),
+                    pattern: None,
+                    owned: self_ty.clone(),
+                    pass,
+                    span: receiver.self_token.span,
+                });
+            }
+            FnArg::Typed(pat_type) => {
+                let span = spanned(&*pat_type);
+                let (name, binding, pattern) = match &*pat_type.pat {
+                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                        let name = p.ident.to_string();
+                        (name.trim_start_matches("r#").to_owned(), p.ident.clone(), None)
+                    }
+                    other => {
+                        let binding = format_ident!("__carve_arg{}", index);
+                        let pattern = other.clone();
+                        *pat_type.pat = syn::parse_quote!(#binding);
+                        (format!("arg{index}"), binding, Some(pattern))
+                    }
+                };
+                let what = format!("parameter `{name}`");
+                let (mut owned, pass) = owned_type(&pat_type.ty, &what, errors);
+                TypeCheck { errors, generics: &generic_types, what: &what, allow_refs: false }
+                    .visit_type(&owned);
+                Normalize { self_ty }.visit_type_mut(&mut owned);
+                params.push(Param { name, binding, pattern, owned, pass, span });
+            }
+        }
+    }
+    params
+}
+
+fn spanned(tokens: impl ToTokens) -> Span {
+    tokens.into_token_stream().into_iter().next().map_or_else(Span::call_site, |t| t.span())
+}
+
+/// The owned type carved arguments of a parameter type `ty` deserialize into.
+fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
+    let Type::Reference(reference) = ty else { return (ty.clone(), Pass::Value) };
+    let pass = if reference.mutability.is_some() { Pass::RefMut } else { Pass::Ref };
+    let owned = match &*reference.elem {
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
+            if pass == Pass::RefMut {
+                errors.spanned(ty, format!("carve cannot carve {what}: `&mut str` is not supported, take `&mut String`"));
+            }
+            syn::parse_quote!(::std::string::String)
+        }
+        Type::Slice(slice) => {
+            let elem = &slice.elem;
+            syn::parse_quote!(::std::vec::Vec<#elem>)
+        }
+        elem => elem.clone(),
+    };
+    (owned, pass)
+}
+
+/// Rejects what cannot be carved inside a type.
+struct TypeCheck<'a> {
+    errors: &'a mut Errors,
+    generics: &'a [Ident],
+    what: &'a str,
+    allow_refs: bool,
+}
+
+impl<'ast> Visit<'ast> for TypeCheck<'_> {
+    fn visit_type(&mut self, ty: &'ast Type) {
+        let problem = match ty {
+            Type::Reference(_) if !self.allow_refs => Some(
+                "a reference inside another type cannot be carved: take the outer value by \
+                 reference (`&Vec<String>`) or own its items (`Vec<String>`)",
+            ),
+            Type::ImplTrait(_) => Some("`impl Trait` cannot be carved: use a concrete serde type"),
+            Type::TraitObject(_) => Some("a trait object cannot be carved: use a concrete serde type"),
+            Type::FnPtr(_) => Some("functions and closures cannot be carved"),
+            Type::Ptr(_) => Some("raw pointers cannot be carved"),
+            Type::Infer(_) | Type::Never(_) => Some("this type cannot be carved"),
+            Type::Path(p) if p.qself.is_none() && self.generics.iter().any(|g| p.path.is_ident(g)) => {
+                Some("a generic type cannot be carved: carve a concrete function that calls this one")
+            }
+            _ => None,
+        };
+        match problem {
+            Some(problem) => self.errors.spanned(ty, format!("carve cannot carve {}: {problem}", self.what)),
+            None => syn::visit::visit_type(self, ty),
+        }
+    }
+}
+
+/// Makes a parameter type nameable outside its function: lifetimes become
+/// `'static` and `Self` becomes the impl's type.
+struct Normalize<'a> {
+    self_ty: Option<&'a Type>,
+}
+
+impl VisitMut for Normalize<'_> {
+    fn visit_lifetime_mut(&mut self, lifetime: &mut syn::Lifetime) {
+        *lifetime = syn::Lifetime::new("'static", lifetime.span());
+    }
+
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let (Type::Path(p), Some(self_ty)) = (&*ty, self.self_ty) {
+            if p.qself.is_none() && p.path.is_ident("Self") {
+                *ty = self_ty.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// A signature shown in messages: tokens with rustfmt-like spacing.
+pub fn display_signature(sig: &Signature) -> String {
+    let mut s = sig.to_token_stream().to_string();
+    for (from, to) in [
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" : ", ": "),
+        (" ,", ","),
+        ("& ", "&"),
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        ("' ", "'"),
+        (" ::", "::"),
+        (":: ", "::"),
+        ("mut self", "mut self"),
+    ] {
+        s = s.replace(from, to);
+    }
+    s.replace("->", " -> ").replace("  ", " ")
+}

@@ -1,0 +1,82 @@
+//! `#[carve::system_test]`: registers a test function with carve's harness.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Expr, ItemFn, Lit, Meta};
+
+use crate::Errors;
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new_spanned(attr, "`#[carve::system_test]` takes no arguments"));
+    }
+    let mut item: ItemFn = syn::parse2(item)?;
+    let mut errors = Errors::default();
+    if !item.sig.inputs.is_empty() {
+        errors.spanned(&item.sig.inputs, "a system test takes no arguments");
+    }
+    if !item.sig.generics.params.is_empty() {
+        errors.spanned(&item.sig.generics, "a system test cannot be generic");
+    }
+    if let Some(a) = &item.sig.asyncness {
+        errors.spanned(a, "a system test cannot be `async`: block on your runtime inside it");
+    }
+    let mut ignored = false;
+    let mut should_panic = quote!(::core::option::Option::None);
+    for attr in &item.attrs {
+        if attr.path().is_ident("ignore") {
+            ignored = true;
+        } else if attr.path().is_ident("should_panic") {
+            match expected_panic(&attr.meta) {
+                Ok(expected) => should_panic = quote!(::core::option::Option::Some(#expected)),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    errors.check()?;
+    item.attrs.retain(|a| !a.path().is_ident("ignore") && !a.path().is_ident("should_panic"));
+    let ident = &item.sig.ident;
+    let name = ident.to_string();
+    let static_ident = format_ident!("__CARVE_SYSTEM_TEST_{}", ident);
+    Ok(quote! {
+        #[allow(dead_code)]
+        #item
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #static_ident: ::carve::__private::SystemTest = ::carve::__private::SystemTest {
+            module_path: ::core::module_path!(),
+            fn_name: #name,
+            ignored: #ignored,
+            should_panic: #should_panic,
+            run: {
+                fn __carve_run() -> ::core::result::Result<(), ::std::string::String> {
+                    ::carve::__private::TestResult::into_test_result(#ident())
+                }
+                __carve_run
+            },
+        };
+        ::carve::__private::inventory::submit! { ::carve::__private::SystemTestRef(&#static_ident) }
+    })
+}
+
+/// `#[should_panic]` → `""`; `#[should_panic = "x"]` or `#[should_panic(expected = "x")]` → `"x"`.
+fn expected_panic(meta: &Meta) -> syn::Result<String> {
+    let string = |expr: &Expr| match expr {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Ok(s.value()),
+            _ => Err(syn::Error::new_spanned(expr, "expected a string")),
+        },
+        _ => Err(syn::Error::new_spanned(expr, "expected a string")),
+    };
+    match meta {
+        Meta::Path(_) => Ok(String::new()),
+        Meta::NameValue(nv) => string(&nv.value),
+        Meta::List(list) => {
+            let nv: syn::MetaNameValue = list.parse_args()?;
+            if !nv.path.is_ident("expected") {
+                return Err(syn::Error::new_spanned(nv.path, "expected `expected = \"…\"`"));
+            }
+            string(&nv.value)
+        }
+    }
+}

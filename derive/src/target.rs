@@ -1,0 +1,242 @@
+//! `#[carve::target]`: wraps a function (or the methods of an impl block) so
+//! that its calls are carved, and registers it with a replay function.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::{Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility};
+
+use crate::params::{analyze, display_signature, Param, Pass};
+use crate::Errors;
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new_spanned(attr, "`#[carve::target]` takes no arguments"));
+    }
+    match syn::parse2::<Item>(item)? {
+        Item::Fn(item) => expand_fn(item),
+        Item::Impl(item) => expand_impl(item),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`#[carve::target]` goes on a function or an impl block",
+        )),
+    }
+}
+
+/// One target function, checked and ready to expand.
+struct TargetFn {
+    sig: Signature,
+    params: Vec<Param>,
+    /// `cgi_decode`, or `Account::withdraw`.
+    fn_name: String,
+    /// The static holding its registration.
+    static_ident: syn::Ident,
+    /// How replay calls it.
+    call_path: TokenStream,
+    /// The signature as the user wrote it.
+    display: String,
+    records_after: bool,
+}
+
+impl TargetFn {
+    fn new(
+        mut sig: Signature,
+        self_ty: Option<(&Type, &str)>,
+        call_path: TokenStream,
+        errors: &mut Errors,
+    ) -> TargetFn {
+        let display = display_signature(&sig);
+        let params = analyze(&mut sig, self_ty.map(|(ty, _)| ty), errors);
+        let ident = sig.ident.to_string();
+        let ident = ident.trim_start_matches("r#");
+        let (fn_name, static_ident) = match self_ty {
+            Some((_, type_name)) => {
+                (format!("{type_name}::{ident}"), format_ident!("__CARVE_TARGET_{}_{}", type_name, ident))
+            }
+            None => (ident.to_owned(), format_ident!("__CARVE_TARGET_{}", ident)),
+        };
+        // A return value that borrows from the call's arguments keeps a `&mut`
+        // argument borrowed, so its state after the call cannot be read then.
+        let returns_borrow = match &sig.output {
+            ReturnType::Default => false,
+            ReturnType::Type(_, ty) => ty.to_token_stream().into_iter().any(|t| {
+                matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '&' || p.as_char() == '\'')
+            }),
+        };
+        let records_after = !returns_borrow && params.iter().any(|p| p.pass == Pass::RefMut);
+        TargetFn { sig, params, fn_name, static_ident, call_path, display, records_after }
+    }
+
+    /// The body: capture arguments when recording, run the original body.
+    fn body(&self, block: &Block) -> Block {
+        let static_ident = &self.static_ident;
+        let captures = self.params.iter().map(|p| {
+            let (name, binding) = (&p.name, &p.binding);
+            quote!(__carve_args.arg(#name, &#binding);)
+        });
+        let destructure = self.params.iter().filter_map(|p| {
+            let binding = &p.binding;
+            p.pattern.as_ref().map(|pat| quote!(let #pat = #binding;))
+        });
+        let afters = self.after_params().map(|p| {
+            let (name, binding) = (&p.name, &p.binding);
+            quote!(__carve_after.arg(#name, &*#binding);)
+        });
+        let ret = match &self.sig.output {
+            ReturnType::Default => quote!(()),
+            ReturnType::Type(_, ty) => ty.to_token_stream(),
+        };
+        let outcome_check = match &self.sig.output {
+            ReturnType::Default => quote!(),
+            ReturnType::Type(_, ty) => {
+                quote_spanned!(span_of(ty)=> ::carve::__private::assert_outcome::<#ty>();)
+            }
+        };
+        syn::parse_quote!({
+            #outcome_check
+            let __carve_frame = if ::carve::__private::is_recording() {
+                ::carve::__private::begin(&#static_ident, |__carve_args| { #(#captures)* })
+            } else {
+                ::core::option::Option::None
+            };
+            #(#destructure)*
+            let __carve_body = || -> #ret #block;
+            match __carve_frame {
+                ::core::option::Option::None => ::carve::__private::call_once(__carve_body),
+                ::core::option::Option::Some(__carve_frame) => __carve_frame.finish(
+                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body)),
+                    |__carve_after| { #(#afters)* },
+                ),
+            }
+        })
+    }
+
+    fn after_params(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(move |p| self.records_after && p.pass == Pass::RefMut)
+    }
+
+    /// The registration static and its replay function.
+    fn registration(&self) -> TokenStream {
+        let Self { static_ident, fn_name, display, call_path, .. } = self;
+        let fields: Vec<_> = (0..self.params.len()).map(|i| format_ident!("__carve_p{}", i)).collect();
+        let names = self.params.iter().map(|p| &p.name);
+        let owned = self.params.iter().map(|p| &p.owned);
+        let asserts = self.params.iter().map(|p| {
+            let owned = &p.owned;
+            quote_spanned!(p.span=> const _: () = ::carve::__private::assert_arg::<#owned>();)
+        });
+        let pass = self.params.iter().zip(&fields).map(|(p, f)| p.pass(f));
+        let afters = self.params.iter().zip(&fields).filter_map(|(p, f)| {
+            let name = &p.name;
+            (self.records_after && p.pass == Pass::RefMut).then(|| quote!(__carve_after.arg(#name, &#f);))
+        });
+        let has_after = self.records_after;
+        let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            static #static_ident: ::carve::__private::Target = ::carve::__private::Target {
+                module_path: ::core::module_path!(),
+                fn_name: #fn_name,
+                signature: #display,
+                file: ::core::file!(),
+                line: #line,
+                replay: {
+                    #[allow(unused_mut, non_snake_case, clippy::needless_borrow)]
+                    fn __carve_replay(__carve_text: &str) -> ::carve::__private::ReplayResult {
+                        #(#asserts)*
+                        #[derive(::carve::__private::serde::Serialize, ::carve::__private::serde::Deserialize)]
+                        #[serde(crate = "::carve::__private::serde", deny_unknown_fields)]
+                        struct __CarveArgs { #( #[serde(rename = #names)] #fields: #owned, )* }
+                        let __carve_args: __CarveArgs = ::carve::__private::parse_args(__carve_text)?;
+                        let __carve_args_value = ::carve::__private::Value::capture(&__carve_args)?;
+                        let __CarveArgs { #( #fields: mut #fields, )* } = __carve_args;
+                        let __carve_outcome = ::carve::__private::observe(|| #call_path(#(#pass),*));
+                        let mut __carve_after = ::carve::__private::ArgsBuilder::default();
+                        #(#afters)*
+                        ::carve::__private::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
+                    }
+                    __carve_replay
+                },
+            };
+            ::carve::__private::inventory::submit! { ::carve::__private::TargetRef(&#static_ident) }
+        }
+    }
+}
+
+fn span_of(tokens: impl ToTokens) -> Span {
+    tokens.into_token_stream().into_iter().next().map_or_else(Span::call_site, |t| t.span())
+}
+
+fn expand_fn(mut item: ItemFn) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let ident = &item.sig.ident;
+    let target = TargetFn::new(item.sig.clone(), None, quote!(#ident), &mut errors);
+    errors.check()?;
+    *item.block = target.body(&item.block);
+    item.sig = target.sig.clone();
+    let registration = target.registration();
+    Ok(quote!(#item #registration))
+}
+
+fn is_target_attr(attr: &Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("target")
+        || (path.segments.len() == 2
+            && path.segments[0].ident == "carve"
+            && path.segments[1].ident == "target")
+}
+
+fn expand_impl(mut item: ItemImpl) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    if !item.generics.params.is_empty() {
+        errors.spanned(
+            &item.generics,
+            "carve cannot carve methods of a generic impl block: carve a concrete function that calls them",
+        );
+    }
+    let type_name = match &*item.self_ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let Some(type_name) = type_name else {
+        return Err(syn::Error::new_spanned(
+            &item.self_ty,
+            "carve can carve methods of a named type only (`impl Account`)",
+        ));
+    };
+    let self_ty = (*item.self_ty).clone();
+    let call_prefix = match &item.trait_ {
+        Some((path, _)) => quote!(<#self_ty as #path>::),
+        None => quote!(<#self_ty>::),
+    };
+    let any_marked = item
+        .items
+        .iter()
+        .any(|i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(is_target_attr)));
+    let mut registrations = Vec::new();
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else { continue };
+        let marked = method.attrs.iter().any(is_target_attr);
+        method.attrs.retain(|a| !is_target_attr(a));
+        let carved = if any_marked {
+            marked
+        } else {
+            item.trait_.is_some() || matches!(method.vis, Visibility::Public(_))
+        };
+        if !carved {
+            continue;
+        }
+        let ident = &method.sig.ident;
+        let target = TargetFn::new(
+            method.sig.clone(),
+            Some((&self_ty, &type_name)),
+            quote!(#call_prefix #ident),
+            &mut errors,
+        );
+        method.block = target.body(&method.block);
+        method.sig = target.sig.clone();
+        registrations.push(target.registration());
+    }
+    errors.check()?;
+    Ok(quote!(#item #(#registrations)*))
+}

@@ -1,0 +1,185 @@
+//! Configuration from `CARVE*` environment variables, read in one place.
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `CARVE` | mode: `record`, `generate`, or unset for replay | replay |
+//! | `CARVE_SEED` | seed of every generator (u64) | [`DEFAULT_SEED`] |
+//! | `CARVE_BUDGET` | per target: `30s`, `500ms` or a number of executions | [`DEFAULT_BUDGET`] executions |
+//! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
+//! | `CARVE_REPORT` | path of the JSON report to write | none |
+//!
+//! ```
+//! use carve::env::{Budget, Config, Mode};
+//!
+//! let vars = [("CARVE", "record"), ("CARVE_BUDGET", "30s")];
+//! let lookup = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string());
+//! let config = Config::from_lookup(lookup, "/crate".as_ref()).unwrap();
+//! assert_eq!(config.mode, Mode::Record);
+//! assert_eq!(config.budget, Budget::Time(std::time::Duration::from_secs(30)));
+//! assert_eq!(config.dir, std::path::Path::new("/crate/carved"));
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Seed used when `CARVE_SEED` is not set.
+pub const DEFAULT_SEED: u64 = 1;
+/// Executions per target when `CARVE_BUDGET` is not set.
+pub const DEFAULT_BUDGET: u64 = 20_000;
+
+/// What a test run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Run system tests and replay carved calls (plain `cargo test`).
+    Replay,
+    /// Carve calls while system tests run, then replay (`CARVE=record`).
+    Record,
+    /// Generate calls that raise branch coverage (`CARVE=generate`).
+    Generate,
+}
+
+/// How much generation may do per target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// At most this many executions.
+    Executions(u64),
+    /// At most this much time.
+    Time(Duration),
+}
+
+/// carve's configuration for one test run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `CARVE`.
+    pub mode: Mode,
+    /// `CARVE_SEED`.
+    pub seed: u64,
+    /// `CARVE_BUDGET`.
+    pub budget: Budget,
+    /// `CARVE_DIR`, made absolute.
+    pub dir: PathBuf,
+    /// `CARVE_REPORT`.
+    pub report: Option<PathBuf>,
+}
+
+impl Config {
+    /// Reads the process environment; relative paths are taken from
+    /// `package_root`.
+    pub fn from_env(package_root: &Path) -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| std::env::var(name).ok(), package_root)
+    }
+
+    /// Reads variables through `lookup` (for tests).
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+        package_root: &Path,
+    ) -> Result<Config, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let mode = match get("CARVE").as_deref().map(str::trim) {
+            None | Some("replay") | Some("test") => Mode::Replay,
+            Some("record") => Mode::Record,
+            Some("generate") => Mode::Generate,
+            Some(other) => {
+                return Err(ConfigError::new("CARVE", other, "`record`, `generate`, or unset"))
+            }
+        };
+        let seed = match get("CARVE_SEED") {
+            None => DEFAULT_SEED,
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| ConfigError::new("CARVE_SEED", &v, "an unsigned 64-bit integer"))?,
+        };
+        let budget = match get("CARVE_BUDGET") {
+            None => Budget::Executions(DEFAULT_BUDGET),
+            Some(v) => parse_budget(&v).ok_or_else(|| {
+                ConfigError::new(
+                    "CARVE_BUDGET",
+                    &v,
+                    "a number of executions (`5000`) or a duration (`30s`, `500ms`, `2m`)",
+                )
+            })?,
+        };
+        let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
+        let report = get("CARVE_REPORT").map(|p| package_root.join(p));
+        Ok(Config { mode, seed, budget, dir, report })
+    }
+}
+
+fn parse_budget(text: &str) -> Option<Budget> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let n: u64 = number.parse().ok()?;
+    Some(match unit.trim() {
+        "" => Budget::Executions(n),
+        "ms" => Budget::Time(Duration::from_millis(n)),
+        "s" => Budget::Time(Duration::from_secs(n)),
+        "m" | "min" => Budget::Time(Duration::from_secs(n.checked_mul(60)?)),
+        _ => return None,
+    })
+}
+
+/// An environment variable with a value carve does not understand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    variable: &'static str,
+    value: String,
+    expected: &'static str,
+}
+
+impl ConfigError {
+    fn new(variable: &'static str, value: &str, expected: &'static str) -> Self {
+        ConfigError { variable, value: value.to_owned(), expected }
+    }
+
+    /// The variable's name.
+    pub fn variable(&self) -> &str {
+        self.variable
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={:?}: expected {}", self.variable, self.value, self.expected)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: Vec<(String, String)> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()), Path::new("/p"))
+    }
+
+    #[test]
+    fn defaults() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.mode, Mode::Replay);
+        assert_eq!(c.seed, DEFAULT_SEED);
+        assert_eq!(c.budget, Budget::Executions(DEFAULT_BUDGET));
+        assert_eq!(c.dir, Path::new("/p/carved"));
+        assert_eq!(c.report, None);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        assert_eq!(config(&[("CARVE", "recrod")]).unwrap_err().variable(), "CARVE");
+        let err = config(&[("CARVE_SEED", "-1")]).unwrap_err();
+        assert_eq!(err.to_string(), "CARVE_SEED=\"-1\": expected an unsigned 64-bit integer");
+        assert!(config(&[("CARVE_BUDGET", "10 parsecs")]).is_err());
+    }
+
+    #[test]
+    fn budgets() {
+        assert_eq!(parse_budget("5000"), Some(Budget::Executions(5000)));
+        assert_eq!(parse_budget("500ms"), Some(Budget::Time(Duration::from_millis(500))));
+        assert_eq!(parse_budget("2m"), Some(Budget::Time(Duration::from_secs(120))));
+        assert_eq!(parse_budget("s"), None);
+    }
+}

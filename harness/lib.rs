@@ -1,0 +1,173 @@
+//! carve turns system tests into fast unit and regression tests.
+//!
+//! Mark functions of your library with `#[carve::target]`, write system tests
+//! with `#[carve::system_test]`, and end the test file with `carve::main!()`.
+//! `CARVE=record cargo test` carves every call of a target made while the
+//! system tests run into `carved/<target>.ron`; plain `cargo test` replays each
+//! carved call as its own unit test and checks its outcome against an insta
+//! snapshot, so a changed behaviour shows as a diff for `cargo insta review`.
+//!
+//! Setup, in the crate under test:
+//!
+//! ```toml
+//! [dependencies]
+//! carve = { path = "…" }
+//! serde = { version = "1", features = ["derive"] }
+//!
+//! [[test]]
+//! name = "carve"
+//! harness = false
+//! ```
+//!
+//! ```ignore
+//! // src/lib.rs
+//! #[carve::target]
+//! pub fn cgi_decode(s: &str) -> Result<String, DecodeError> { … }
+//!
+//! // tests/carve.rs
+//! use mycrate as _; // links the library so its targets register
+//!
+//! #[carve::system_test]
+//! fn decodes_form_fields() {
+//!     assert_eq!(mycrate::cgi_decode("a+b%21").unwrap(), "a b!");
+//! }
+//!
+//! carve::main!();
+//! ```
+//!
+//! Modules follow the data flow: [`registry`] (what the attributes register)
+//! → [`record`] (carving calls) → [`store`] (carve files) → [`replay`]
+//! (calls as tests) → [`runner`] (the harness); [`value`] and [`outcome`] are
+//! the data carried between them and [`env`] the configuration.
+#![deny(missing_docs)]
+
+extern crate self as carve;
+
+pub mod env;
+pub mod outcome;
+pub mod record;
+pub mod registry;
+pub mod replay;
+pub mod runner;
+pub mod store;
+pub mod value;
+
+/// Carves calls of a function, or of the methods of an impl block.
+///
+/// On a function: every call is recorded while system tests run under
+/// `CARVE=record`. On an impl block: its methods marked `#[carve::target]`
+/// are carved, or all `pub` methods when none is marked; the receiver is
+/// recorded as an argument named `self`.
+///
+/// Parameters may be owned `Serialize + DeserializeOwned` types, `&str`,
+/// `&[T]`, `&T`, `&mut T` (its state after the call is recorded too) and
+/// `self`, `&self`, `&mut self` of such a type. The return type must be
+/// `Serialize`. Anything else is a compile error naming the parameter.
+pub use carve_derive::target;
+
+/// Registers a system test: it runs as `system::<fn>`, and under
+/// `CARVE=record` the calls of targets it makes are carved.
+///
+/// The function takes no arguments and returns `()` or `Result<(), E>` with
+/// `E: Debug`; `#[ignore]` and `#[should_panic]` work as with `#[test]`.
+pub use carve_derive::system_test;
+
+/// The `main` of a carve test binary (`harness = false`): runs system tests
+/// and carved calls under a libtest-compatible harness.
+///
+/// ```ignore
+/// carve::main!();
+/// ```
+#[macro_export]
+macro_rules! main {
+    () => {
+        fn main() {
+            $crate::__private::main($crate::__private::MainConfig {
+                manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                check_snapshot: |name: &str, observation: &$crate::__private::Observation| {
+                    $crate::__private::insta::assert_ron_snapshot!(name, observation);
+                },
+            })
+        }
+    };
+}
+
+/// What generated code calls. Not a public API: no stability guarantees.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::insta;
+    pub use ::inventory;
+    pub use ::serde;
+
+    pub use crate::outcome::{observe, Observation, Outcome};
+    pub use crate::record::{begin, is_recording, ArgsBuilder, CallFrame};
+    pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};
+    pub use crate::replay::{parse_args, ReplayError, ReplayResult, Replayed};
+    pub use crate::runner::{main, MainConfig};
+    pub use crate::value::{CaptureError, Value};
+
+    use serde::de::DeserializeOwned;
+    use serde::Serialize;
+
+    /// Parameter types must be serde types to be carved.
+    #[diagnostic::on_unimplemented(
+        message = "carve cannot carve a parameter of type `{Self}`",
+        label = "this parameter must be `serde::Serialize + serde::de::DeserializeOwned` to be carved",
+        note = "derive `serde::Serialize` and `serde::Deserialize` for it, or take it as `&str`, `&[T]`, `&T` or `&mut T` of a serde type"
+    )]
+    pub trait CarvableArg: Serialize + DeserializeOwned {}
+    impl<T: Serialize + DeserializeOwned> CarvableArg for T {}
+
+    /// Return types must be `Serialize` to be carved.
+    #[diagnostic::on_unimplemented(
+        message = "carve cannot record a return value of type `{Self}`",
+        label = "the return type must be `serde::Serialize` to be carved",
+        note = "derive `serde::Serialize` for it"
+    )]
+    pub trait CarvableOutcome: Serialize {}
+    impl<T: Serialize + ?Sized> CarvableOutcome for T {}
+
+    /// Calls a target's body (a closure, so that `return` and `?` keep their meaning).
+    #[inline(always)]
+    pub fn call_once<R>(body: impl FnOnce() -> R) -> R {
+        body()
+    }
+
+    /// Compile-time check that a parameter type is carvable.
+    pub const fn assert_arg<T: CarvableArg>() {}
+    /// Compile-time check that a return type is carvable.
+    pub const fn assert_outcome<T: CarvableOutcome + ?Sized>() {}
+
+    /// The result of a replay, from the pieces generated code collects.
+    pub fn replayed(
+        args: Value,
+        outcome: Result<Outcome, CaptureError>,
+        after: ArgsBuilder,
+        has_after: bool,
+    ) -> ReplayResult {
+        let after = if has_after {
+            Some(after.finish().map_err(|(_, e)| ReplayError::Capture(e))?)
+        } else {
+            None
+        };
+        Ok(Replayed { args, observation: Observation { outcome: outcome?, after } })
+    }
+
+    /// What a system test's return value means for the test.
+    pub trait TestResult {
+        /// `Err(message)` fails the test.
+        fn into_test_result(self) -> Result<(), String>;
+    }
+
+    impl TestResult for () {
+        fn into_test_result(self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    impl<E: std::fmt::Debug> TestResult for Result<(), E> {
+        fn into_test_result(self) -> Result<(), String> {
+            self.map_err(|e| format!("Error: {e:?}"))
+        }
+    }
+}

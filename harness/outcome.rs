@@ -1,0 +1,137 @@
+//! What a call did: the value it returned or the message it panicked with, and
+//! the state of its `&mut` arguments afterwards.
+//!
+//! ```
+//! use carve::outcome::{observe, Outcome};
+//! use carve::value::Value;
+//!
+//! assert_eq!(observe(|| 2 + 2).unwrap(), Outcome::Returned(Value::I64(4)));
+//! assert_eq!(
+//!     observe(|| -> u8 { panic!("boom") }).unwrap(),
+//!     Outcome::Panicked("boom".into())
+//! );
+//! ```
+
+use std::any::Any;
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use crate::value::{CaptureError, Value};
+
+/// How a call ended.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The call returned this value.
+    Returned(Value),
+    /// The call panicked with this message.
+    Panicked(String),
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Outcome::Returned(v) => s.serialize_newtype_variant("Outcome", 0, "Returned", v),
+            Outcome::Panicked(m) => s.serialize_newtype_variant("Outcome", 1, "Panicked", m),
+        }
+    }
+}
+
+/// Everything checked about one call: its outcome and, when it takes `&mut`
+/// arguments (or `&mut self`), their state afterwards.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Observation {
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// `(name: state, …)` of the `&mut` arguments after the call.
+    pub after: Option<Value>,
+}
+
+impl Serialize for Observation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.after {
+            None => self.outcome.serialize(s),
+            Some(after) => {
+                let mut st = s.serialize_struct("Observation", 2)?;
+                st.serialize_field("outcome", &self.outcome)?;
+                st.serialize_field("after", after)?;
+                st.end()
+            }
+        }
+    }
+}
+
+thread_local! {
+    static QUIET_PANICS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the panic hook silenced on this thread (see [`install_panic_hook`]).
+pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            QUIET_PANICS.with(|q| q.set(self.0));
+        }
+    }
+    let _reset = Reset(QUIET_PANICS.with(|q| q.replace(true)));
+    f()
+}
+
+/// Installs a panic hook that stays silent inside [`quietly`] and defers to
+/// the previous hook elsewhere.
+///
+/// Replayed calls that panic are expected outcomes; with `RUST_BACKTRACE=1`
+/// each would otherwise print a backtrace.
+pub fn install_panic_hook() {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if !QUIET_PANICS.with(|q| q.get()) {
+            previous(info);
+        }
+    }));
+}
+
+/// The message a panic payload carries.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<panic with a non-string payload>".to_owned()
+    }
+}
+
+/// Calls `f` quietly and captures how it ended.
+pub fn observe<R: Serialize>(f: impl FnOnce() -> R) -> Result<Outcome, CaptureError> {
+    match quietly(|| panic::catch_unwind(AssertUnwindSafe(f))) {
+        Ok(value) => Ok(Outcome::Returned(Value::capture(&value)?)),
+        Err(payload) => Ok(Outcome::Panicked(panic_message(&*payload))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observation_without_after_state_serializes_as_its_outcome() {
+        let obs = Observation { outcome: Outcome::Returned(Value::Bool(true)), after: None };
+        assert_eq!(ron::to_string(&obs).unwrap(), "Returned(true)");
+        let obs = Observation {
+            outcome: Outcome::Panicked("no".into()),
+            after: Some(Value::capture(&(1, 2)).unwrap()),
+        };
+        assert_eq!(ron::to_string(&obs).unwrap(), r#"(outcome:Panicked("no"),after:(1,2))"#);
+    }
+
+    #[test]
+    fn formatted_panic_messages_are_captured() {
+        let n = 3;
+        assert_eq!(
+            observe(|| -> u8 { panic!("bad {n}") }).unwrap(),
+            Outcome::Panicked("bad 3".into())
+        );
+    }
+}

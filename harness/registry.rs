@@ -1,0 +1,147 @@
+//! What the attributes register: targets and system tests, found with `inventory`.
+//!
+//! The attribute macros emit one static [`Target`] or [`SystemTest`] per item
+//! and submit a reference to it; [`Registry::collect`] gathers them and sorts
+//! them by name, because link order (and so registration order) is not stable.
+
+use crate::replay::ReplayResult;
+
+/// A function whose calls are carved, registered by `#[carve::target]`.
+#[derive(Debug)]
+pub struct Target {
+    /// `module_path!()` where the attribute was expanded (`mycrate::decode`).
+    pub module_path: &'static str,
+    /// The function name, or `Type::method` for methods.
+    pub fn_name: &'static str,
+    /// The signature as written, shown in stale-carve errors.
+    pub signature: &'static str,
+    /// Source file of the function.
+    pub file: &'static str,
+    /// Source line of the function.
+    pub line: u32,
+    /// Deserializes carved arguments (RON text), calls the function, and
+    /// observes its outcome.
+    pub replay: fn(&str) -> ReplayResult,
+}
+
+impl Target {
+    /// The target's path inside its crate: `decode::cgi_decode`,
+    /// `Account::withdraw`. This names its carve file and its tests.
+    pub fn name(&self) -> String {
+        let module = match self.module_path.split_once("::") {
+            Some((_crate, rest)) => rest,
+            None => "",
+        };
+        if module.is_empty() {
+            self.fn_name.to_owned()
+        } else {
+            format!("{module}::{}", self.fn_name)
+        }
+    }
+}
+
+/// A system test, registered by `#[carve::system_test]`.
+#[derive(Debug)]
+pub struct SystemTest {
+    /// `module_path!()` where the test was defined.
+    pub module_path: &'static str,
+    /// The test function's name.
+    pub fn_name: &'static str,
+    /// Set by `#[ignore]`.
+    pub ignored: bool,
+    /// Set by `#[should_panic]`: `Some(expected substring)`, `Some("")` for any panic.
+    pub should_panic: Option<&'static str>,
+    /// Runs the test; `Err` carries the message of a returned error.
+    pub run: fn() -> Result<(), String>,
+}
+
+impl SystemTest {
+    /// The test's path inside its crate, without the `system::` prefix.
+    pub fn name(&self) -> String {
+        let module = self.module_path.split_once("::").map(|(_, rest)| rest).unwrap_or("");
+        if module.is_empty() {
+            self.fn_name.to_owned()
+        } else {
+            format!("{module}::{}", self.fn_name)
+        }
+    }
+}
+
+#[doc(hidden)]
+pub struct TargetRef(pub &'static Target);
+#[doc(hidden)]
+pub struct SystemTestRef(pub &'static SystemTest);
+
+inventory::collect!(TargetRef);
+inventory::collect!(SystemTestRef);
+
+/// Every target and system test linked into this binary, sorted by name.
+#[derive(Debug)]
+pub struct Registry {
+    targets: Vec<(String, &'static Target)>,
+    system_tests: Vec<(String, &'static SystemTest)>,
+}
+
+impl Registry {
+    /// Gathers what the attributes registered.
+    pub fn collect() -> Registry {
+        let mut targets: Vec<_> = inventory::iter::<TargetRef>
+            .into_iter()
+            .map(|t| (t.0.name(), t.0))
+            .collect();
+        targets.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut system_tests: Vec<_> = inventory::iter::<SystemTestRef>
+            .into_iter()
+            .map(|t| (t.0.name(), t.0))
+            .collect();
+        system_tests.sort_by(|a, b| a.0.cmp(&b.0));
+        Registry { targets, system_tests }
+    }
+
+    /// Targets with their names, sorted by name.
+    pub fn targets(&self) -> impl Iterator<Item = (&str, &'static Target)> + '_ {
+        self.targets.iter().map(|(n, t)| (n.as_str(), *t))
+    }
+
+    /// System tests with their names, sorted by name.
+    pub fn system_tests(&self) -> impl Iterator<Item = (&str, &'static SystemTest)> + '_ {
+        self.system_tests.iter().map(|(n, t)| (n.as_str(), *t))
+    }
+
+    /// The target called `name`, if one is registered.
+    pub fn target(&self, name: &str) -> Option<&'static Target> {
+        self.targets
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| self.targets[i].1)
+    }
+
+    /// Whether a system test called `name` is registered.
+    pub fn has_system_test(&self, name: &str) -> bool {
+        self.system_tests.binary_search_by(|(n, _)| n.as_str().cmp(name)).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_replay(_: &str) -> ReplayResult {
+        unreachable!()
+    }
+
+    #[test]
+    fn target_names_drop_the_crate_and_keep_modules() {
+        let t = |module_path, fn_name| Target {
+            module_path,
+            fn_name,
+            signature: "",
+            file: "",
+            line: 0,
+            replay: no_replay,
+        };
+        assert_eq!(t("mycrate", "cgi_decode").name(), "cgi_decode");
+        assert_eq!(t("mycrate::decode", "cgi_decode").name(), "decode::cgi_decode");
+        assert_eq!(t("mycrate::bank", "Account::withdraw").name(), "bank::Account::withdraw");
+    }
+}

@@ -1,0 +1,226 @@
+//! Replaying carved calls as unit tests, with insta snapshots as the
+//! regression oracle.
+//!
+//! Each [`Case`] is one entry of a carve file. Replaying it deserializes the
+//! arguments into the target's parameter types, calls the target, and checks
+//! the [`Observation`] against the snapshot `carved/<target>@<id>.snap`, where
+//! `<id>` is derived from the arguments, so adding a call elsewhere in the file
+//! never renames another call's snapshot.
+//!
+//! ```
+//! use carve::replay::snapshot_id;
+//!
+//! // Layout does not matter, only the arguments do.
+//! assert_eq!(snapshot_id("(s: \"a b\")"), snapshot_id("(\n    s: \"a b\",\n)"));
+//! assert_ne!(snapshot_id("(s: \"a b\")"), snapshot_id("(s: \"ab\")"));
+//! ```
+
+use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+use crate::outcome::{quietly, Observation};
+use crate::registry::Target;
+use crate::store::{Entry, Position};
+use crate::value::{CaptureError, Value};
+
+/// What replaying a target's call gives: its arguments and what it did.
+pub type ReplayResult = Result<Replayed, ReplayError>;
+
+/// A replayed call.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    /// The arguments, as deserialized.
+    pub args: Value,
+    /// What the call did.
+    pub observation: Observation,
+}
+
+/// A carved call that could not be replayed.
+#[derive(Debug, Clone)]
+pub enum ReplayError {
+    /// The arguments do not deserialize into the parameter types: the carve is
+    /// stale (the signature changed) or the entry was edited wrongly.
+    Args {
+        /// Where in the argument text deserialization stopped.
+        position: Position,
+        /// Why.
+        message: String,
+    },
+    /// The result could not be captured.
+    Capture(CaptureError),
+}
+
+impl From<CaptureError> for ReplayError {
+    fn from(e: CaptureError) -> Self {
+        ReplayError::Capture(e)
+    }
+}
+
+/// Deserializes carved arguments; generated replay functions call this.
+pub fn parse_args<T: DeserializeOwned>(text: &str) -> Result<T, ReplayError> {
+    ron::from_str(text).map_err(|e| ReplayError::Args {
+        position: Position { line: e.span.start.line, col: e.span.start.col },
+        message: e.code.to_string(),
+    })
+}
+
+/// The part of a snapshot name that identifies a call: a hash of its argument
+/// text with layout (whitespace and comments outside literals) removed.
+pub fn snapshot_id(args: &str) -> String {
+    // FNV-1a: stable across platforms and Rust versions, unlike `DefaultHasher`.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in strip_layout(args).bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:012x}", hash >> 16)
+}
+
+fn strip_layout(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                out.push(c);
+                while let Some(d) = chars.next() {
+                    out.push(d);
+                    if d == '\\' {
+                        out.extend(chars.next());
+                    } else if d == c {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                chars.by_ref().take_while(|&d| d != '\n').for_each(drop);
+            }
+            c if c.is_whitespace() => {}
+            // A trailing comma is layout too: `(a: 1,)` is `(a: 1)`.
+            ',' if matches!(next_significant(&chars), Some(')' | ']' | '}')) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn next_significant(chars: &std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
+    chars.clone().find(|c| !c.is_whitespace())
+}
+
+/// Checks a call's observation against its snapshot; `carve::main!()` makes
+/// this from insta's `assert_ron_snapshot!` so insta sees the user's crate.
+pub type SnapshotCheck = fn(&str, &Observation);
+
+/// Where and how cases are checked.
+#[derive(Debug, Clone)]
+pub struct Checker {
+    /// Folder of carve files and snapshots.
+    pub dir: PathBuf,
+    /// The snapshot assertion.
+    pub check: SnapshotCheck,
+    /// Accept snapshots of calls that have none yet (record mode).
+    pub accept_new: bool,
+}
+
+/// One carved call to replay as a test.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The target's name.
+    pub target_name: String,
+    /// The target.
+    pub target: &'static Target,
+    /// The carve file the entry is in.
+    pub file: PathBuf,
+    /// The entry.
+    pub entry: Entry,
+    /// The snapshot's name (`<target>@<id>`, with a suffix for repeated arguments).
+    pub snapshot: String,
+}
+
+/// Why a case failed; shown as the test's failure message.
+#[derive(Debug)]
+pub struct CaseFailure(String);
+
+impl fmt::Display for CaseFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Case {
+    /// Replays the call and checks its observation.
+    pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
+        let here = format!("{}:{}", self.file.display(), self.entry.args_position);
+        let replayed = quietly(|| (self.target.replay)(&self.entry.args)).map_err(|e| match e {
+            ReplayError::Args { position, message } => CaseFailure(format!(
+                "{}:{}: the carved arguments of `{}` no longer fit its signature `{}` \
+                 ({message}). This carve is stale: re-record it with `CARVE=record cargo test`, \
+                 or delete the entry.",
+                self.file.display(),
+                self.entry.args_position.offset_by(position),
+                self.target_name,
+                self.target.signature,
+            )),
+            ReplayError::Capture(e) => CaseFailure(format!("{here}: {e}")),
+        })?;
+        let call = describe_call(&self.target_name, &replayed.args);
+        let snap = checker.dir.join(format!("{}.snap", self.snapshot));
+        let existed = snap.exists();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(&checker.dir);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.set_description(call.clone());
+        let checked = quietly(|| {
+            panic::catch_unwind(AssertUnwindSafe(|| {
+                settings.bind(|| (checker.check)(&self.snapshot, &replayed.observation))
+            }))
+        });
+        match checked {
+            Ok(()) => Ok(()),
+            Err(_) if checker.accept_new && !existed => accept_new_snapshot(&snap).map_err(|e| {
+                CaseFailure(format!("{here}: could not accept the new snapshot of `{call}`: {e}"))
+            }),
+            Err(_) => Err(CaseFailure(format!(
+                "{here}: the outcome of `{call}` differs from its snapshot {} (diff above). \
+                 If the change is intended, accept it with `cargo insta review`; otherwise fix \
+                 the regression.",
+                snap.display()
+            ))),
+        }
+    }
+}
+
+/// Moves insta's pending `.snap.new` into place, as `cargo insta accept` does.
+fn accept_new_snapshot(snap: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let pending = snap.with_extension("snap.new");
+    insta::Snapshot::from_file(&pending)?.save(snap)?;
+    std::fs::remove_file(&pending)?;
+    Ok(())
+}
+
+/// `target(args)` on one line, shortened for display.
+fn describe_call(target: &str, args: &Value) -> String {
+    const MAX: usize = 200;
+    let args = args.to_compact_ron();
+    let args = match args.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &args[..cut]),
+        None => args,
+    };
+    format!("{target}{args}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_is_ignored_but_literals_are_not() {
+        assert_eq!(strip_layout("( s : \"a , b\" , c: 'x', )"), "(s:\"a , b\",c:'x')");
+        assert_eq!(strip_layout("(s: \"a\\\" b\") // note\n"), "(s:\"a\\\" b\")");
+        assert_eq!(snapshot_id("(s: \"x\")").len(), 12);
+    }
+}

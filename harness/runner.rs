@@ -1,0 +1,273 @@
+//! The test harness behind `carve::main!()`: builds libtest-mimic trials for
+//! system tests and carved calls, and runs the mode `CARVE` asks for.
+//!
+//! Trial names: `system::<fn>`, `carved::<target>::<NNNN>`,
+//! `generated::<target>::<NNNN>`; a carve file that cannot be used at all is
+//! one failing trial `carved::<file stem>`, so every other test still runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
+
+use crate::env::{Config, Mode};
+use crate::outcome::{install_panic_hook, panic_message, quietly};
+use crate::record;
+use crate::registry::{Registry, SystemTest};
+use crate::replay::{snapshot_id, Case, Checker, SnapshotCheck};
+use crate::store::{merge_recorded, CarveFile, Entry};
+
+/// What `carve::main!()` passes in from the test crate.
+#[derive(Debug, Clone, Copy)]
+pub struct MainConfig {
+    /// `CARGO_MANIFEST_DIR` of the test crate: the package root.
+    pub manifest_dir: &'static str,
+    /// insta's assertion, expanded in the test crate.
+    pub check_snapshot: SnapshotCheck,
+}
+
+/// Runs the harness and exits with libtest's exit codes (101 on failure).
+pub fn main(main: MainConfig) -> ! {
+    let args = Arguments::from_args();
+    install_panic_hook();
+    let config = match Config::from_env(Path::new(main.manifest_dir)) {
+        Ok(config) => config,
+        Err(e) => fail_setup(&format!("{e}")),
+    };
+    let registry = Registry::collect();
+    let checker = Checker { dir: config.dir.clone(), check: main.check_snapshot, accept_new: false };
+    let failed = match config.mode {
+        Mode::Replay => run_replay(&args, &registry, &checker),
+        Mode::Record if args.list => run_replay(&args, &registry, &checker),
+        Mode::Record => run_record(&args, &registry, &config, checker),
+        Mode::Generate => fail_setup(
+            "CARVE=generate: generation is not available in this version of carve yet; \
+             use `CARVE=record` to carve calls from system tests",
+        ),
+    };
+    std::process::exit(if failed { 101 } else { 0 })
+}
+
+fn fail_setup(message: &str) -> ! {
+    eprintln!("carve: {message}");
+    std::process::exit(2)
+}
+
+fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool {
+    let mut trials = system_trials(registry, false);
+    trials.extend(replay_trials(registry, checker).0);
+    libtest_mimic::run(args, trials).has_failed()
+}
+
+fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: Checker) -> bool {
+    if std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some() {
+        fail_setup(
+            "CARVE=record needs every system test in one process; run it with `cargo test`, \
+             not `cargo nextest run` (replaying works under nextest)",
+        );
+    }
+    record::start();
+    let carving: Conclusion = libtest_mimic::run(args, system_trials(registry, true));
+    let recordings = record::stop();
+    let ran: BTreeSet<String> = recordings.iter().map(|r| r.test.clone()).collect();
+    let mut carved: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+    let mut store_failed = false;
+    for recording in &recordings {
+        for call in &recording.calls {
+            match Entry::from_call(&recording.test, call) {
+                Ok(entry) => carved.entry(call.target.name()).or_default().push(entry),
+                Err(e) => {
+                    eprintln!("carve: a call of `{}` could not be written: {e}", call.target.name());
+                    store_failed = true;
+                }
+            }
+        }
+    }
+    let mut targets: BTreeSet<String> = carved.keys().cloned().collect();
+    match CarveFile::list(&config.dir) {
+        Ok(paths) => targets.extend(paths.iter().map(|p| CarveFile::target_of(p))),
+        Err(e) => {
+            eprintln!("carve: {e}");
+            store_failed = true;
+        }
+    }
+    println!("\ncarve: carved {} system test(s); writing {}", ran.len(), config.dir.display());
+    for target in &targets {
+        let new = carved.remove(target).unwrap_or_default();
+        if let Err(e) = store_recorded(&config.dir, target, new, &ran, registry) {
+            eprintln!("carve: {e}");
+            store_failed = true;
+        }
+    }
+    let checker = Checker { accept_new: !is_ci(), ..checker };
+    let (trials, cases) = replay_trials(registry, &checker);
+    let replaying = libtest_mimic::run(args, trials);
+    if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
+        remove_orphan_snapshots(&config.dir, &targets, &cases);
+    }
+    carving.has_failed() || replaying.has_failed() || store_failed
+}
+
+/// Rewrites the carve file of `target` after recording.
+fn store_recorded(
+    dir: &Path,
+    target: &str,
+    carved: Vec<Entry>,
+    ran: &BTreeSet<String>,
+    registry: &Registry,
+) -> Result<(), String> {
+    let path = CarveFile::path_for(dir, target);
+    let existing = if path.exists() {
+        CarveFile::load(&path)
+            .map_err(|e| format!("{e}\ncarve: {} was left as it is", path.display()))?
+            .entries
+    } else {
+        Vec::new()
+    };
+    let new_calls = carved.len();
+    let entries = merge_recorded(&existing, carved, ran, |t| registry.has_system_test(t));
+    if entries.is_empty() {
+        if path.exists() {
+            fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("carve: removed {} (no system test calls `{target}` any more)", path.display());
+        }
+        return Ok(());
+    }
+    let changed = CarveFile::write(&path, &CarveFile::render(target, &entries)).map_err(|e| e.to_string())?;
+    println!(
+        "carve: {} {}: {} call(s), {new_calls} carved now",
+        if changed { "wrote" } else { "unchanged" },
+        path.display(),
+        entries.len(),
+    );
+    Ok(())
+}
+
+/// Deletes `<target>@*.snap` files no entry uses any more.
+fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case]) {
+    let used: BTreeSet<&str> = cases.iter().map(|c| c.snapshot.as_str()).collect();
+    let Ok(read) = fs::read_dir(dir) else { return };
+    for path in read.flatten().map(|e| e.path()) {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some(snapshot) = name.strip_suffix(".snap") else { continue };
+        let Some((target, _)) = snapshot.rsplit_once('@') else { continue };
+        if targets.contains(target) && !used.contains(snapshot) && fs::remove_file(&path).is_ok() {
+            println!("carve: removed {} (its call is no longer carved)", path.display());
+        }
+    }
+}
+
+fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+fn system_trials(registry: &Registry, recording: bool) -> Vec<Trial> {
+    registry
+        .system_tests()
+        .map(|(name, test)| {
+            let name_owned = name.to_owned();
+            Trial::test(format!("system::{name}"), move || {
+                run_system_test(&name_owned, test, recording)
+            })
+            .with_ignored_flag(test.ignored)
+        })
+        .collect()
+}
+
+fn run_system_test(name: &str, test: &SystemTest, recording: bool) -> Result<(), Failed> {
+    // A panic a test expects is not worth a backtrace.
+    let run = || match test.should_panic {
+        Some(_) => quietly(|| panic::catch_unwind(AssertUnwindSafe(test.run))),
+        None => panic::catch_unwind(AssertUnwindSafe(test.run)),
+    };
+    let result = if recording { record::record_test(name, run) } else { run() };
+    match (result, test.should_panic) {
+        (Ok(Ok(())), None) => Ok(()),
+        (Ok(Err(message)), None) => Err(message.into()),
+        (Err(payload), None) => Err(format!("panicked: {}", panic_message(&*payload)).into()),
+        (Ok(_), Some(_)) => Err("test did not panic as expected".into()),
+        (Err(payload), Some(expected)) => {
+            let message = panic_message(&*payload);
+            if message.contains(expected) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "panic did not contain expected string\n      panic message: {message:?}\n \
+                     expected substring: {expected:?}"
+                )
+                .into())
+            }
+        }
+    }
+}
+
+/// One trial per carved call, plus one failing trial per unusable carve file.
+fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Case>) {
+    let mut trials = Vec::new();
+    let mut cases = Vec::new();
+    let paths = match CarveFile::list(&checker.dir) {
+        Ok(paths) => paths,
+        Err(e) => return (vec![failing_trial("carved".into(), e.to_string())], cases),
+    };
+    let checker = Arc::new(checker.clone());
+    for path in paths {
+        let file = match CarveFile::load(&path) {
+            Ok(file) => file,
+            Err(e) => {
+                trials.push(failing_trial(format!("carved::{}", CarveFile::target_of(&path)), e.to_string()));
+                continue;
+            }
+        };
+        let Some(target) = registry.target(&file.target) else {
+            trials.push(failing_trial(format!("carved::{}", file.target), unknown_target(&file)));
+            continue;
+        };
+        let mut numbers = [0usize; 2];
+        let mut snapshot_uses: BTreeMap<String, usize> = BTreeMap::new();
+        for entry in file.entries {
+            let (kind, number) = match entry.origin.system_test() {
+                Some(_) => ("carved", &mut numbers[0]),
+                None => ("generated", &mut numbers[1]),
+            };
+            *number += 1;
+            let id = format!("{}@{}", file.target, snapshot_id(&entry.args));
+            let uses = snapshot_uses.entry(id.clone()).or_default();
+            *uses += 1;
+            let snapshot = if *uses == 1 { id } else { format!("{id}-{uses}") };
+            let case = Case {
+                target_name: file.target.clone(),
+                target,
+                file: path.clone(),
+                entry,
+                snapshot,
+            };
+            let name = format!("{kind}::{}::{number:04}", file.target);
+            let (case_for_trial, checker) = (case.clone(), Arc::clone(&checker));
+            trials.push(Trial::test(name, move || {
+                case_for_trial.run(&checker).map_err(|e| e.to_string().into())
+            }));
+            cases.push(case);
+        }
+    }
+    (trials, cases)
+}
+
+fn unknown_target(file: &CarveFile) -> String {
+    format!(
+        "{}: no target `{}` is registered in this test binary. Was it renamed or removed? \
+         Then delete this file and its snapshots `{}@*.snap` (or rename them after the new \
+         name), and re-record with `CARVE=record cargo test`. If it still exists, check that \
+         it is still marked `#[carve::target]` and that this test links its crate \
+         (`use mycrate as _;`).",
+        file.path.display(),
+        file.target,
+        file.target,
+    )
+}
+
+fn failing_trial(name: String, message: String) -> Trial {
+    Trial::test(name, move || Err(message.clone().into()))
+}

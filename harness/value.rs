@@ -1,0 +1,614 @@
+//! A lossless, owned copy of one value in serde's data model.
+//!
+//! Recording must be cheap, so a carved argument is not turned into RON text
+//! while the system test runs: it is captured into a [`Value`] (a walk of its
+//! `Serialize` impl that keeps struct, field and variant names), and written as
+//! RON later, once per distinct call. Because [`Value`] serializes back through
+//! the same serde calls it was captured from, the RON text is the same as if the
+//! original value had been written directly.
+//!
+//! ```
+//! use carve::value::Value;
+//!
+//! let v = Value::capture(&Some("a+b")).unwrap();
+//! assert_eq!(v, Value::Some(Box::new(Value::Str("a+b".into()))));
+//! assert_eq!(ron::to_string(&v).unwrap(), r#"Some("a+b")"#);
+//! ```
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use serde::ser::{self, Serialize, SerializeMap as _, SerializeStruct as _, SerializeTuple as _};
+
+/// One value of serde's data model, with the names its `Serialize` impl gave.
+///
+/// Floats compare and hash by their bits, so `Value` is `Eq + Hash` and can be
+/// used to find identical calls.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)] // variants mirror serde's data model one to one
+pub enum Value {
+    Unit,
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    I128(i128),
+    U128(u128),
+    F32(f32),
+    F64(f64),
+    Char(char),
+    Str(String),
+    Bytes(Vec<u8>),
+    None,
+    Some(Box<Value>),
+    UnitStruct(&'static str),
+    UnitVariant { name: &'static str, index: u32, variant: &'static str },
+    NewtypeStruct(&'static str, Box<Value>),
+    NewtypeVariant { name: &'static str, index: u32, variant: &'static str, value: Box<Value> },
+    Seq(Vec<Value>),
+    Tuple(Vec<Value>),
+    TupleStruct(&'static str, Vec<Value>),
+    TupleVariant { name: &'static str, index: u32, variant: &'static str, fields: Vec<Value> },
+    Map(Vec<(Value, Value)>),
+    Struct(&'static str, Vec<(&'static str, Value)>),
+    StructVariant {
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        fields: Vec<(&'static str, Value)>,
+    },
+}
+
+impl Value {
+    /// Captures `value` through its `Serialize` impl.
+    ///
+    /// Fails only when the impl itself reports an error (a custom
+    /// `serialize_with` that refuses, for instance).
+    pub fn capture<T: Serialize + ?Sized>(value: &T) -> Result<Value, CaptureError> {
+        value.serialize(Capture)
+    }
+
+    /// The value as compact, single-line RON (used in test descriptions).
+    pub fn to_compact_ron(&self) -> String {
+        ron::to_string(self).unwrap_or_else(|e| format!("<unprintable: {e}>"))
+    }
+
+    fn discriminant(&self) -> u8 {
+        match self {
+            Value::Unit => 0,
+            Value::Bool(_) => 1,
+            Value::I64(_) => 2,
+            Value::U64(_) => 3,
+            Value::I128(_) => 4,
+            Value::U128(_) => 5,
+            Value::F32(_) => 6,
+            Value::F64(_) => 7,
+            Value::Char(_) => 8,
+            Value::Str(_) => 9,
+            Value::Bytes(_) => 10,
+            Value::None => 11,
+            Value::Some(_) => 12,
+            Value::UnitStruct(_) => 13,
+            Value::UnitVariant { .. } => 14,
+            Value::NewtypeStruct(..) => 15,
+            Value::NewtypeVariant { .. } => 16,
+            Value::Seq(_) => 17,
+            Value::Tuple(_) => 18,
+            Value::TupleStruct(..) => 19,
+            Value::TupleVariant { .. } => 20,
+            Value::Map(_) => 21,
+            Value::Struct(..) => 22,
+            Value::StructVariant { .. } => 23,
+        }
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Unit, Unit) | (None, None) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (I64(a), I64(b)) => a == b,
+            (U64(a), U64(b)) => a == b,
+            (I128(a), I128(b)) => a == b,
+            (U128(a), U128(b)) => a == b,
+            (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
+            (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
+            (Char(a), Char(b)) => a == b,
+            (Str(a), Str(b)) => a == b,
+            (Bytes(a), Bytes(b)) => a == b,
+            (Some(a), Some(b)) => a == b,
+            (UnitStruct(a), UnitStruct(b)) => a == b,
+            (
+                UnitVariant { name: n1, variant: v1, .. },
+                UnitVariant { name: n2, variant: v2, .. },
+            ) => n1 == n2 && v1 == v2,
+            (NewtypeStruct(n1, a), NewtypeStruct(n2, b)) => n1 == n2 && a == b,
+            (
+                NewtypeVariant { name: n1, variant: v1, value: a, .. },
+                NewtypeVariant { name: n2, variant: v2, value: b, .. },
+            ) => n1 == n2 && v1 == v2 && a == b,
+            (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => a == b,
+            (TupleStruct(n1, a), TupleStruct(n2, b)) => n1 == n2 && a == b,
+            (
+                TupleVariant { name: n1, variant: v1, fields: a, .. },
+                TupleVariant { name: n2, variant: v2, fields: b, .. },
+            ) => n1 == n2 && v1 == v2 && a == b,
+            (Map(a), Map(b)) => a == b,
+            (Struct(n1, a), Struct(n2, b)) => n1 == n2 && a == b,
+            (
+                StructVariant { name: n1, variant: v1, fields: a, .. },
+                StructVariant { name: n2, variant: v2, fields: b, .. },
+            ) => n1 == n2 && v1 == v2 && a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        use Value::*;
+        state.write_u8(self.discriminant());
+        match self {
+            Unit | None => {}
+            Bool(v) => v.hash(state),
+            I64(v) => v.hash(state),
+            U64(v) => v.hash(state),
+            I128(v) => v.hash(state),
+            U128(v) => v.hash(state),
+            F32(v) => v.to_bits().hash(state),
+            F64(v) => v.to_bits().hash(state),
+            Char(v) => v.hash(state),
+            Str(v) => v.hash(state),
+            Bytes(v) => v.hash(state),
+            Some(v) => v.hash(state),
+            UnitStruct(n) => n.hash(state),
+            UnitVariant { name, variant, .. } => (name, variant).hash(state),
+            NewtypeStruct(n, v) => (n, v).hash(state),
+            NewtypeVariant { name, variant, value, .. } => (name, variant, value).hash(state),
+            Seq(v) | Tuple(v) => v.hash(state),
+            TupleStruct(n, v) => (n, v).hash(state),
+            TupleVariant { name, variant, fields, .. } => (name, variant, fields).hash(state),
+            Map(v) => v.hash(state),
+            Struct(n, v) => (n, v).hash(state),
+            StructVariant { name, variant, fields, .. } => (name, variant, fields).hash(state),
+        }
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use ser::{SerializeSeq, SerializeStructVariant, SerializeTupleStruct, SerializeTupleVariant};
+        match self {
+            Value::Unit => s.serialize_unit(),
+            Value::Bool(v) => s.serialize_bool(*v),
+            Value::I64(v) => s.serialize_i64(*v),
+            Value::U64(v) => s.serialize_u64(*v),
+            Value::I128(v) => s.serialize_i128(*v),
+            Value::U128(v) => s.serialize_u128(*v),
+            Value::F32(v) => s.serialize_f32(*v),
+            Value::F64(v) => s.serialize_f64(*v),
+            Value::Char(v) => s.serialize_char(*v),
+            Value::Str(v) => s.serialize_str(v),
+            Value::Bytes(v) => s.serialize_bytes(v),
+            Value::None => s.serialize_none(),
+            Value::Some(v) => s.serialize_some(v),
+            Value::UnitStruct(n) => s.serialize_unit_struct(n),
+            Value::UnitVariant { name, index, variant } => {
+                s.serialize_unit_variant(name, *index, variant)
+            }
+            Value::NewtypeStruct(n, v) => s.serialize_newtype_struct(n, v),
+            Value::NewtypeVariant { name, index, variant, value } => {
+                s.serialize_newtype_variant(name, *index, variant, value)
+            }
+            Value::Seq(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Value::Tuple(items) => {
+                let mut tup = s.serialize_tuple(items.len())?;
+                for item in items {
+                    tup.serialize_element(item)?;
+                }
+                tup.end()
+            }
+            Value::TupleStruct(n, items) => {
+                let mut tup = s.serialize_tuple_struct(n, items.len())?;
+                for item in items {
+                    tup.serialize_field(item)?;
+                }
+                tup.end()
+            }
+            Value::TupleVariant { name, index, variant, fields } => {
+                let mut tup = s.serialize_tuple_variant(name, *index, variant, fields.len())?;
+                for item in fields {
+                    tup.serialize_field(item)?;
+                }
+                tup.end()
+            }
+            Value::Map(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+            Value::Struct(n, fields) => {
+                let mut st = s.serialize_struct(n, fields.len())?;
+                for (k, v) in fields {
+                    st.serialize_field(k, v)?;
+                }
+                st.end()
+            }
+            Value::StructVariant { name, index, variant, fields } => {
+                let mut st = s.serialize_struct_variant(name, *index, variant, fields.len())?;
+                for (k, v) in fields {
+                    st.serialize_field(k, v)?;
+                }
+                st.end()
+            }
+        }
+    }
+}
+
+/// A `Serialize` impl refused to serialize a value being carved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureError(String);
+
+impl fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "value could not be captured: {}", self.0)
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+impl ser::Error for CaptureError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        CaptureError(msg.to_string())
+    }
+}
+
+/// The serializer that builds a [`Value`].
+struct Capture;
+
+/// Collects the parts of a compound value; `kind` says which [`Value`] to build.
+struct Compound {
+    kind: CompoundKind,
+    items: Vec<Value>,
+    fields: Vec<(&'static str, Value)>,
+    entries: Vec<(Value, Value)>,
+    pending_key: Option<Value>,
+}
+
+enum CompoundKind {
+    Seq,
+    Tuple,
+    TupleStruct(&'static str),
+    TupleVariant(&'static str, u32, &'static str),
+    Map,
+    Struct(&'static str),
+    StructVariant(&'static str, u32, &'static str),
+}
+
+impl Compound {
+    fn new(kind: CompoundKind, len: usize) -> Self {
+        Compound {
+            kind,
+            items: Vec::with_capacity(len),
+            fields: Vec::new(),
+            entries: Vec::new(),
+            pending_key: None,
+        }
+    }
+
+    fn finish(self) -> Value {
+        match self.kind {
+            CompoundKind::Seq => Value::Seq(self.items),
+            CompoundKind::Tuple => Value::Tuple(self.items),
+            CompoundKind::TupleStruct(n) => Value::TupleStruct(n, self.items),
+            CompoundKind::TupleVariant(name, index, variant) => {
+                Value::TupleVariant { name, index, variant, fields: self.items }
+            }
+            CompoundKind::Map => Value::Map(self.entries),
+            CompoundKind::Struct(n) => Value::Struct(n, self.fields),
+            CompoundKind::StructVariant(name, index, variant) => {
+                Value::StructVariant { name, index, variant, fields: self.fields }
+            }
+        }
+    }
+}
+
+impl ser::Serializer for Capture {
+    type Ok = Value;
+    type Error = CaptureError;
+    type SerializeSeq = Compound;
+    type SerializeTuple = Compound;
+    type SerializeTupleStruct = Compound;
+    type SerializeTupleVariant = Compound;
+    type SerializeMap = Compound;
+    type SerializeStruct = Compound;
+    type SerializeStructVariant = Compound;
+
+    fn serialize_bool(self, v: bool) -> Result<Value, CaptureError> {
+        Ok(Value::Bool(v))
+    }
+    fn serialize_i8(self, v: i8) -> Result<Value, CaptureError> {
+        Ok(Value::I64(v.into()))
+    }
+    fn serialize_i16(self, v: i16) -> Result<Value, CaptureError> {
+        Ok(Value::I64(v.into()))
+    }
+    fn serialize_i32(self, v: i32) -> Result<Value, CaptureError> {
+        Ok(Value::I64(v.into()))
+    }
+    fn serialize_i64(self, v: i64) -> Result<Value, CaptureError> {
+        Ok(Value::I64(v))
+    }
+    fn serialize_i128(self, v: i128) -> Result<Value, CaptureError> {
+        Ok(Value::I128(v))
+    }
+    fn serialize_u8(self, v: u8) -> Result<Value, CaptureError> {
+        Ok(Value::U64(v.into()))
+    }
+    fn serialize_u16(self, v: u16) -> Result<Value, CaptureError> {
+        Ok(Value::U64(v.into()))
+    }
+    fn serialize_u32(self, v: u32) -> Result<Value, CaptureError> {
+        Ok(Value::U64(v.into()))
+    }
+    fn serialize_u64(self, v: u64) -> Result<Value, CaptureError> {
+        Ok(Value::U64(v))
+    }
+    fn serialize_u128(self, v: u128) -> Result<Value, CaptureError> {
+        Ok(Value::U128(v))
+    }
+    fn serialize_f32(self, v: f32) -> Result<Value, CaptureError> {
+        Ok(Value::F32(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<Value, CaptureError> {
+        Ok(Value::F64(v))
+    }
+    fn serialize_char(self, v: char) -> Result<Value, CaptureError> {
+        Ok(Value::Char(v))
+    }
+    fn serialize_str(self, v: &str) -> Result<Value, CaptureError> {
+        Ok(Value::Str(v.to_owned()))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<Value, CaptureError> {
+        Ok(Value::Bytes(v.to_owned()))
+    }
+    fn serialize_none(self) -> Result<Value, CaptureError> {
+        Ok(Value::None)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Value, CaptureError> {
+        Ok(Value::Some(Box::new(value.serialize(Capture)?)))
+    }
+    fn serialize_unit(self) -> Result<Value, CaptureError> {
+        Ok(Value::Unit)
+    }
+    fn serialize_unit_struct(self, name: &'static str) -> Result<Value, CaptureError> {
+        Ok(Value::UnitStruct(name))
+    }
+    fn serialize_unit_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+    ) -> Result<Value, CaptureError> {
+        Ok(Value::UnitVariant { name, index, variant })
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<Value, CaptureError> {
+        Ok(Value::NewtypeStruct(name, Box::new(value.serialize(Capture)?)))
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<Value, CaptureError> {
+        let value = Box::new(value.serialize(Capture)?);
+        Ok(Value::NewtypeVariant { name, index, variant, value })
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound, CaptureError> {
+        Ok(Compound::new(CompoundKind::Seq, len.unwrap_or(0)))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Compound, CaptureError> {
+        Ok(Compound::new(CompoundKind::Tuple, len))
+    }
+    fn serialize_tuple_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<Compound, CaptureError> {
+        Ok(Compound::new(CompoundKind::TupleStruct(name), len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound, CaptureError> {
+        Ok(Compound::new(CompoundKind::TupleVariant(name, index, variant), len))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Compound, CaptureError> {
+        Ok(Compound::new(CompoundKind::Map, 0))
+    }
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound, CaptureError> {
+        let mut c = Compound::new(CompoundKind::Struct(name), 0);
+        c.fields.reserve(len);
+        Ok(c)
+    }
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound, CaptureError> {
+        let mut c = Compound::new(CompoundKind::StructVariant(name, index, variant), 0);
+        c.fields.reserve(len);
+        Ok(c)
+    }
+}
+
+impl ser::SerializeSeq for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
+        self.items.push(value.serialize(Capture)?);
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeTuple for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
+        self.items.push(value.serialize(Capture)?);
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
+        self.items.push(value.serialize(Capture)?);
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
+        self.items.push(value.serialize(Capture)?);
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeMap for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), CaptureError> {
+        self.pending_key = Some(key.serialize(Capture)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
+        let key = self
+            .pending_key
+            .take()
+            .ok_or_else(|| CaptureError("map value serialized before its key".into()))?;
+        self.entries.push((key, value.serialize(Capture)?));
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeStruct for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), CaptureError> {
+        self.fields.push((key, value.serialize(Capture)?));
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeStructVariant for Compound {
+    type Ok = Value;
+    type Error = CaptureError;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), CaptureError> {
+        self.fields.push((key, value.serialize(Capture)?));
+        Ok(())
+    }
+    fn end(self) -> Result<Value, CaptureError> {
+        Ok(self.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Serialize;
+    use std::collections::BTreeMap;
+
+    #[derive(Serialize)]
+    struct Account {
+        owner: String,
+        balance: u64,
+        tags: Vec<char>,
+        limits: BTreeMap<String, f32>,
+        kind: Kind,
+    }
+
+    #[derive(Serialize)]
+    enum Kind {
+        Savings { rate: f64 },
+    }
+
+    #[test]
+    fn round_trips_to_the_same_ron_as_direct_serialization() {
+        let account = Account {
+            owner: "ada".into(),
+            balance: 7,
+            tags: vec!['a', '%'],
+            limits: [("daily".to_string(), 0.1f32)].into_iter().collect(),
+            kind: Kind::Savings { rate: 1.5 },
+        };
+        let direct = ron::ser::to_string_pretty(&account, Default::default()).unwrap();
+        let via_value = ron::ser::to_string_pretty(&Value::capture(&account).unwrap(), Default::default()).unwrap();
+        assert_eq!(direct, via_value);
+    }
+
+    #[test]
+    fn equal_values_hash_equal_and_floats_compare_by_bits() {
+        use std::collections::hash_map::DefaultHasher;
+        let h = |v: &Value| {
+            let mut s = DefaultHasher::new();
+            v.hash(&mut s);
+            s.finish()
+        };
+        let a = Value::capture(&(1u8, "x", f64::NAN)).unwrap();
+        let b = Value::capture(&(1u8, "x", f64::NAN)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(h(&a), h(&b));
+        assert_ne!(a, Value::capture(&(1u8, "y", f64::NAN)).unwrap());
+    }
+}
