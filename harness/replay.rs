@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 
 use crate::outcome::{quietly, Observation};
 use crate::registry::Target;
-use crate::store::{Entry, Position};
+use crate::store::{display_path, Entry, Position};
 use crate::value::{CaptureError, Value};
 
 /// What replaying a target's call gives: its arguments and what it did.
@@ -153,13 +153,13 @@ impl fmt::Display for CaseFailure {
 impl Case {
     /// Replays the call and checks its observation.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
-        let here = format!("{}:{}", self.file.display(), self.entry.args_position);
+        let here = format!("{}:{}", display_path(&self.file), self.entry.args_position);
         let replayed = quietly(|| (self.target.replay)(&self.entry.args)).map_err(|e| match e {
             ReplayError::Args { position, message } => CaseFailure(format!(
                 "{}:{}: the carved arguments of `{}` no longer fit its signature `{}` \
                  ({message}). This carve is stale: re-record it with `CARVE=record cargo test`, \
                  or delete the entry.",
-                self.file.display(),
+                display_path(&self.file),
                 self.entry.args_position.offset_by(position),
                 self.target_name,
                 self.target.signature,
@@ -188,7 +188,7 @@ impl Case {
                 "{here}: the outcome of `{call}` differs from its snapshot {} (diff above). \
                  If the change is intended, accept it with `cargo insta review`; otherwise fix \
                  the regression.",
-                snap.display()
+                display_path(&snap)
             ))),
         }
     }

@@ -18,7 +18,7 @@ use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::record;
 use crate::registry::{Registry, SystemTest};
 use crate::replay::{snapshot_id, Case, Checker, SnapshotCheck};
-use crate::store::{merge_recorded, CarveFile, Entry};
+use crate::store::{display_path, merge_recorded, CarveFile, Entry};
 
 /// What `carve::main!()` passes in from the test crate.
 #[derive(Debug, Clone, Copy)]
@@ -69,8 +69,16 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
              not `cargo nextest run` (replaying works under nextest)",
         );
     }
+    // One system test at a time by default: a call made on a thread a system
+    // test spawned can then be attributed to it, so carve files are the same
+    // on every run. `--test-threads=N` runs them in parallel (calls on their
+    // own threads are still attributed exactly).
+    let mut carving_args = args.clone();
+    if carving_args.test_threads.is_none() {
+        carving_args.test_threads = Some(1);
+    }
     record::start();
-    let carving: Conclusion = libtest_mimic::run(args, system_trials(registry, true));
+    let carving: Conclusion = libtest_mimic::run(&carving_args, system_trials(registry, true));
     let recordings = record::stop();
     let ran: BTreeSet<String> = recordings.iter().map(|r| r.test.clone()).collect();
     let mut carved: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
@@ -94,7 +102,7 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             store_failed = true;
         }
     }
-    println!("\ncarve: carved {} system test(s); writing {}", ran.len(), config.dir.display());
+    println!("\ncarve: carved {} system test(s); writing {}", ran.len(), display_path(&config.dir));
     for target in &targets {
         let new = carved.remove(target).unwrap_or_default();
         if let Err(e) = store_recorded(&config.dir, target, new, &ran, registry) {
@@ -122,7 +130,7 @@ fn store_recorded(
     let path = CarveFile::path_for(dir, target);
     let existing = if path.exists() {
         CarveFile::load(&path)
-            .map_err(|e| format!("{e}\ncarve: {} was left as it is", path.display()))?
+            .map_err(|e| format!("{e}\ncarve: {} was left as it is", display_path(&path)))?
             .entries
     } else {
         Vec::new()
@@ -131,8 +139,8 @@ fn store_recorded(
     let entries = merge_recorded(&existing, carved, ran, |t| registry.has_system_test(t));
     if entries.is_empty() {
         if path.exists() {
-            fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            println!("carve: removed {} (no system test calls `{target}` any more)", path.display());
+            fs::remove_file(&path).map_err(|e| format!("{}: {e}", display_path(&path)))?;
+            println!("carve: removed {} (no system test calls `{target}` any more)", display_path(&path));
         }
         return Ok(());
     }
@@ -140,7 +148,7 @@ fn store_recorded(
     println!(
         "carve: {} {}: {} call(s), {new_calls} carved now",
         if changed { "wrote" } else { "unchanged" },
-        path.display(),
+        display_path(&path),
         entries.len(),
     );
     Ok(())
@@ -155,7 +163,7 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case
         let Some(snapshot) = name.strip_suffix(".snap") else { continue };
         let Some((target, _)) = snapshot.rsplit_once('@') else { continue };
         if targets.contains(target) && !used.contains(snapshot) && fs::remove_file(&path).is_ok() {
-            println!("carve: removed {} (its call is no longer carved)", path.display());
+            println!("carve: removed {} (its call is no longer carved)", display_path(&path));
         }
     }
 }
@@ -262,7 +270,7 @@ fn unknown_target(file: &CarveFile) -> String {
          name), and re-record with `CARVE=record cargo test`. If it still exists, check that \
          it is still marked `#[carve::target]` and that this test links its crate \
          (`use mycrate as _;`).",
-        file.path.display(),
+        display_path(&file.path),
         file.target,
         file.target,
     )

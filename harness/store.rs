@@ -287,6 +287,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// `path` relative to the working directory (the package root under
+/// `cargo test`) when it is inside it, for short messages.
+pub fn display_path(path: &Path) -> std::path::Display<'_> {
+    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok());
+    match relative {
+        // Safe to return: `strip_prefix` borrows from `path`.
+        Some(rel) => rel.display(),
+        None => path.display(),
+    }
+}
+
 /// Line and column of `fragment`, a slice of `text`.
 fn position_of(text: &str, fragment: &str) -> Position {
     let offset = (fragment.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
@@ -365,19 +376,19 @@ impl StoreError {
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StoreError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            StoreError::Io { path, error } => write!(f, "{}: {error}", display_path(path)),
             StoreError::Syntax { path, position, message } => write!(
                 f,
                 "{}:{position}: this carve file does not parse: {message}. Fix it by hand \
                  (see any other file in the same folder for the shape), or delete it and \
                  re-record with `CARVE=record cargo test`.",
-                path.display()
+                display_path(path)
             ),
             StoreError::TargetMismatch { path, found, expected } => write!(
                 f,
                 "{}: names target `{found}`, but a file for that target would be called \
                  `{expected}.ron`: rename the file to `{found}.ron` or fix its `target:`.",
-                path.display()
+                display_path(path)
             ),
         }
     }
