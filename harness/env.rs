@@ -81,7 +81,11 @@ impl Config {
             Some("record") => Mode::Record,
             Some("generate") => Mode::Generate,
             Some(other) => {
-                return Err(ConfigError::new("CARVE", other, "`record`, `generate`, or unset"))
+                return Err(ConfigError::new(
+                    "CARVE",
+                    other,
+                    "`record`, `generate`, or unset",
+                ))
             }
         };
         let seed = match get("CARVE_SEED") {
@@ -103,13 +107,22 @@ impl Config {
         };
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
-        Ok(Config { mode, seed, budget, dir, report })
+        Ok(Config {
+            mode,
+            seed,
+            budget,
+            dir,
+            report,
+        })
     }
 }
 
 fn parse_budget(text: &str) -> Option<Budget> {
     let text = text.trim();
-    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
     let n: u64 = number.parse().ok()?;
     Some(match unit.trim() {
         "" => Budget::Executions(n),
@@ -130,7 +143,11 @@ pub struct ConfigError {
 
 impl ConfigError {
     fn new(variable: &'static str, value: &str, expected: &'static str) -> Self {
-        ConfigError { variable, value: value.to_owned(), expected }
+        ConfigError {
+            variable,
+            value: value.to_owned(),
+            expected,
+        }
     }
 
     /// The variable's name.
@@ -141,7 +158,11 @@ impl ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={:?}: expected {}", self.variable, self.value, self.expected)
+        write!(
+            f,
+            "{}={:?}: expected {}",
+            self.variable, self.value, self.expected
+        )
     }
 }
 
@@ -152,9 +173,14 @@ mod tests {
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let vars: Vec<(String, String)> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        Config::from_lookup(|n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()), Path::new("/p"))
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(
+            |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()),
+            Path::new("/p"),
+        )
     }
 
     #[test]
@@ -169,17 +195,29 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_variable() {
-        assert_eq!(config(&[("CARVE", "recrod")]).unwrap_err().variable(), "CARVE");
+        assert_eq!(
+            config(&[("CARVE", "recrod")]).unwrap_err().variable(),
+            "CARVE"
+        );
         let err = config(&[("CARVE_SEED", "-1")]).unwrap_err();
-        assert_eq!(err.to_string(), "CARVE_SEED=\"-1\": expected an unsigned 64-bit integer");
+        assert_eq!(
+            err.to_string(),
+            "CARVE_SEED=\"-1\": expected an unsigned 64-bit integer"
+        );
         assert!(config(&[("CARVE_BUDGET", "10 parsecs")]).is_err());
     }
 
     #[test]
     fn budgets() {
         assert_eq!(parse_budget("5000"), Some(Budget::Executions(5000)));
-        assert_eq!(parse_budget("500ms"), Some(Budget::Time(Duration::from_millis(500))));
-        assert_eq!(parse_budget("2m"), Some(Budget::Time(Duration::from_secs(120))));
+        assert_eq!(
+            parse_budget("500ms"),
+            Some(Budget::Time(Duration::from_millis(500)))
+        );
+        assert_eq!(
+            parse_budget("2m"),
+            Some(Budget::Time(Duration::from_secs(120)))
+        );
         assert_eq!(parse_budget("s"), None);
     }
 }

@@ -150,7 +150,13 @@ pub mod __private {
         } else {
             None
         };
-        Ok(Replayed { args, observation: Observation { outcome: outcome?, after } })
+        Ok(Replayed {
+            args,
+            observation: Observation {
+                outcome: outcome?,
+                after,
+            },
+        })
     }
 
     /// What a system test's return value means for the test.

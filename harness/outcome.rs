@@ -117,13 +117,19 @@ mod tests {
 
     #[test]
     fn observation_without_after_state_serializes_as_its_outcome() {
-        let obs = Observation { outcome: Outcome::Returned(Value::Bool(true)), after: None };
+        let obs = Observation {
+            outcome: Outcome::Returned(Value::Bool(true)),
+            after: None,
+        };
         assert_eq!(ron::to_string(&obs).unwrap(), "Returned(true)");
         let obs = Observation {
             outcome: Outcome::Panicked("no".into()),
             after: Some(Value::capture(&(1, 2)).unwrap()),
         };
-        assert_eq!(ron::to_string(&obs).unwrap(), r#"(outcome:Panicked("no"),after:(1,2))"#);
+        assert_eq!(
+            ron::to_string(&obs).unwrap(),
+            r#"(outcome:Panicked("no"),after:(1,2))"#
+        );
     }
 
     #[test]

@@ -98,7 +98,10 @@ pub struct TestRecording {
 
 impl TestRecording {
     fn new(test: &str) -> Self {
-        TestRecording { test: test.to_owned(), ..Default::default() }
+        TestRecording {
+            test: test.to_owned(),
+            ..Default::default()
+        }
     }
 
     /// Adds `call` unless an identical one (same target, arguments, outcome)
@@ -153,7 +156,10 @@ pub fn record_test<R>(test: &str, f: impl FnOnce() -> R) -> R {
             }
         }
     }
-    lock(&ACTIVE).push(ActiveTest { name: test.to_owned(), foreign_calls: Vec::new() });
+    lock(&ACTIVE).push(ActiveTest {
+        name: test.to_owned(),
+        foreign_calls: Vec::new(),
+    });
     CURRENT.with(|c| *c.borrow_mut() = Some(TestRecording::new(test)));
     let _finish = Finish;
     f()
@@ -189,7 +195,10 @@ impl ArgsBuilder {
     fn finish_or_warn(self, target: &Target) -> Option<Value> {
         self.finish()
             .map_err(|(name, e)| {
-                eprintln!("carve: not carving a call of `{}`: argument `{name}`: {e}", target.name())
+                eprintln!(
+                    "carve: not carving a call of `{}`: argument `{name}`: {e}",
+                    target.name()
+                )
             })
             .ok()
     }
@@ -204,10 +213,7 @@ pub struct CallFrame {
 
 /// Starts carving a call of `target` if this thread records for a system test.
 /// `capture` names and captures each argument.
-pub fn begin(
-    target: &'static Target,
-    capture: impl FnOnce(&mut ArgsBuilder),
-) -> Option<CallFrame> {
+pub fn begin(target: &'static Target, capture: impl FnOnce(&mut ArgsBuilder)) -> Option<CallFrame> {
     let attributed = CURRENT.with(|c| c.borrow().is_some()) || lock(&ACTIVE).len() == 1;
     if !attributed {
         if !WARNED_UNATTRIBUTED.swap(true, Ordering::Relaxed) {
@@ -221,7 +227,10 @@ pub fn begin(
     }
     let mut args = ArgsBuilder::default();
     capture(&mut args);
-    Some(CallFrame { target, args: args.finish_or_warn(target)? })
+    Some(CallFrame {
+        target,
+        args: args.finish_or_warn(target)?,
+    })
 }
 
 impl CallFrame {

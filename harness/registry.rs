@@ -58,7 +58,11 @@ pub struct SystemTest {
 impl SystemTest {
     /// The test's path inside its crate, without the `system::` prefix.
     pub fn name(&self) -> String {
-        let module = self.module_path.split_once("::").map(|(_, rest)| rest).unwrap_or("");
+        let module = self
+            .module_path
+            .split_once("::")
+            .map(|(_, rest)| rest)
+            .unwrap_or("");
         if module.is_empty() {
             self.fn_name.to_owned()
         } else {
@@ -95,7 +99,10 @@ impl Registry {
             .map(|t| (t.0.name(), t.0))
             .collect();
         system_tests.sort_by(|a, b| a.0.cmp(&b.0));
-        Registry { targets, system_tests }
+        Registry {
+            targets,
+            system_tests,
+        }
     }
 
     /// Targets with their names, sorted by name.
@@ -118,7 +125,9 @@ impl Registry {
 
     /// Whether a system test called `name` is registered.
     pub fn has_system_test(&self, name: &str) -> bool {
-        self.system_tests.binary_search_by(|(n, _)| n.as_str().cmp(name)).is_ok()
+        self.system_tests
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .is_ok()
     }
 }
 
@@ -141,7 +150,13 @@ mod tests {
             replay: no_replay,
         };
         assert_eq!(t("mycrate", "cgi_decode").name(), "cgi_decode");
-        assert_eq!(t("mycrate::decode", "cgi_decode").name(), "decode::cgi_decode");
-        assert_eq!(t("mycrate::bank", "Account::withdraw").name(), "bank::Account::withdraw");
+        assert_eq!(
+            t("mycrate::decode", "cgi_decode").name(),
+            "decode::cgi_decode"
+        );
+        assert_eq!(
+            t("mycrate::bank", "Account::withdraw").name(),
+            "bank::Account::withdraw"
+        );
     }
 }

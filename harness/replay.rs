@@ -62,7 +62,10 @@ impl From<CaptureError> for ReplayError {
 /// Deserializes carved arguments; generated replay functions call this.
 pub fn parse_args<T: DeserializeOwned>(text: &str) -> Result<T, ReplayError> {
     ron::from_str(text).map_err(|e| ReplayError::Args {
-        position: Position { line: e.span.start.line, col: e.span.start.col },
+        position: Position {
+            line: e.span.start.line,
+            col: e.span.start.col,
+        },
         message: e.code.to_string(),
     })
 }
@@ -182,7 +185,9 @@ impl Case {
         match checked {
             Ok(()) => Ok(()),
             Err(_) if checker.accept_new && !existed => accept_new_snapshot(&snap).map_err(|e| {
-                CaseFailure(format!("{here}: could not accept the new snapshot of `{call}`: {e}"))
+                CaseFailure(format!(
+                    "{here}: could not accept the new snapshot of `{call}`: {e}"
+                ))
             }),
             Err(_) => Err(CaseFailure(format!(
                 "{here}: the outcome of `{call}` differs from its snapshot {} (diff above). \
@@ -219,8 +224,14 @@ mod tests {
 
     #[test]
     fn layout_is_ignored_but_literals_are_not() {
-        assert_eq!(strip_layout("( s : \"a , b\" , c: 'x', )"), "(s:\"a , b\",c:'x')");
-        assert_eq!(strip_layout("(s: \"a\\\" b\") // note\n"), "(s:\"a\\\" b\")");
+        assert_eq!(
+            strip_layout("( s : \"a , b\" , c: 'x', )"),
+            "(s:\"a , b\",c:'x')"
+        );
+        assert_eq!(
+            strip_layout("(s: \"a\\\" b\") // note\n"),
+            "(s:\"a\\\" b\")"
+        );
         assert_eq!(snapshot_id("(s: \"x\")").len(), 12);
     }
 }

@@ -38,7 +38,11 @@ pub fn main(main: MainConfig) -> ! {
         Err(e) => fail_setup(&format!("{e}")),
     };
     let registry = Registry::collect();
-    let checker = Checker { dir: config.dir.clone(), check: main.check_snapshot, accept_new: false };
+    let checker = Checker {
+        dir: config.dir.clone(),
+        check: main.check_snapshot,
+        accept_new: false,
+    };
     let failed = match config.mode {
         Mode::Replay => run_replay(&args, &registry, &checker),
         Mode::Record if args.list => run_replay(&args, &registry, &checker),
@@ -88,7 +92,10 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             match Entry::from_call(&recording.test, call) {
                 Ok(entry) => carved.entry(call.target.name()).or_default().push(entry),
                 Err(e) => {
-                    eprintln!("carve: a call of `{}` could not be written: {e}", call.target.name());
+                    eprintln!(
+                        "carve: a call of `{}` could not be written: {e}",
+                        call.target.name()
+                    );
                     store_failed = true;
                 }
             }
@@ -102,7 +109,11 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             store_failed = true;
         }
     }
-    println!("\ncarve: carved {} system test(s); writing {}", ran.len(), display_path(&config.dir));
+    println!(
+        "\ncarve: carved {} system test(s); writing {}",
+        ran.len(),
+        display_path(&config.dir)
+    );
     for target in &targets {
         let new = carved.remove(target).unwrap_or_default();
         if let Err(e) = store_recorded(&config.dir, target, new, &ran, registry) {
@@ -110,7 +121,10 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             store_failed = true;
         }
     }
-    let checker = Checker { accept_new: !is_ci(), ..checker };
+    let checker = Checker {
+        accept_new: !is_ci(),
+        ..checker
+    };
     let (trials, cases) = replay_trials(registry, &checker);
     let replaying = libtest_mimic::run(args, trials);
     if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
@@ -140,11 +154,15 @@ fn store_recorded(
     if entries.is_empty() {
         if path.exists() {
             fs::remove_file(&path).map_err(|e| format!("{}: {e}", display_path(&path)))?;
-            println!("carve: removed {} (no system test calls `{target}` any more)", display_path(&path));
+            println!(
+                "carve: removed {} (no system test calls `{target}` any more)",
+                display_path(&path)
+            );
         }
         return Ok(());
     }
-    let changed = CarveFile::write(&path, &CarveFile::render(target, &entries)).map_err(|e| e.to_string())?;
+    let changed =
+        CarveFile::write(&path, &CarveFile::render(target, &entries)).map_err(|e| e.to_string())?;
     println!(
         "carve: {} {}: {} call(s), {new_calls} carved now",
         if changed { "wrote" } else { "unchanged" },
@@ -159,11 +177,20 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case
     let used: BTreeSet<&str> = cases.iter().map(|c| c.snapshot.as_str()).collect();
     let Ok(read) = fs::read_dir(dir) else { return };
     for path in read.flatten().map(|e| e.path()) {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
-        let Some(snapshot) = name.strip_suffix(".snap") else { continue };
-        let Some((target, _)) = snapshot.rsplit_once('@') else { continue };
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(snapshot) = name.strip_suffix(".snap") else {
+            continue;
+        };
+        let Some((target, _)) = snapshot.rsplit_once('@') else {
+            continue;
+        };
         if targets.contains(target) && !used.contains(snapshot) && fs::remove_file(&path).is_ok() {
-            println!("carve: removed {} (its call is no longer carved)", display_path(&path));
+            println!(
+                "carve: removed {} (its call is no longer carved)",
+                display_path(&path)
+            );
         }
     }
 }
@@ -191,7 +218,11 @@ fn run_system_test(name: &str, test: &SystemTest, recording: bool) -> Result<(),
         Some(_) => quietly(|| panic::catch_unwind(AssertUnwindSafe(test.run))),
         None => panic::catch_unwind(AssertUnwindSafe(test.run)),
     };
-    let result = if recording { record::record_test(name, run) } else { run() };
+    let result = if recording {
+        record::record_test(name, run)
+    } else {
+        run()
+    };
     match (result, test.should_panic) {
         (Ok(Ok(())), None) => Ok(()),
         (Ok(Err(message)), None) => Err(message.into()),
@@ -225,12 +256,18 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
         let file = match CarveFile::load(&path) {
             Ok(file) => file,
             Err(e) => {
-                trials.push(failing_trial(format!("carved::{}", CarveFile::target_of(&path)), e.to_string()));
+                trials.push(failing_trial(
+                    format!("carved::{}", CarveFile::target_of(&path)),
+                    e.to_string(),
+                ));
                 continue;
             }
         };
         let Some(target) = registry.target(&file.target) else {
-            trials.push(failing_trial(format!("carved::{}", file.target), unknown_target(&file)));
+            trials.push(failing_trial(
+                format!("carved::{}", file.target),
+                unknown_target(&file),
+            ));
             continue;
         };
         let mut numbers = [0usize; 2];
@@ -244,7 +281,11 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
             let id = format!("{}@{}", file.target, snapshot_id(&entry.args));
             let uses = snapshot_uses.entry(id.clone()).or_default();
             *uses += 1;
-            let snapshot = if *uses == 1 { id } else { format!("{id}-{uses}") };
+            let snapshot = if *uses == 1 {
+                id
+            } else {
+                format!("{id}-{uses}")
+            };
             let case = Case {
                 target_name: file.target.clone(),
                 target,
@@ -255,7 +296,9 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
             let name = format!("{kind}::{}::{number:04}", file.target);
             let (case_for_trial, checker) = (case.clone(), Arc::clone(&checker));
             trials.push(Trial::test(name, move || {
-                case_for_trial.run(&checker).map_err(|e| e.to_string().into())
+                case_for_trial
+                    .run(&checker)
+                    .map_err(|e| e.to_string().into())
             }));
             cases.push(case);
         }

@@ -70,9 +70,15 @@ impl Position {
     /// fragment starts at `self`.
     pub fn offset_by(self, inner: Position) -> Position {
         if inner.line <= 1 {
-            Position { line: self.line, col: self.col + inner.col.saturating_sub(1) }
+            Position {
+                line: self.line,
+                col: self.col + inner.col.saturating_sub(1),
+            }
         } else {
-            Position { line: self.line + inner.line - 1, col: inner.col }
+            Position {
+                line: self.line + inner.line - 1,
+                col: inner.col,
+            }
         }
     }
 }
@@ -116,7 +122,12 @@ impl Entry {
         let args = pretty(&call.args)?;
         let outcome = pretty(&call.observation.outcome)?;
         let after = call.observation.after.as_ref().map(pretty).transpose()?;
-        Ok(Entry::new(Origin::System(test.to_owned()), &args, &outcome, after.as_deref()))
+        Ok(Entry::new(
+            Origin::System(test.to_owned()),
+            &args,
+            &outcome,
+            after.as_deref(),
+        ))
     }
 
     fn same_call(&self, other: &Entry) -> bool {
@@ -125,7 +136,9 @@ impl Entry {
 }
 
 fn pretty<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
-    let config = ron::ser::PrettyConfig::new().indentor("    ").new_line("\n");
+    let config = ron::ser::PrettyConfig::new()
+        .indentor("    ")
+        .new_line("\n");
     ron::ser::to_string_pretty(value, config)
 }
 
@@ -177,7 +190,9 @@ impl CarveFile {
 
     /// The target a carve file is named after (`carved/a::b.ron` → `a::b`).
     pub fn target_of(path: &Path) -> String {
-        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     /// Every carve file in `dir`, sorted; none when `dir` does not exist.
@@ -209,7 +224,10 @@ impl CarveFile {
     pub fn parse(path: &Path, text: &str) -> Result<CarveFile, StoreError> {
         let raw: RawFile<'_> = ron::from_str(text).map_err(|e| StoreError::Syntax {
             path: path.to_owned(),
-            position: Position { line: e.span.start.line, col: e.span.start.col },
+            position: Position {
+                line: e.span.start.line,
+                col: e.span.start.col,
+            },
             message: e.code.to_string(),
         })?;
         let expected = CarveFile::target_of(path);
@@ -231,7 +249,11 @@ impl CarveFile {
                 args_position: position_of(text, call.args.trim().get_ron()),
             })
             .collect();
-        Ok(CarveFile { path: path.to_owned(), target: raw.target, entries })
+        Ok(CarveFile {
+            path: path.to_owned(),
+            target: raw.target,
+            entries,
+        })
     }
 
     /// The text of a carve file holding `entries` for `target`.
@@ -273,7 +295,10 @@ impl CarveFile {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = fs::File::create(&tmp)?;
@@ -290,7 +315,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// `path` relative to the working directory (the package root under
 /// `cargo test`) when it is inside it, for short messages.
 pub fn display_path(path: &Path) -> std::path::Display<'_> {
-    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok());
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok());
     match relative {
         // Safe to return: `strip_prefix` borrows from `path`.
         Some(rel) => rel.display(),
@@ -322,12 +349,19 @@ pub fn merge_recorded(
 ) -> Vec<Entry> {
     let mut system: Vec<Entry> = existing
         .iter()
-        .filter(|e| e.origin.system_test().is_some_and(|t| !ran.contains(t) && test_exists(t)))
+        .filter(|e| {
+            e.origin
+                .system_test()
+                .is_some_and(|t| !ran.contains(t) && test_exists(t))
+        })
         .cloned()
         .chain(carved)
         .collect();
     system.sort_by(|a, b| a.origin.system_test().cmp(&b.origin.system_test()));
-    let generated = existing.iter().filter(|e| e.origin.system_test().is_none()).cloned();
+    let generated = existing
+        .iter()
+        .filter(|e| e.origin.system_test().is_none())
+        .cloned();
     let mut merged: Vec<Entry> = Vec::with_capacity(system.len());
     for entry in system.into_iter().chain(generated) {
         if !merged.iter().any(|m| m.same_call(&entry)) {
@@ -369,7 +403,10 @@ pub enum StoreError {
 
 impl StoreError {
     fn io(path: &Path, error: io::Error) -> StoreError {
-        StoreError::Io { path: path.to_owned(), error }
+        StoreError::Io {
+            path: path.to_owned(),
+            error,
+        }
     }
 }
 
@@ -377,14 +414,22 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Io { path, error } => write!(f, "{}: {error}", display_path(path)),
-            StoreError::Syntax { path, position, message } => write!(
+            StoreError::Syntax {
+                path,
+                position,
+                message,
+            } => write!(
                 f,
                 "{}:{position}: this carve file does not parse: {message}. Fix it by hand \
                  (see any other file in the same folder for the shape), or delete it and \
                  re-record with `CARVE=record cargo test`.",
                 display_path(path)
             ),
-            StoreError::TargetMismatch { path, found, expected } => write!(
+            StoreError::TargetMismatch {
+                path,
+                found,
+                expected,
+            } => write!(
                 f,
                 "{}: names target `{found}`, but a file for that target would be called \
                  `{expected}.ron`: rename the file to `{found}.ron` or fix its `target:`.",
@@ -408,7 +453,12 @@ mod tests {
     use super::*;
 
     fn entry(test: &str, arg: &str) -> Entry {
-        Entry::new(Origin::System(test.into()), &format!("(s: {arg:?})"), "Returned(1)", None)
+        Entry::new(
+            Origin::System(test.into()),
+            &format!("(s: {arg:?})"),
+            "Returned(1)",
+            None,
+        )
     }
 
     #[test]
@@ -424,8 +474,14 @@ mod tests {
     fn argument_positions_point_into_the_file() {
         let text = CarveFile::render("f", &[entry("a", "x"), entry("b", "y")]);
         let file = CarveFile::parse(Path::new("f.ron"), &text).unwrap();
-        let second = text.lines().nth(file.entries[1].args_position.line - 1).unwrap();
-        assert_eq!(&second[file.entries[1].args_position.col - 1..], "(s: \"y\"),");
+        let second = text
+            .lines()
+            .nth(file.entries[1].args_position.line - 1)
+            .unwrap();
+        assert_eq!(
+            &second[file.entries[1].args_position.col - 1..],
+            "(s: \"y\"),"
+        );
     }
 
     #[test]
@@ -438,12 +494,20 @@ mod tests {
     #[test]
     fn merge_replaces_tests_that_ran_and_keeps_the_rest() {
         let generated = Entry::new(
-            Origin::Generated { seed: 1, added: vec![] },
+            Origin::Generated {
+                seed: 1,
+                added: vec![],
+            },
             "(s: \"g\")",
             "Returned(1)",
             None,
         );
-        let existing = vec![entry("a", "old-a"), entry("b", "b"), entry("gone", "z"), generated.clone()];
+        let existing = vec![
+            entry("a", "old-a"),
+            entry("b", "b"),
+            entry("gone", "z"),
+            generated.clone(),
+        ];
         let ran: BTreeSet<String> = ["a".to_string()].into();
         let merged = merge_recorded(
             &existing,
@@ -452,7 +516,10 @@ mod tests {
             |t| t != "gone",
         );
         // `a` replaced, its duplicate of `b`'s call stored once (under `a`, first by name).
-        assert_eq!(merged, vec![entry("a", "new-a"), entry("a", "b"), generated]);
+        assert_eq!(
+            merged,
+            vec![entry("a", "new-a"), entry("a", "b"), generated]
+        );
     }
 
     #[test]

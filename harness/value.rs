@@ -41,13 +41,27 @@ pub enum Value {
     None,
     Some(Box<Value>),
     UnitStruct(&'static str),
-    UnitVariant { name: &'static str, index: u32, variant: &'static str },
+    UnitVariant {
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+    },
     NewtypeStruct(&'static str, Box<Value>),
-    NewtypeVariant { name: &'static str, index: u32, variant: &'static str, value: Box<Value> },
+    NewtypeVariant {
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: Box<Value>,
+    },
     Seq(Vec<Value>),
     Tuple(Vec<Value>),
     TupleStruct(&'static str, Vec<Value>),
-    TupleVariant { name: &'static str, index: u32, variant: &'static str, fields: Vec<Value> },
+    TupleVariant {
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        fields: Vec<Value>,
+    },
     Map(Vec<(Value, Value)>),
     Struct(&'static str, Vec<(&'static str, Value)>),
     StructVariant {
@@ -120,25 +134,63 @@ impl PartialEq for Value {
             (Some(a), Some(b)) => a == b,
             (UnitStruct(a), UnitStruct(b)) => a == b,
             (
-                UnitVariant { name: n1, variant: v1, .. },
-                UnitVariant { name: n2, variant: v2, .. },
+                UnitVariant {
+                    name: n1,
+                    variant: v1,
+                    ..
+                },
+                UnitVariant {
+                    name: n2,
+                    variant: v2,
+                    ..
+                },
             ) => n1 == n2 && v1 == v2,
             (NewtypeStruct(n1, a), NewtypeStruct(n2, b)) => n1 == n2 && a == b,
             (
-                NewtypeVariant { name: n1, variant: v1, value: a, .. },
-                NewtypeVariant { name: n2, variant: v2, value: b, .. },
+                NewtypeVariant {
+                    name: n1,
+                    variant: v1,
+                    value: a,
+                    ..
+                },
+                NewtypeVariant {
+                    name: n2,
+                    variant: v2,
+                    value: b,
+                    ..
+                },
             ) => n1 == n2 && v1 == v2 && a == b,
             (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => a == b,
             (TupleStruct(n1, a), TupleStruct(n2, b)) => n1 == n2 && a == b,
             (
-                TupleVariant { name: n1, variant: v1, fields: a, .. },
-                TupleVariant { name: n2, variant: v2, fields: b, .. },
+                TupleVariant {
+                    name: n1,
+                    variant: v1,
+                    fields: a,
+                    ..
+                },
+                TupleVariant {
+                    name: n2,
+                    variant: v2,
+                    fields: b,
+                    ..
+                },
             ) => n1 == n2 && v1 == v2 && a == b,
             (Map(a), Map(b)) => a == b,
             (Struct(n1, a), Struct(n2, b)) => n1 == n2 && a == b,
             (
-                StructVariant { name: n1, variant: v1, fields: a, .. },
-                StructVariant { name: n2, variant: v2, fields: b, .. },
+                StructVariant {
+                    name: n1,
+                    variant: v1,
+                    fields: a,
+                    ..
+                },
+                StructVariant {
+                    name: n2,
+                    variant: v2,
+                    fields: b,
+                    ..
+                },
             ) => n1 == n2 && v1 == v2 && a == b,
             _ => false,
         }
@@ -167,20 +219,37 @@ impl Hash for Value {
             UnitStruct(n) => n.hash(state),
             UnitVariant { name, variant, .. } => (name, variant).hash(state),
             NewtypeStruct(n, v) => (n, v).hash(state),
-            NewtypeVariant { name, variant, value, .. } => (name, variant, value).hash(state),
+            NewtypeVariant {
+                name,
+                variant,
+                value,
+                ..
+            } => (name, variant, value).hash(state),
             Seq(v) | Tuple(v) => v.hash(state),
             TupleStruct(n, v) => (n, v).hash(state),
-            TupleVariant { name, variant, fields, .. } => (name, variant, fields).hash(state),
+            TupleVariant {
+                name,
+                variant,
+                fields,
+                ..
+            } => (name, variant, fields).hash(state),
             Map(v) => v.hash(state),
             Struct(n, v) => (n, v).hash(state),
-            StructVariant { name, variant, fields, .. } => (name, variant, fields).hash(state),
+            StructVariant {
+                name,
+                variant,
+                fields,
+                ..
+            } => (name, variant, fields).hash(state),
         }
     }
 }
 
 impl Serialize for Value {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use ser::{SerializeSeq, SerializeStructVariant, SerializeTupleStruct, SerializeTupleVariant};
+        use ser::{
+            SerializeSeq, SerializeStructVariant, SerializeTupleStruct, SerializeTupleVariant,
+        };
         match self {
             Value::Unit => s.serialize_unit(),
             Value::Bool(v) => s.serialize_bool(*v),
@@ -196,13 +265,18 @@ impl Serialize for Value {
             Value::None => s.serialize_none(),
             Value::Some(v) => s.serialize_some(v),
             Value::UnitStruct(n) => s.serialize_unit_struct(n),
-            Value::UnitVariant { name, index, variant } => {
-                s.serialize_unit_variant(name, *index, variant)
-            }
+            Value::UnitVariant {
+                name,
+                index,
+                variant,
+            } => s.serialize_unit_variant(name, *index, variant),
             Value::NewtypeStruct(n, v) => s.serialize_newtype_struct(n, v),
-            Value::NewtypeVariant { name, index, variant, value } => {
-                s.serialize_newtype_variant(name, *index, variant, value)
-            }
+            Value::NewtypeVariant {
+                name,
+                index,
+                variant,
+                value,
+            } => s.serialize_newtype_variant(name, *index, variant, value),
             Value::Seq(items) => {
                 let mut seq = s.serialize_seq(Some(items.len()))?;
                 for item in items {
@@ -224,7 +298,12 @@ impl Serialize for Value {
                 }
                 tup.end()
             }
-            Value::TupleVariant { name, index, variant, fields } => {
+            Value::TupleVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => {
                 let mut tup = s.serialize_tuple_variant(name, *index, variant, fields.len())?;
                 for item in fields {
                     tup.serialize_field(item)?;
@@ -245,7 +324,12 @@ impl Serialize for Value {
                 }
                 st.end()
             }
-            Value::StructVariant { name, index, variant, fields } => {
+            Value::StructVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => {
                 let mut st = s.serialize_struct_variant(name, *index, variant, fields.len())?;
                 for (k, v) in fields {
                     st.serialize_field(k, v)?;
@@ -312,14 +396,20 @@ impl Compound {
             CompoundKind::Seq => Value::Seq(self.items),
             CompoundKind::Tuple => Value::Tuple(self.items),
             CompoundKind::TupleStruct(n) => Value::TupleStruct(n, self.items),
-            CompoundKind::TupleVariant(name, index, variant) => {
-                Value::TupleVariant { name, index, variant, fields: self.items }
-            }
+            CompoundKind::TupleVariant(name, index, variant) => Value::TupleVariant {
+                name,
+                index,
+                variant,
+                fields: self.items,
+            },
             CompoundKind::Map => Value::Map(self.entries),
             CompoundKind::Struct(n) => Value::Struct(n, self.fields),
-            CompoundKind::StructVariant(name, index, variant) => {
-                Value::StructVariant { name, index, variant, fields: self.fields }
-            }
+            CompoundKind::StructVariant(name, index, variant) => Value::StructVariant {
+                name,
+                index,
+                variant,
+                fields: self.fields,
+            },
         }
     }
 }
@@ -401,14 +491,21 @@ impl ser::Serializer for Capture {
         index: u32,
         variant: &'static str,
     ) -> Result<Value, CaptureError> {
-        Ok(Value::UnitVariant { name, index, variant })
+        Ok(Value::UnitVariant {
+            name,
+            index,
+            variant,
+        })
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         name: &'static str,
         value: &T,
     ) -> Result<Value, CaptureError> {
-        Ok(Value::NewtypeStruct(name, Box::new(value.serialize(Capture)?)))
+        Ok(Value::NewtypeStruct(
+            name,
+            Box::new(value.serialize(Capture)?),
+        ))
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -418,7 +515,12 @@ impl ser::Serializer for Capture {
         value: &T,
     ) -> Result<Value, CaptureError> {
         let value = Box::new(value.serialize(Capture)?);
-        Ok(Value::NewtypeVariant { name, index, variant, value })
+        Ok(Value::NewtypeVariant {
+            name,
+            index,
+            variant,
+            value,
+        })
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound, CaptureError> {
         Ok(Compound::new(CompoundKind::Seq, len.unwrap_or(0)))
@@ -440,7 +542,10 @@ impl ser::Serializer for Capture {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound, CaptureError> {
-        Ok(Compound::new(CompoundKind::TupleVariant(name, index, variant), len))
+        Ok(Compound::new(
+            CompoundKind::TupleVariant(name, index, variant),
+            len,
+        ))
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound, CaptureError> {
         Ok(Compound::new(CompoundKind::Map, 0))
@@ -593,7 +698,9 @@ mod tests {
             kind: Kind::Savings { rate: 1.5 },
         };
         let direct = ron::ser::to_string_pretty(&account, Default::default()).unwrap();
-        let via_value = ron::ser::to_string_pretty(&Value::capture(&account).unwrap(), Default::default()).unwrap();
+        let via_value =
+            ron::ser::to_string_pretty(&Value::capture(&account).unwrap(), Default::default())
+                .unwrap();
         assert_eq!(direct, via_value);
     }
 

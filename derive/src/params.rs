@@ -50,10 +50,16 @@ impl Param {
 /// parameters are renamed in `sig` (their pattern is applied in the body).
 pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors) -> Vec<Param> {
     if let Some(c) = &sig.constness {
-        errors.spanned(c, "carve cannot carve a `const fn`: remove `const` or `#[carve::target]`");
+        errors.spanned(
+            c,
+            "carve cannot carve a `const fn`: remove `const` or `#[carve::target]`",
+        );
     }
     if let Some(a) = &sig.asyncness {
-        errors.spanned(a, "carve cannot carve an `async fn` yet: carve the synchronous functions it calls");
+        errors.spanned(
+            a,
+            "carve cannot carve an `async fn` yet: carve the synchronous functions it calls",
+        );
     }
     if let Some(v) = &sig.variadic {
         errors.spanned(v, "carve cannot carve a variadic function");
@@ -82,7 +88,12 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
         })
         .collect();
     if let ReturnType::Type(_, ty) = &sig.output {
-        let mut check = TypeCheck { errors, generics: &generic_types, what: "the return type", allow_refs: true };
+        let mut check = TypeCheck {
+            errors,
+            generics: &generic_types,
+            what: "the return type",
+            allow_refs: true,
+        };
         check.visit_type(ty);
     }
 
@@ -124,7 +135,11 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                 let (name, binding, pattern) = match &*pat_type.pat {
                     Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                         let name = p.ident.to_string();
-                        (name.trim_start_matches("r#").to_owned(), p.ident.clone(), None)
+                        (
+                            name.trim_start_matches("r#").to_owned(),
+                            p.ident.clone(),
+                            None,
+                        )
                     }
                     other => {
                         let binding = format_ident!("__carve_arg{}", index);
@@ -135,10 +150,22 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                 };
                 let what = format!("parameter `{name}`");
                 let (mut owned, pass) = owned_type(&pat_type.ty, &what, errors);
-                TypeCheck { errors, generics: &generic_types, what: &what, allow_refs: false }
-                    .visit_type(&owned);
+                TypeCheck {
+                    errors,
+                    generics: &generic_types,
+                    what: &what,
+                    allow_refs: false,
+                }
+                .visit_type(&owned);
                 Normalize { self_ty }.visit_type_mut(&mut owned);
-                params.push(Param { name, binding, pattern, owned, pass, span });
+                params.push(Param {
+                    name,
+                    binding,
+                    pattern,
+                    owned,
+                    pass,
+                    span,
+                });
             }
         }
     }
@@ -146,13 +173,23 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
 }
 
 fn spanned(tokens: impl ToTokens) -> Span {
-    tokens.into_token_stream().into_iter().next().map_or_else(Span::call_site, |t| t.span())
+    tokens
+        .into_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
 }
 
 /// The owned type carved arguments of a parameter type `ty` deserialize into.
 fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
-    let Type::Reference(reference) = ty else { return (ty.clone(), Pass::Value) };
-    let pass = if reference.mutability.is_some() { Pass::RefMut } else { Pass::Ref };
+    let Type::Reference(reference) = ty else {
+        return (ty.clone(), Pass::Value);
+    };
+    let pass = if reference.mutability.is_some() {
+        Pass::RefMut
+    } else {
+        Pass::Ref
+    };
     let owned = match &*reference.elem {
         Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
             if pass == Pass::RefMut {
@@ -195,7 +232,9 @@ impl<'ast> Visit<'ast> for TypeCheck<'_> {
             _ => None,
         };
         match problem {
-            Some(problem) => self.errors.spanned(ty, format!("carve cannot carve {}: {problem}", self.what)),
+            Some(problem) => self
+                .errors
+                .spanned(ty, format!("carve cannot carve {}: {problem}", self.what)),
             None => syn::visit::visit_type(self, ty),
         }
     }

@@ -8,7 +8,10 @@ use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(attr, "`#[carve::system_test]` takes no arguments"));
+        return Err(syn::Error::new_spanned(
+            attr,
+            "`#[carve::system_test]` takes no arguments",
+        ));
     }
     let mut item: ItemFn = syn::parse2(item)?;
     let mut errors = Errors::default();
@@ -19,7 +22,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         errors.spanned(&item.sig.generics, "a system test cannot be generic");
     }
     if let Some(a) = &item.sig.asyncness {
-        errors.spanned(a, "a system test cannot be `async`: block on your runtime inside it");
+        errors.spanned(
+            a,
+            "a system test cannot be `async`: block on your runtime inside it",
+        );
     }
     let mut ignored = false;
     let mut should_panic = quote!(::core::option::Option::None);
@@ -34,7 +40,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
     }
     errors.check()?;
-    item.attrs.retain(|a| !a.path().is_ident("ignore") && !a.path().is_ident("should_panic"));
+    item.attrs
+        .retain(|a| !a.path().is_ident("ignore") && !a.path().is_ident("should_panic"));
     let ident = &item.sig.ident;
     let name = ident.to_string();
     let static_ident = format_ident!("__CARVE_SYSTEM_TEST_{}", ident);
@@ -74,7 +81,10 @@ fn expected_panic(meta: &Meta) -> syn::Result<String> {
         Meta::List(list) => {
             let nv: syn::MetaNameValue = list.parse_args()?;
             if !nv.path.is_ident("expected") {
-                return Err(syn::Error::new_spanned(nv.path, "expected `expected = \"…\"`"));
+                return Err(syn::Error::new_spanned(
+                    nv.path,
+                    "expected `expected = \"…\"`",
+                ));
             }
             string(&nv.value)
         }

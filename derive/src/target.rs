@@ -3,14 +3,19 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
-use syn::{Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility};
+use syn::{
+    Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility,
+};
 
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(attr, "`#[carve::target]` takes no arguments"));
+        return Err(syn::Error::new_spanned(
+            attr,
+            "`#[carve::target]` takes no arguments",
+        ));
     }
     match syn::parse2::<Item>(item)? {
         Item::Fn(item) => expand_fn(item),
@@ -49,9 +54,10 @@ impl TargetFn {
         let ident = sig.ident.to_string();
         let ident = ident.trim_start_matches("r#");
         let (fn_name, static_ident) = match self_ty {
-            Some((_, type_name)) => {
-                (format!("{type_name}::{ident}"), format_ident!("__CARVE_TARGET_{}_{}", type_name, ident))
-            }
+            Some((_, type_name)) => (
+                format!("{type_name}::{ident}"),
+                format_ident!("__CARVE_TARGET_{}_{}", type_name, ident),
+            ),
             None => (ident.to_owned(), format_ident!("__CARVE_TARGET_{}", ident)),
         };
         // A return value that borrows from the call's arguments keeps a `&mut`
@@ -63,7 +69,15 @@ impl TargetFn {
             }),
         };
         let records_after = !returns_borrow && params.iter().any(|p| p.pass == Pass::RefMut);
-        TargetFn { sig, params, fn_name, static_ident, call_path, display, records_after }
+        TargetFn {
+            sig,
+            params,
+            fn_name,
+            static_ident,
+            call_path,
+            display,
+            records_after,
+        }
     }
 
     /// The body: capture arguments when recording, run the original body.
@@ -111,13 +125,23 @@ impl TargetFn {
     }
 
     fn after_params(&self) -> impl Iterator<Item = &Param> {
-        self.params.iter().filter(move |p| self.records_after && p.pass == Pass::RefMut)
+        self.params
+            .iter()
+            .filter(move |p| self.records_after && p.pass == Pass::RefMut)
     }
 
     /// The registration static and its replay function.
     fn registration(&self) -> TokenStream {
-        let Self { static_ident, fn_name, display, call_path, .. } = self;
-        let fields: Vec<_> = (0..self.params.len()).map(|i| format_ident!("__carve_p{}", i)).collect();
+        let Self {
+            static_ident,
+            fn_name,
+            display,
+            call_path,
+            ..
+        } = self;
+        let fields: Vec<_> = (0..self.params.len())
+            .map(|i| format_ident!("__carve_p{}", i))
+            .collect();
         let names = self.params.iter().map(|p| &p.name);
         let owned = self.params.iter().map(|p| &p.owned);
         let asserts = self.params.iter().map(|p| {
@@ -127,7 +151,8 @@ impl TargetFn {
         let pass = self.params.iter().zip(&fields).map(|(p, f)| p.pass(f));
         let afters = self.params.iter().zip(&fields).filter_map(|(p, f)| {
             let name = &p.name;
-            (self.records_after && p.pass == Pass::RefMut).then(|| quote!(__carve_after.arg(#name, &#f);))
+            (self.records_after && p.pass == Pass::RefMut)
+                .then(|| quote!(__carve_after.arg(#name, &#f);))
         });
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
@@ -164,7 +189,11 @@ impl TargetFn {
 }
 
 fn span_of(tokens: impl ToTokens) -> Span {
-    tokens.into_token_stream().into_iter().next().map_or_else(Span::call_site, |t| t.span())
+    tokens
+        .into_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
 }
 
 fn expand_fn(mut item: ItemFn) -> syn::Result<TokenStream> {
@@ -215,7 +244,9 @@ fn expand_impl(mut item: ItemImpl) -> syn::Result<TokenStream> {
         .any(|i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(is_target_attr)));
     let mut registrations = Vec::new();
     for impl_item in &mut item.items {
-        let ImplItem::Fn(method) = impl_item else { continue };
+        let ImplItem::Fn(method) = impl_item else {
+            continue;
+        };
         let marked = method.attrs.iter().any(is_target_attr);
         method.attrs.retain(|a| !is_target_attr(a));
         let carved = if any_marked {

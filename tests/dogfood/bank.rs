@@ -27,7 +27,10 @@ pub enum BankError {
 impl Account {
     /// A new, empty account.
     pub fn open(owner: &str) -> Account {
-        Account { owner: owner.to_owned(), balance: 0 }
+        Account {
+            owner: owner.to_owned(),
+            balance: 0,
+        }
     }
 
     /// Adds `amount`, returning the new balance.
@@ -39,7 +42,10 @@ impl Account {
     /// Takes `amount` out, returning the new balance.
     pub fn withdraw(&mut self, amount: u64) -> Result<u64, BankError> {
         if amount > self.balance {
-            return Err(BankError::Insufficient { wanted: amount, available: self.balance });
+            return Err(BankError::Insufficient {
+                wanted: amount,
+                available: self.balance,
+            });
         }
         self.balance -= amount;
         Ok(self.balance)

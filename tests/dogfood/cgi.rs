@@ -25,7 +25,9 @@ pub fn cgi_decode(s: &str) -> Result<String, DecodeError> {
             let (digit_high, digit_low) = (chars[i + 1], chars[i + 2]);
             i += 2;
             match (digit_high.to_digit(16), digit_low.to_digit(16)) {
-                (Some(high), Some(low)) => t.push(char::from_u32(high * 16 + low).unwrap_or('\u{fffd}')),
+                (Some(high), Some(low)) => {
+                    t.push(char::from_u32(high * 16 + low).unwrap_or('\u{fffd}'))
+                }
                 _ => return Err(DecodeError::InvalidEncoding),
             }
         } else {
@@ -50,7 +52,9 @@ pub fn cgi_decode_plain(s: &str) -> Result<String, DecodeError> {
             let (digit_high, digit_low) = (chars[i + 1], chars[i + 2]);
             i += 2;
             match (digit_high.to_digit(16), digit_low.to_digit(16)) {
-                (Some(high), Some(low)) => t.push(char::from_u32(high * 16 + low).unwrap_or('\u{fffd}')),
+                (Some(high), Some(low)) => {
+                    t.push(char::from_u32(high * 16 + low).unwrap_or('\u{fffd}'))
+                }
                 _ => return Err(DecodeError::InvalidEncoding),
             }
         } else {

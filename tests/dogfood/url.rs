@@ -30,8 +30,13 @@ pub enum UrlError {
 #[carve::target]
 pub fn urlparse(url: &str) -> Result<Url, UrlError> {
     let (scheme, rest) = url.split_once("://").ok_or(UrlError::MissingScheme)?;
-    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
     if !scheme_ok {
         return Err(UrlError::BadScheme(scheme.to_owned()));
     }

@@ -32,7 +32,12 @@ impl Run {
 
     #[track_caller]
     fn assert_failure(&self) -> &Self {
-        assert_eq!(self.code, Some(101), "expected test failure (101):\n{}", self.output());
+        assert_eq!(
+            self.code,
+            Some(101),
+            "expected test failure (101):\n{}",
+            self.output()
+        );
         self
     }
 
@@ -40,7 +45,10 @@ impl Run {
     fn assert_line(&self, needle: &str) -> &Self {
         // libtest pads test names into columns; compare with single spaces.
         let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-        let found = self.output().lines().any(|l| squash(l).contains(&squash(needle)));
+        let found = self
+            .output()
+            .lines()
+            .any(|l| squash(l).contains(&squash(needle)));
         assert!(found, "no line with {needle:?} in:\n{}", self.output());
         self
     }
@@ -69,10 +77,23 @@ impl Project {
         cmd.current_dir(&self.dir)
             .args(["test", "--quiet", "--test", "carve", "--"])
             .args(args)
-            .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-target"))
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-target"),
+            )
             .env("CARGO_TERM_COLOR", "never")
             .env("INSTA_WORKSPACE_ROOT", &self.dir);
-        for var in ["CARVE", "CARVE_SEED", "CARVE_BUDGET", "CARVE_DIR", "CARVE_REPORT", "CI", "INSTA_UPDATE", "INSTA_FORCE_PASS", "INSTA_OUTPUT"] {
+        for var in [
+            "CARVE",
+            "CARVE_SEED",
+            "CARVE_BUDGET",
+            "CARVE_DIR",
+            "CARVE_REPORT",
+            "CI",
+            "INSTA_UPDATE",
+            "INSTA_FORCE_PASS",
+            "INSTA_OUTPUT",
+        ] {
             cmd.env_remove(var);
         }
         for (k, v) in env {
@@ -108,9 +129,16 @@ impl Project {
 
     /// Every file under `carved/`, by name.
     fn carved(&self) -> BTreeMap<String, String> {
-        let Ok(read) = fs::read_dir(self.dir.join("carved")) else { return BTreeMap::new() };
+        let Ok(read) = fs::read_dir(self.dir.join("carved")) else {
+            return BTreeMap::new();
+        };
         read.map(|e| e.unwrap().path())
-            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read_to_string(&p).unwrap()))
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    fs::read_to_string(&p).unwrap(),
+                )
+            })
             .collect()
     }
 }
@@ -129,7 +157,10 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn count(run: &Run, suffix: &str) -> usize {
-    run.stdout.lines().filter(|l| l.starts_with("test ") && l.ends_with(suffix)).count()
+    run.stdout
+        .lines()
+        .filter(|l| l.starts_with("test ") && l.ends_with(suffix))
+        .count()
 }
 
 #[test]
@@ -142,33 +173,70 @@ fn record_replay_change_review() {
     let decode = &carved["decode::cgi_decode.ron"];
     assert!(decode.contains("origin: System(\"decodes\")"), "{decode}");
     assert!(decode.contains("s: \"a+b%21\""), "{decode}");
-    assert!(decode.contains("outcome: Returned(Ok(\"a b!\"))"), "{decode}");
-    assert!(decode.contains("outcome: Returned(Err(InvalidEncoding))"), "{decode}");
-    assert_eq!(decode.matches("s: \"x\"").count(), 1, "identical calls are stored once:\n{decode}");
-    assert!(!decode.contains("decodes_again"), "the duplicate belongs to the first test by name:\n{decode}");
+    assert!(
+        decode.contains("outcome: Returned(Ok(\"a b!\"))"),
+        "{decode}"
+    );
+    assert!(
+        decode.contains("outcome: Returned(Err(InvalidEncoding))"),
+        "{decode}"
+    );
+    assert_eq!(
+        decode.matches("s: \"x\"").count(),
+        1,
+        "identical calls are stored once:\n{decode}"
+    );
+    assert!(
+        !decode.contains("decodes_again"),
+        "the duplicate belongs to the first test by name:\n{decode}"
+    );
     let push = &carved["push_all.ron"];
     assert!(push.contains("after: (\n                v: [\n                    1,\n                    2,\n                    3,"), "{push}");
     let bump = &carved["Counter::bump.ron"];
-    assert!(bump.contains("self: (\n                    n: 0,"), "the receiver is an argument:\n{bump}");
-    assert!(!carved.contains_key("Counter::get.ron"), "only marked methods are carved");
+    assert!(
+        bump.contains("self: (\n                    n: 0,"),
+        "the receiver is an argument:\n{bump}"
+    );
+    assert!(
+        !carved.contains_key("Counter::get.ron"),
+        "only marked methods are carved"
+    );
     let fact = &carved["fact.ron"];
     for n in 1..=3 {
-        assert!(fact.contains(&format!("n: {n},")), "every recursion level is carved:\n{fact}");
+        assert!(
+            fact.contains(&format!("n: {n},")),
+            "every recursion level is carved:\n{fact}"
+        );
     }
     for n in 10..=13 {
-        assert!(fact.contains(&format!("n: {n},")), "calls on spawned threads are attributed:\n{fact}");
+        assert!(
+            fact.contains(&format!("n: {n},")),
+            "calls on spawned threads are attributed:\n{fact}"
+        );
     }
-    assert!(carved["sum_pairs.ron"].contains("arg0: (1, 2),"), "pattern parameters are named by position");
+    assert!(
+        carved["sum_pairs.ron"].contains("arg0: (1, 2),"),
+        "pattern parameters are named by position"
+    );
     assert!(carved["first_word.ron"].contains("Returned(\"hello\")"));
-    assert!(carved.keys().any(|k| k.starts_with("decode::cgi_decode@") && k.ends_with(".snap")));
-    assert!(!carved.keys().any(|k| k.ends_with(".snap.new")), "new snapshots are accepted while recording");
+    assert!(carved
+        .keys()
+        .any(|k| k.starts_with("decode::cgi_decode@") && k.ends_with(".snap")));
+    assert!(
+        !carved.keys().any(|k| k.ends_with(".snap.new")),
+        "new snapshots are accepted while recording"
+    );
 
     // Re-recording with nothing changed changes nothing.
     p.record().assert_success().assert_line("unchanged");
     assert_eq!(p.carved(), carved);
     // Neither does recording with system tests in parallel (calls on spawned
     // threads are the one thing that needs a single test thread).
-    p.test(&[("CARVE", "record")], &["--test-threads=4", "--skip", "calls_from_threads"]).assert_success();
+    p.test(
+        &[("CARVE", "record")],
+        &["--test-threads=4", "--skip", "calls_from_threads"],
+    )
+    .assert_success();
     assert_eq!(p.carved(), carved);
 
     // Replay: each carved call is a test, named per the contract.
@@ -178,22 +246,35 @@ fn record_replay_change_review() {
     run.assert_line("test carved::Counter::bump::0001 ... ok");
     run.assert_line("test system::decodes ... ok");
     let list = p.test(&[], &["--list"]);
-    list.assert_success().assert_line("carved::fact::0001: test");
+    list.assert_success()
+        .assert_line("carved::fact::0001: test");
     let exact = p.test(&[], &["--exact", "carved::decode::cgi_decode::0002"]);
     assert_eq!(count(&exact, "ok"), 1, "{}", exact.output());
 
     // A behaviour change fails with a diff and a pending snapshot.
-    p.replace("src/lib.rs", "b'+' => out.push(' ')", "b'+' => out.push('_')");
+    p.replace(
+        "src/lib.rs",
+        "b'+' => out.push(' ')",
+        "b'+' => out.push('_')",
+    );
     let run = p.test(&[], &[]);
     run.assert_failure();
     run.assert_line("test carved::decode::cgi_decode::0001 ... FAILED");
     run.assert_line("Returned(Ok(\"a b!\"))");
     run.assert_line("Returned(Ok(\"a_b!\"))");
     run.assert_line("cargo insta review");
-    let pending: Vec<_> = p.carved().into_keys().filter(|k| k.ends_with(".snap.new")).collect();
+    let pending: Vec<_> = p
+        .carved()
+        .into_keys()
+        .filter(|k| k.ends_with(".snap.new"))
+        .collect();
     assert_eq!(pending.len(), 1, "{pending:?}");
     assert!(pending[0].starts_with("decode::cgi_decode@"));
-    assert_eq!(p.carved()["decode::cgi_decode.ron"], carved["decode::cgi_decode.ron"], "cargo test never writes carve files");
+    assert_eq!(
+        p.carved()["decode::cgi_decode.ron"],
+        carved["decode::cgi_decode.ron"],
+        "cargo test never writes carve files"
+    );
 
     // With CI=true nothing is written and the test still fails.
     fs::remove_file(p.dir.join("carved").join(&pending[0])).unwrap();
@@ -201,7 +282,9 @@ fn record_replay_change_review() {
     assert!(!p.carved().keys().any(|k| k.ends_with(".snap.new")));
 
     // Re-recording does not bless the change: the snapshot still disagrees.
-    p.record().assert_failure().assert_line("differs from its snapshot");
+    p.record()
+        .assert_failure()
+        .assert_line("differs from its snapshot");
 }
 
 #[test]
@@ -215,7 +298,10 @@ fn bad_input_fails_one_test_and_loses_nothing() {
     // A RON syntax error: one failing test named after the file, with
     // file:line:col; every other test still runs.
     let good = p.read("carved/fact.ron");
-    p.write("carved/fact.ron", &good.replacen("origin: System", "origin System", 1));
+    p.write(
+        "carved/fact.ron",
+        &good.replacen("origin: System", "origin System", 1),
+    );
     let run = p.test(&[], &[]);
     run.assert_failure();
     run.assert_line("test carved::fact ... FAILED");
@@ -223,12 +309,20 @@ fn bad_input_fails_one_test_and_loses_nothing() {
     let fact_calls = good.matches("origin:").count();
     assert_eq!(count(&run, "ok"), passing - fact_calls, "{}", run.output());
     // Recording leaves the broken file as it is.
-    p.record().assert_failure().assert_line("fact.ron was left as it is");
-    assert_eq!(p.read("carved/fact.ron"), good.replacen("origin: System", "origin System", 1));
+    p.record()
+        .assert_failure()
+        .assert_line("fact.ron was left as it is");
+    assert_eq!(
+        p.read("carved/fact.ron"),
+        good.replacen("origin: System", "origin System", 1)
+    );
     p.write("carved/fact.ron", &good);
 
     // A carve file of a target that no longer exists.
-    p.write("carved/gone::thing.ron", &good.replace("target: \"fact\"", "target: \"gone::thing\""));
+    p.write(
+        "carved/gone::thing.ron",
+        &good.replace("target: \"fact\"", "target: \"gone::thing\""),
+    );
     let run = p.test(&[], &[]);
     run.assert_failure();
     run.assert_line("test carved::gone::thing ... FAILED");
@@ -236,15 +330,28 @@ fn bad_input_fails_one_test_and_loses_nothing() {
     fs::remove_file(p.dir.join("carved/gone::thing.ron")).unwrap();
 
     // A signature change makes carved arguments stale.
-    p.replace("src/lib.rs", "pub fn double(s: &str)", "pub fn double(text: &str)");
-    p.replace("src/lib.rs", "let n: u32 = s.trim()", "let n: u32 = text.trim()");
+    p.replace(
+        "src/lib.rs",
+        "pub fn double(s: &str)",
+        "pub fn double(text: &str)",
+    );
+    p.replace(
+        "src/lib.rs",
+        "let n: u32 = s.trim()",
+        "let n: u32 = text.trim()",
+    );
     let run = p.test(&[], &[]);
     run.assert_failure();
     run.assert_line("test carved::double::0001 ... FAILED");
     run.assert_line("no longer fit its signature `fn double(text: &str) -> Result<u32, String>`");
     run.assert_line("This carve is stale: re-record it");
     run.assert_line("carved/double.ron:10:17: the carved arguments of `double`");
-    assert_eq!(count(&run, "ok"), passing - 2, "only the stale calls fail:\n{}", run.output());
+    assert_eq!(
+        count(&run, "ok"),
+        passing - 2,
+        "only the stale calls fail:\n{}",
+        run.output()
+    );
     p.record().assert_success();
     assert!(p.read("carved/double.ron").contains("text: \"21\""));
 
@@ -259,9 +366,16 @@ fn bad_input_fails_one_test_and_loses_nothing() {
     run.assert_failure();
     run.assert_line("test system::hits_thirteen ... FAILED");
     let unlucky = p.read("carved/unlucky.ron");
-    assert!(unlucky.contains("outcome: Panicked(\"unlucky number 13\")"), "{unlucky}");
+    assert!(
+        unlucky.contains("outcome: Panicked(\"unlucky number 13\")"),
+        "{unlucky}"
+    );
     // Replaying the panic passes (it is the recorded outcome) and prints no backtrace.
     let run = p.test(&[], &["carved::unlucky"]);
     run.assert_success();
-    assert!(!run.output().contains("stack backtrace"), "{}", run.output());
+    assert!(
+        !run.output().contains("stack backtrace"),
+        "{}",
+        run.output()
+    );
 }

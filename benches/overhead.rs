@@ -1,0 +1,187 @@
+//! What carve costs, as ratios measured in one run:
+//!
+//! ```text
+//! cargo bench --bench overhead
+//! ```
+//!
+//! - dormant: `#[carve::target]` cgi_decode while nothing records, against an
+//!   untouched copy (goal ≤ 1.05x);
+//! - recording: one carved call against the plain call (goal ≤ 5x), beside
+//!   the naive design that writes RON text per call;
+//! - replay throughput: carved calls replayed per second (RON parse, call,
+//!   outcome capture);
+//! - replay vs system: replaying the unit calls carved from the browser
+//!   system test against running that test (goal ≥ 100x).
+//!
+//! Times are medians of several rounds, with the contenders interleaved so
+//! that machine noise hits both; only ratios are meant to be compared.
+
+#[path = "../tests/dogfood/bank.rs"]
+#[allow(dead_code)]
+mod bank;
+#[path = "../tests/dogfood/browser.rs"]
+#[allow(dead_code)]
+mod browser;
+#[path = "../tests/dogfood/cgi.rs"]
+mod cgi;
+#[path = "../tests/dogfood/maths.rs"]
+#[allow(dead_code)]
+mod maths;
+#[path = "../tests/dogfood/url.rs"]
+mod url;
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use carve::record;
+use carve::registry::Registry;
+use carve::store::CarveFile;
+
+const INPUT: &str = "Hello+World%21+carve+%41%42c+ok"; // takes every branch
+const ROUNDS: usize = 11;
+
+/// Median time per iteration of each contender, measured in interleaved rounds.
+fn compare<const N: usize>(iterations: u32, contenders: [&mut dyn FnMut(); N]) -> [Duration; N] {
+    let mut contenders = contenders;
+    let mut samples = vec![Vec::with_capacity(ROUNDS); N];
+    for _ in 0..ROUNDS {
+        for (i, f) in contenders.iter_mut().enumerate() {
+            let start = Instant::now();
+            for _ in 0..iterations {
+                f();
+            }
+            samples[i].push(start.elapsed() / iterations);
+        }
+    }
+    std::array::from_fn(|i| {
+        samples[i].sort();
+        samples[i][ROUNDS / 2]
+    })
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64()
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
+    println!(
+        "carve overhead benchmark (input {:?}, {} chars)\n",
+        INPUT,
+        INPUT.chars().count()
+    );
+
+    let [plain, dormant] = compare(
+        200_000,
+        [
+            &mut || {
+                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
+            },
+            &mut || {
+                black_box(cgi::cgi_decode(black_box(INPUT))).ok();
+            },
+        ],
+    );
+    println!("plain cgi_decode                 {:>10.1?}/call", plain);
+    println!(
+        "dormant #[carve::target]         {:>10.1?}/call   {:.3}x plain (goal <= 1.05x)",
+        dormant,
+        ratio(dormant, plain)
+    );
+
+    // Recording: distinct inputs so that every call is captured, hashed and
+    // stored; the buffer is dropped between rounds to keep memory flat.
+    let inputs: Vec<String> = (0..1000).map(|i| format!("{INPUT}{i}")).collect();
+    let next = std::cell::Cell::new(0usize);
+    let pick = || {
+        next.set((next.get() + 1) % inputs.len());
+        inputs[next.get()].as_str()
+    };
+    record::start();
+    let [plain_distinct, recording, naive] = record::record_test("bench", || {
+        compare(
+            20_000,
+            [
+                &mut || {
+                    black_box(cgi::cgi_decode_plain(black_box(pick()))).ok();
+                },
+                &mut || {
+                    black_box(cgi::cgi_decode(black_box(pick()))).ok();
+                },
+                &mut || {
+                    let s = black_box(pick());
+                    let args = ron::to_string(&(s,)).unwrap();
+                    let out = cgi::cgi_decode_plain(s);
+                    let outcome = ron::to_string(&out).unwrap();
+                    black_box((args, outcome));
+                },
+            ],
+        )
+    });
+    let carved = record::stop();
+    println!(
+        "recording (captured calls)       {:>10.1?}/call   {:.2}x plain (goal <= 5x); {} distinct calls kept",
+        recording,
+        ratio(recording, plain_distinct),
+        carved.iter().map(|r| r.calls.len()).sum::<usize>()
+    );
+    println!(
+        "naive: ron::to_string per call   {:>10.1?}/call   {:.2}x plain",
+        naive,
+        ratio(naive, plain_distinct)
+    );
+
+    // Replay throughput over the dogfood's carved calls of cgi_decode.
+    let registry = Registry::collect();
+    let carved_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
+    let load = |target: &str| {
+        CarveFile::load(&CarveFile::path_for(&carved_dir, target))
+            .expect("dogfood carve files are committed")
+    };
+    let decode = load("cgi::cgi_decode");
+    let decode_target = registry.target("cgi::cgi_decode").expect("registered");
+    let [replay] = compare(
+        2_000,
+        [&mut || {
+            for entry in &decode.entries {
+                black_box((decode_target.replay)(&entry.args)).ok();
+            }
+        }],
+    );
+    let per_call = replay / decode.entries.len() as u32;
+    println!(
+        "replay (parse + call + capture)  {:>10.1?}/call   {:.0} calls/s",
+        per_call,
+        1.0 / per_call.as_secs_f64()
+    );
+
+    // The chapter's point: the unit calls carved from the browser system test
+    // replay far faster than the system test runs.
+    let from_browser: Vec<_> = ["url::urlparse", "url::parse_query", "cgi::cgi_decode"]
+        .into_iter()
+        .flat_map(|name| {
+            let target = registry.target(name).expect("registered");
+            load(name)
+                .entries
+                .into_iter()
+                .filter(|e| e.origin.system_test() == Some("browses_pages"))
+                .map(move |e| (target, e.args))
+        })
+        .collect();
+    let [system, units] = compare(
+        3,
+        [&mut || browser::browse_examples(), &mut || {
+            for (target, args) in &from_browser {
+                black_box((target.replay)(args)).ok();
+            }
+        }],
+    );
+    println!(
+        "system test browses_pages        {:>10.1?}\nreplay of its {} carved calls   {:>10.1?}   {:.0}x faster (goal >= 100x)",
+        system,
+        from_browser.len(),
+        units,
+        ratio(system, units)
+    );
+}

@@ -1,0 +1,6 @@
+#[carve::target]
+pub async fn fetch(url: String) -> String {
+    url
+}
+
+fn main() {}

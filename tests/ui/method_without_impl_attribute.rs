@@ -1,0 +1,13 @@
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Account {
+    balance: u64,
+}
+
+impl Account {
+    #[carve::target]
+    pub fn balance(&self) -> u64 {
+        self.balance
+    }
+}
+
+fn main() {}

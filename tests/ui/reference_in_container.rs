@@ -1,0 +1,6 @@
+#[carve::target]
+pub fn join(words: Vec<&str>) -> String {
+    words.join(" ")
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[carve::system_test]
+fn takes_input(x: u8) {
+    let _ = x;
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+pub struct Handle(u8);
+
+#[carve::target]
+pub fn open(id: u8) -> Handle {
+    Handle(id)
+}
+
+fn main() {}
