@@ -164,7 +164,7 @@ fn store_recorded(
     let changed =
         CarveFile::write(&path, &CarveFile::render(target, &entries)).map_err(|e| e.to_string())?;
     println!(
-        "carve: {} {}: {} call(s), {new_calls} carved now",
+        "carve: {} {}: {} call(s) stored, {new_calls} carved in this run",
         if changed { "wrote" } else { "unchanged" },
         display_path(&path),
         entries.len(),

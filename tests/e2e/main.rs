@@ -63,7 +63,9 @@ impl Project {
         copy_dir(&root.join("tests/e2e/fixture"), &dir);
         let manifest = fs::read_to_string(dir.join("Cargo.toml.in"))
             .unwrap()
-            .replace("@CARVE_PATH@", &root.display().to_string());
+            .replace("@CARVE_PATH@", &root.display().to_string())
+            // Distinct package names keep the copies' artifacts apart in the shared target dir.
+            .replace("@NAME@", name);
         fs::write(dir.join("Cargo.toml"), manifest).unwrap();
         fs::remove_file(dir.join("Cargo.toml.in")).unwrap();
         fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
