@@ -63,6 +63,7 @@ fn fail_setup(message: &str) -> ! {
 fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool {
     let mut trials = system_trials(registry, false);
     trials.extend(replay_trials(registry, checker).0);
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
     libtest_mimic::run(args, trials).has_failed()
 }
 
