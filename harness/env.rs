@@ -7,6 +7,7 @@
 //! | `CARVE_BUDGET` | per target: `30s`, `500ms` or a number of executions | [`DEFAULT_BUDGET`] executions |
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
+//! | `CARVE_ANNOTATE` | print annotated source of targets whose name contains it (`all`: every target) | none |
 //!
 //! ```
 //! use carve::env::{Budget, Config, Mode};
@@ -61,6 +62,8 @@ pub struct Config {
     pub dir: PathBuf,
     /// `CARVE_REPORT`.
     pub report: Option<PathBuf>,
+    /// `CARVE_ANNOTATE`: a target name filter (empty: all targets).
+    pub annotate: Option<String>,
 }
 
 impl Config {
@@ -107,12 +110,17 @@ impl Config {
         };
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
+        let annotate = get("CARVE_ANNOTATE").map(|f| match f.trim() {
+            "all" | "1" => String::new(),
+            filter => filter.to_owned(),
+        });
         Ok(Config {
             mode,
             seed,
             budget,
             dir,
             report,
+            annotate,
         })
     }
 }

@@ -43,11 +43,13 @@
 
 extern crate self as carve;
 
+pub mod coverage;
 pub mod env;
 pub mod outcome;
 pub mod record;
 pub mod registry;
 pub mod replay;
+pub mod report;
 pub mod runner;
 pub mod store;
 pub mod value;
@@ -64,6 +66,15 @@ pub mod value;
 /// `self`, `&self`, `&mut self` of such a type. The return type must be
 /// `Serialize`. Anything else is a compile error naming the parameter.
 pub use carve_derive::target;
+
+/// Measures branch coverage of a function, or of every method of an impl
+/// block, without carving its calls (for helpers of targets).
+///
+/// ```ignore
+/// #[carve::instrument]
+/// fn hex_value(c: char) -> Option<u32> { c.to_digit(16) }
+/// ```
+pub use carve_derive::instrument;
 
 /// Registers a system test: it runs as `system::<fn>`, and under
 /// `CARVE=record` the calls of targets it makes are carved.
@@ -99,6 +110,7 @@ pub mod __private {
     pub use ::inventory;
     pub use ::serde;
 
+    pub use crate::coverage as cov;
     pub use crate::outcome::{observe, Observation, Outcome};
     pub use crate::record::{begin, is_recording, ArgsBuilder, CallFrame};
     pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};

@@ -19,6 +19,8 @@ pub struct Target {
     pub file: &'static str,
     /// Source line of the function.
     pub line: u32,
+    /// Its branch outcomes.
+    pub sites: &'static crate::coverage::Sites,
     /// Deserializes carved arguments (RON text), calls the function, and
     /// observes its outcome.
     pub replay: fn(&str) -> ReplayResult,
@@ -28,15 +30,16 @@ impl Target {
     /// The target's path inside its crate: `decode::cgi_decode`,
     /// `Account::withdraw`. This names its carve file and its tests.
     pub fn name(&self) -> String {
-        let module = match self.module_path.split_once("::") {
-            Some((_crate, rest)) => rest,
-            None => "",
-        };
-        if module.is_empty() {
-            self.fn_name.to_owned()
-        } else {
-            format!("{module}::{}", self.fn_name)
-        }
+        path_in_crate(self.module_path, self.fn_name)
+    }
+}
+
+/// `item` inside the crate `module_path!()` names: the crate is dropped
+/// (`mycrate::decode` + `cgi_decode` → `decode::cgi_decode`).
+pub fn path_in_crate(module_path: &str, item: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_crate, module)) => format!("{module}::{item}"),
+        None => item.to_owned(),
     }
 }
 
@@ -141,12 +144,15 @@ mod tests {
 
     #[test]
     fn target_names_drop_the_crate_and_keep_modules() {
+        static SITES: crate::coverage::Sites =
+            crate::coverage::Sites::new("m", "f", "", (0, 0), &[]);
         let t = |module_path, fn_name| Target {
             module_path,
             fn_name,
             signature: "",
             file: "",
             line: 0,
+            sites: &SITES,
             replay: no_replay,
         };
         assert_eq!(t("mycrate", "cgi_decode").name(), "cgi_decode");

@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
+use crate::coverage;
 use crate::outcome::{quietly, Observation};
 use crate::registry::Target;
+use crate::report::{self, CallCoverage};
 use crate::store::{display_path, Entry, Position};
 use crate::value::{CaptureError, Value};
 
@@ -131,6 +133,8 @@ pub struct Checker {
 /// One carved call to replay as a test.
 #[derive(Debug, Clone)]
 pub struct Case {
+    /// The test's name (`carved::<target>::<NNNN>`).
+    pub test: String,
     /// The target's name.
     pub target_name: String,
     /// The target.
@@ -157,7 +161,17 @@ impl Case {
     /// Replays the call and checks its observation.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
         let here = format!("{}:{}", display_path(&self.file), self.entry.args_position);
-        let replayed = quietly(|| (self.target.replay)(&self.entry.args)).map_err(|e| match e {
+        let (replayed, trace) =
+            coverage::collect(|| quietly(|| (self.target.replay)(&self.entry.args)));
+        if replayed.is_ok() {
+            report::log(CallCoverage {
+                test: self.test.clone(),
+                target: self.target_name.clone(),
+                generated: self.entry.origin.system_test().is_none(),
+                trace,
+            });
+        }
+        let replayed = replayed.map_err(|e| match e {
             ReplayError::Args { position, message } => CaseFailure(format!(
                 "{}:{}: the carved arguments of `{}` no longer fit its signature `{}` \
                  ({message}). This carve is stale: re-record it with `CARVE=record cargo test`, \

@@ -18,7 +18,8 @@ use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::record;
 use crate::registry::{Registry, SystemTest};
 use crate::replay::{snapshot_id, Case, Checker, SnapshotCheck};
-use crate::store::{display_path, merge_recorded, CarveFile, Entry};
+use crate::report::{self, Report};
+use crate::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry};
 
 /// What `carve::main!()` passes in from the test crate.
 #[derive(Debug, Clone, Copy)]
@@ -52,7 +53,31 @@ pub fn main(main: MainConfig) -> ! {
              use `CARVE=record` to carve calls from system tests",
         ),
     };
-    std::process::exit(if failed { 101 } else { 0 })
+    let report_failed = !args.list && !report_coverage(&registry, &config);
+    std::process::exit(if failed || report_failed { 101 } else { 0 })
+}
+
+/// Prints the coverage summary (and the annotated listing when asked);
+/// writes the JSON report to `CARVE_REPORT`. Returns false if writing failed.
+fn report_coverage(registry: &Registry, config: &Config) -> bool {
+    let report = Report::build(registry, &report::take_log(), config.seed);
+    println!("{}", report.summary());
+    if let Some(filter) = &config.annotate {
+        println!("{}", report.annotate(filter));
+    }
+    match &config.report {
+        Some(path) => match write_atomic(path, report.to_json().as_bytes()) {
+            Ok(()) => {
+                println!("carve: wrote the coverage report to {}", display_path(path));
+                true
+            }
+            Err(e) => {
+                eprintln!("carve: CARVE_REPORT={}: {e}", display_path(path));
+                false
+            }
+        },
+        None => true,
+    }
 }
 
 fn fail_setup(message: &str) -> ! {
@@ -287,14 +312,15 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
             } else {
                 format!("{id}-{uses}")
             };
+            let name = format!("{kind}::{}::{number:04}", file.target);
             let case = Case {
+                test: name.clone(),
                 target_name: file.target.clone(),
                 target,
                 file: path.clone(),
                 entry,
                 snapshot,
             };
-            let name = format!("{kind}::{}::{number:04}", file.target);
             let (case_for_trial, checker) = (case.clone(), Arc::clone(&checker));
             trials.push(Trial::test(name, move || {
                 case_for_trial

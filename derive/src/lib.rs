@@ -7,6 +7,7 @@
 //! check it (collecting every error with the span of the offending tokens),
 //! and expand.
 
+mod instrument;
 mod params;
 mod system_test;
 mod target;
@@ -17,6 +18,14 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn target(attr: TokenStream, item: TokenStream) -> TokenStream {
     target::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// See `carve::instrument`.
+#[proc_macro_attribute]
+pub fn instrument(attr: TokenStream, item: TokenStream) -> TokenStream {
+    instrument::expand(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -7,6 +7,7 @@ use syn::{
     Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility,
 };
 
+use crate::instrument::{instrument_fn, Instrumented};
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
 
@@ -40,6 +41,8 @@ struct TargetFn {
     /// The signature as the user wrote it.
     display: String,
     records_after: bool,
+    /// The static holding its branch site table.
+    sites_ident: syn::Ident,
 }
 
 impl TargetFn {
@@ -53,12 +56,17 @@ impl TargetFn {
         let params = analyze(&mut sig, self_ty.map(|(ty, _)| ty), errors);
         let ident = sig.ident.to_string();
         let ident = ident.trim_start_matches("r#");
-        let (fn_name, static_ident) = match self_ty {
+        let (fn_name, static_ident, sites_ident) = match self_ty {
             Some((_, type_name)) => (
                 format!("{type_name}::{ident}"),
                 format_ident!("__CARVE_TARGET_{}_{}", type_name, ident),
+                format_ident!("__CARVE_SITES_{}_{}", type_name, ident),
             ),
-            None => (ident.to_owned(), format_ident!("__CARVE_TARGET_{}", ident)),
+            None => (
+                ident.to_owned(),
+                format_ident!("__CARVE_TARGET_{}", ident),
+                format_ident!("__CARVE_SITES_{}", ident),
+            ),
         };
         // A return value that borrows from the call's arguments keeps a `&mut`
         // argument borrowed, so its state after the call cannot be read then.
@@ -77,11 +85,18 @@ impl TargetFn {
             call_path,
             display,
             records_after,
+            sites_ident,
         }
     }
 
-    /// The body: capture arguments when recording, run the original body.
-    fn body(&self, block: &Block) -> Block {
+    /// The body: capture arguments when recording, run the original body (or
+    /// its instrumented twin while coverage is collected). Also returns the
+    /// site table static.
+    fn body(&self, block: &Block) -> (Block, TokenStream) {
+        let Instrumented {
+            body: block,
+            sites_static,
+        } = instrument_fn(block, &self.sites_ident, &self.fn_name);
         let static_ident = &self.static_ident;
         let captures = self.params.iter().map(|p| {
             let (name, binding) = (&p.name, &p.binding);
@@ -105,7 +120,7 @@ impl TargetFn {
                 quote_spanned!(span_of(ty)=> ::carve::__private::assert_outcome::<#ty>();)
             }
         };
-        syn::parse_quote!({
+        let body = syn::parse_quote!({
             #outcome_check
             let __carve_frame = if ::carve::__private::is_recording() {
                 ::carve::__private::begin(&#static_ident, |__carve_args| { #(#captures)* })
@@ -121,7 +136,8 @@ impl TargetFn {
                     |__carve_after| { #(#afters)* },
                 ),
             }
-        })
+        });
+        (body, sites_static)
     }
 
     fn after_params(&self) -> impl Iterator<Item = &Param> {
@@ -137,6 +153,7 @@ impl TargetFn {
             fn_name,
             display,
             call_path,
+            sites_ident,
             ..
         } = self;
         let fields: Vec<_> = (0..self.params.len())
@@ -165,6 +182,7 @@ impl TargetFn {
                 signature: #display,
                 file: ::core::file!(),
                 line: #line,
+                sites: &#sites_ident,
                 replay: {
                     #[allow(unused_mut, non_snake_case, non_camel_case_types, clippy::needless_borrow)]
                     fn __carve_replay(__carve_text: &str) -> ::carve::__private::ReplayResult {
@@ -201,10 +219,11 @@ fn expand_fn(mut item: ItemFn) -> syn::Result<TokenStream> {
     let ident = &item.sig.ident;
     let target = TargetFn::new(item.sig.clone(), None, quote!(#ident), &mut errors);
     errors.check()?;
-    *item.block = target.body(&item.block);
+    let (body, sites) = target.body(&item.block);
+    *item.block = body;
     item.sig = target.sig.clone();
     let registration = target.registration();
-    Ok(quote!(#item #registration))
+    Ok(quote!(#item #registration #sites))
 }
 
 fn is_target_attr(attr: &Attribute) -> bool {
@@ -223,16 +242,7 @@ fn expand_impl(mut item: ItemImpl) -> syn::Result<TokenStream> {
             "carve cannot carve methods of a generic impl block: carve a concrete function that calls them",
         );
     }
-    let type_name = match &*item.self_ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    };
-    let Some(type_name) = type_name else {
-        return Err(syn::Error::new_spanned(
-            &item.self_ty,
-            "carve can carve methods of a named type only (`impl Account`)",
-        ));
-    };
+    let type_name = self_type_name(&item)?;
     let self_ty = (*item.self_ty).clone();
     let call_prefix = match &item.trait_ {
         Some((path, _)) => quote!(<#self_ty as #path>::),
@@ -264,10 +274,26 @@ fn expand_impl(mut item: ItemImpl) -> syn::Result<TokenStream> {
             quote!(#call_prefix #ident),
             &mut errors,
         );
-        method.block = target.body(&method.block);
+        let (body, sites) = target.body(&method.block);
+        method.block = body;
         method.sig = target.sig.clone();
         registrations.push(target.registration());
+        registrations.push(sites);
     }
     errors.check()?;
     Ok(quote!(#item #(#registrations)*))
+}
+
+/// `Account` for `impl Account` (or `impl Trait for Account`).
+pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
+    match &*item.self_ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        syn::Error::new_spanned(
+            &item.self_ty,
+            "carve handles methods of a named type only (`impl Account`)",
+        )
+    })
 }

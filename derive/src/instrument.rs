@@ -1,0 +1,498 @@
+//! Branch instrumentation: rewrites a function body so that each branch
+//! outcome it takes, and how close it came to the ones it missed, is recorded.
+//!
+//! Outcomes, numbered in source order (their ids are stable while the code
+//! does not change):
+//! - each atomic condition of an `if`, `while` or match guard (an operand of
+//!   `&&`/`||`, or the whole condition when it has none): true, false;
+//! - `if let` / `while let` / `let … else`: matched, not matched;
+//! - `for`: body entered, loop left;
+//! - each `match` arm: taken.
+//!
+//! Each outcome records its control-dependence parent: the outcome that must
+//! be taken for it to be reached. Closures are instrumented as part of the
+//! body; nested items (`fn`, `impl`) and macro arguments are not.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::visit_mut::VisitMut;
+use syn::{BinOp, Block, Expr, Ident, Stmt, UnOp};
+
+/// One branch outcome, as emitted into the site table.
+pub struct Outcome {
+    kind: &'static str,
+    condition: String,
+    outcome: String,
+    line: usize,
+    col: usize,
+    parent: Option<usize>,
+}
+
+/// Rewrites `block` to record into the site table `sites`; returns the
+/// rewritten block and the table's outcomes.
+pub fn instrument(block: &Block, sites: &Ident) -> (Block, Vec<Outcome>) {
+    let mut rewriter = Rewriter {
+        sites: sites.clone(),
+        outcomes: Vec::new(),
+        parent: None,
+    };
+    let mut block = block.clone();
+    rewriter.visit_block_mut(&mut block);
+    (block, rewriter.outcomes)
+}
+
+/// The site table's static initializer.
+pub fn table(outcomes: &[Outcome]) -> TokenStream {
+    let rows = outcomes.iter().map(|o| {
+        let Outcome { kind, condition, outcome, line, col, .. } = o;
+        let (line, col) = (*line as u32, *col as u32);
+        let parent = o.parent.map_or(u32::MAX, |p| p as u32);
+        quote!(::carve::__private::cov::Branch {
+            kind: #kind, condition: #condition, outcome: #outcome, line: #line, col: #col, parent: #parent,
+        })
+    });
+    quote!(&[#(#rows),*])
+}
+
+struct Rewriter {
+    sites: Ident,
+    outcomes: Vec<Outcome>,
+    parent: Option<usize>,
+}
+
+/// Where a condition leads: the outcome reached when it is true, and when false.
+struct Exits {
+    on_true: Option<usize>,
+    on_false: Option<usize>,
+}
+
+impl Rewriter {
+    fn add(
+        &mut self,
+        kind: &'static str,
+        at: &dyn ToTokens,
+        condition: String,
+        outcomes: &[&str],
+        parent: Option<usize>,
+    ) -> usize {
+        let (line, col) = location(at);
+        let first = self.outcomes.len();
+        for outcome in outcomes {
+            self.outcomes.push(Outcome {
+                kind,
+                condition: condition.clone(),
+                outcome: (*outcome).to_owned(),
+                line,
+                col,
+                parent,
+            });
+        }
+        first
+    }
+
+    fn with_parent<R>(&mut self, parent: Option<usize>, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = std::mem::replace(&mut self.parent, parent);
+        let result = f(self);
+        self.parent = saved;
+        result
+    }
+
+    /// Instruments a boolean condition evaluated under `parent`.
+    fn condition(&mut self, expr: &mut Expr, parent: Option<usize>) -> Exits {
+        match expr {
+            Expr::Paren(p) => return self.condition(&mut p.expr, parent),
+            Expr::Group(g) => return self.condition(&mut g.expr, parent),
+            Expr::Binary(b) if matches!(b.op, BinOp::And(_)) => {
+                let left = self.condition(&mut b.left, parent);
+                let right = self.condition(&mut b.right, left.on_true);
+                return Exits {
+                    on_true: right.on_true,
+                    on_false: right.on_false,
+                };
+            }
+            Expr::Binary(b) if matches!(b.op, BinOp::Or(_)) => {
+                let left = self.condition(&mut b.left, parent);
+                let right = self.condition(&mut b.right, left.on_false);
+                return Exits {
+                    on_true: right.on_true,
+                    on_false: right.on_false,
+                };
+            }
+            Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) && is_compound(&u.expr) => {
+                let inner = self.condition(&mut u.expr, parent);
+                return Exits {
+                    on_true: inner.on_false,
+                    on_false: inner.on_true,
+                };
+            }
+            Expr::Let(_) => {
+                // A `let` inside a chain (`if let … && …`): its operands are
+                // instrumented, the match itself is not counted.
+                self.with_parent(parent, |r| syn::visit_mut::visit_expr_mut(r, expr));
+                return Exits {
+                    on_true: parent,
+                    on_false: parent,
+                };
+            }
+            _ => {}
+        }
+        self.with_parent(parent, |r| r.visit_expr_mut(expr));
+        let id = self.add(
+            "condition",
+            expr,
+            pretty(&*expr),
+            &["true", "false"],
+            parent,
+        );
+        let sites = &self.sites;
+        let id32 = id as u32;
+        *expr = match comparison(expr) {
+            Some((left, op, right)) => {
+                let op_token = &op.1;
+                let op_name = Ident::new(op.0, Span::call_site());
+                syn::parse_quote!(match (&(#left), &(#right)) {
+                    (__carve_l, __carve_r) => ::carve::__private::cov::compare(
+                        &#sites,
+                        #id32,
+                        *__carve_l #op_token *__carve_r,
+                        ::carve::__private::cov::Op::#op_name,
+                        {
+                            #[allow(unused_imports)]
+                            use ::carve::__private::cov::{KnownCmp as _, UnknownCmp as _};
+                            (&::carve::__private::cov::Probe(__carve_l, __carve_r)).cmp_info()
+                        },
+                    ),
+                })
+            }
+            None => syn::parse_quote!(::carve::__private::cov::boolean(&#sites, #id32, #expr)),
+        };
+        Exits {
+            on_true: Some(id),
+            on_false: Some(id + 1),
+        }
+    }
+
+    fn hit(&self, id: usize) -> Stmt {
+        let (sites, id) = (&self.sites, id as u32);
+        syn::parse_quote!(::carve::__private::cov::hit(&#sites, #id);)
+    }
+
+    /// `if let P = E { A } else { B }` → `match E { P => { hit; A } _ => { hit; B } }`
+    /// (its desugaring), so both outcomes can be recorded.
+    fn if_let(&mut self, expr: &mut Expr) -> bool {
+        let Expr::If(if_expr) = expr else {
+            return false;
+        };
+        let Expr::Let(let_expr) = &mut *if_expr.cond else {
+            return false;
+        };
+        let parent = self.parent;
+        self.visit_expr_mut(&mut let_expr.expr);
+        let pat = &let_expr.pat;
+        let id = self.add(
+            "if let",
+            &let_expr.pat,
+            format!("let {}", pretty(pat)),
+            &["matched", "not matched"],
+            parent,
+        );
+        let (matched, unmatched) = (self.hit(id), self.hit(id + 1));
+        let mut then_branch = if_expr.then_branch.clone();
+        self.with_parent(Some(id), |r| r.visit_block_mut(&mut then_branch));
+        let mut else_expr: Expr = match if_expr.else_branch.take() {
+            Some((_, e)) => *e,
+            None => syn::parse_quote!({}),
+        };
+        self.with_parent(Some(id + 1), |r| r.visit_expr_mut(&mut else_expr));
+        let scrutinee = &let_expr.expr;
+        let attrs = &if_expr.attrs;
+        *expr = syn::parse_quote!(#(#attrs)* match #scrutinee {
+            #pat => { #matched #then_branch }
+            #[allow(unreachable_patterns)]
+            _ => { #unmatched #else_expr }
+        });
+        true
+    }
+
+    /// `while let P = E { B }` → `loop { match E { P => { hit; B } _ => { hit; break } } }`.
+    fn while_let(&mut self, expr: &mut Expr) -> bool {
+        let Expr::While(while_expr) = expr else {
+            return false;
+        };
+        let Expr::Let(let_expr) = &mut *while_expr.cond else {
+            return false;
+        };
+        let parent = self.parent;
+        self.visit_expr_mut(&mut let_expr.expr);
+        let pat = &let_expr.pat;
+        let id = self.add(
+            "while let",
+            &let_expr.pat,
+            format!("let {}", pretty(pat)),
+            &["matched", "not matched"],
+            parent,
+        );
+        let (matched, unmatched) = (self.hit(id), self.hit(id + 1));
+        let mut body = while_expr.body.clone();
+        self.with_parent(Some(id), |r| r.visit_block_mut(&mut body));
+        let scrutinee = &let_expr.expr;
+        let (attrs, label) = (&while_expr.attrs, &while_expr.label);
+        *expr = syn::parse_quote!(#(#attrs)* #label loop {
+            match #scrutinee {
+                #pat => { #matched #body }
+                #[allow(unreachable_patterns)]
+                _ => { #unmatched break; }
+            }
+        });
+        true
+    }
+}
+
+impl VisitMut for Rewriter {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if self.if_let(expr) || self.while_let(expr) {
+            return;
+        }
+        match expr {
+            Expr::If(if_expr) => {
+                let exits = self.condition(&mut if_expr.cond, self.parent);
+                self.with_parent(exits.on_true, |r| {
+                    r.visit_block_mut(&mut if_expr.then_branch)
+                });
+                if let Some((_, else_expr)) = &mut if_expr.else_branch {
+                    self.with_parent(exits.on_false, |r| r.visit_expr_mut(else_expr));
+                }
+            }
+            Expr::While(while_expr) => {
+                let exits = self.condition(&mut while_expr.cond, self.parent);
+                self.with_parent(exits.on_true, |r| r.visit_block_mut(&mut while_expr.body));
+            }
+            Expr::ForLoop(for_expr) => {
+                self.visit_expr_mut(&mut for_expr.expr);
+                let label = format!(
+                    "for {} in {}",
+                    pretty(&for_expr.pat),
+                    pretty(&for_expr.expr)
+                );
+                let id = self.add(
+                    "for",
+                    &for_expr.pat,
+                    label,
+                    &["entered", "left"],
+                    self.parent,
+                );
+                self.with_parent(Some(id), |r| r.visit_block_mut(&mut for_expr.body));
+                let (sites, id32, iter) = (&self.sites, id as u32, &for_expr.expr);
+                *for_expr.expr = syn::parse_quote!(::carve::__private::cov::Loop::new(
+                    ::core::iter::IntoIterator::into_iter(#iter), &#sites, #id32
+                ));
+            }
+            Expr::Match(match_expr) => {
+                self.visit_expr_mut(&mut match_expr.expr);
+                let parent = self.parent;
+                for arm in &mut match_expr.arms {
+                    let mut body_parent = parent;
+                    let label = match &mut arm.pat {
+                        // Guards are conditions, evaluated once the pattern matched.
+                        syn::Pat::Guard(guarded) => {
+                            body_parent = self.condition(&mut guarded.guard, parent).on_true;
+                            format!("match arm {}", pretty(&guarded.pat))
+                        }
+                        pat => format!("match arm {}", pretty(pat)),
+                    };
+                    let id = self.add("match arm", &arm.pat, label, &["taken"], body_parent);
+                    self.with_parent(Some(id), |r| r.visit_expr_mut(&mut arm.body));
+                    let (hit, body) = (self.hit(id), &arm.body);
+                    *arm.body = syn::parse_quote!({ #hit #body });
+                }
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        let saved = self.parent;
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            let let_else = match &mut stmt {
+                Stmt::Local(local) => local.init.as_mut().and_then(|init| {
+                    init.diverge
+                        .as_mut()
+                        .map(|d| (&local.pat, &mut init.expr, d))
+                }),
+                _ => None,
+            };
+            match let_else {
+                Some((pat, init, (_, diverge))) => {
+                    self.visit_expr_mut(init);
+                    let id = self.add(
+                        "let else",
+                        pat,
+                        format!("let {}", pretty(pat)),
+                        &["matched", "not matched"],
+                        self.parent,
+                    );
+                    self.with_parent(Some(id + 1), |r| r.visit_expr_mut(diverge));
+                    let unmatched = self.hit(id + 1);
+                    let body = &**diverge;
+                    **diverge = syn::parse_quote!({ #unmatched #body });
+                    stmts.push(stmt);
+                    stmts.push(self.hit(id));
+                    // What follows runs only when the pattern matched.
+                    self.parent = Some(id);
+                }
+                None => {
+                    self.visit_stmt_mut(&mut stmt);
+                    stmts.push(stmt);
+                }
+            }
+        }
+        block.stmts = stmts;
+        self.parent = saved;
+    }
+
+    // Nested items are separate functions: not part of this body's coverage.
+    fn visit_item_mut(&mut self, _item: &mut syn::Item) {}
+}
+
+fn is_compound(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => is_compound(&p.expr),
+        Expr::Group(g) => is_compound(&g.expr),
+        Expr::Binary(b) => matches!(b.op, BinOp::And(_) | BinOp::Or(_)),
+        Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) => is_compound(&u.expr),
+        _ => false,
+    }
+}
+
+/// `(left, (op name, op token), right)` for a comparison.
+fn comparison(expr: &Expr) -> Option<(&Expr, (&'static str, TokenStream), &Expr)> {
+    let Expr::Binary(b) = expr else { return None };
+    let name = match b.op {
+        BinOp::Eq(_) => "Eq",
+        BinOp::Ne(_) => "Ne",
+        BinOp::Lt(_) => "Lt",
+        BinOp::Le(_) => "Le",
+        BinOp::Gt(_) => "Gt",
+        BinOp::Ge(_) => "Ge",
+        _ => return None,
+    };
+    Some((&b.left, (name, b.op.to_token_stream()), &b.right))
+}
+
+/// Line and column (from 1) where `tokens` start.
+fn location(tokens: &dyn ToTokens) -> (usize, usize) {
+    let span = tokens
+        .to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span());
+    span_location(span)
+}
+
+fn span_location(span: Span) -> (usize, usize) {
+    if proc_macro::is_available() {
+        let span = span.unwrap();
+        (span.line(), span.column())
+    } else {
+        (0, 0)
+    }
+}
+
+/// Source-like text of an expression or pattern.
+pub fn pretty(tokens: &dyn ToTokens) -> String {
+    let mut s = tokens.to_token_stream().to_string();
+    for (from, to) in [
+        (" . ", "."),
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("& ", "&"),
+        (":: ", "::"),
+        (" ::", "::"),
+        ("! ", "!"),
+    ] {
+        s = s.replace(from, to);
+    }
+    s
+}
+
+/// A function body with its instrumented twin, and the site table static.
+pub struct Instrumented {
+    /// `{ if active() { instrumented } else { original } }`.
+    pub body: Block,
+    /// The `static` holding the site table, registered for reports.
+    pub sites_static: TokenStream,
+}
+
+/// Instruments a function body whose site table is the static `sites`,
+/// describing function `function` (`name` or `Type::method`). With the
+/// `no-instrument` feature the body is left as it is and the table is empty.
+pub fn instrument_fn(block: &Block, sites: &Ident, function: &str) -> Instrumented {
+    let first = span_location(block.brace_token.span.open()).0 as u32;
+    let last = span_location(block.brace_token.span.close()).0 as u32;
+    let (body, table) = if cfg!(feature = "no-instrument") {
+        (block.clone(), quote!(&[]))
+    } else {
+        let (instrumented, outcomes) = instrument(block, sites);
+        let body = syn::parse_quote!({
+            if ::carve::__private::cov::active() #instrumented else #block
+        });
+        (body, table(&outcomes))
+    };
+    let sites_static = quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #sites: ::carve::__private::cov::Sites = ::carve::__private::cov::Sites::new(
+            ::core::module_path!(), #function, ::core::file!(), (#first, #last), #table,
+        );
+        ::carve::__private::inventory::submit! { ::carve::__private::cov::SitesRef(&#sites) }
+    };
+    Instrumented { body, sites_static }
+}
+
+/// `#[carve::instrument]`: branch coverage for a function or every method of
+/// an impl block, without carving.
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new_spanned(
+            attr,
+            "`#[carve::instrument]` takes no arguments",
+        ));
+    }
+    match syn::parse2::<syn::Item>(item)? {
+        syn::Item::Fn(mut item) => {
+            let ident = item.sig.ident.clone();
+            let sites = quote::format_ident!("__CARVE_SITES_{}", ident);
+            let Instrumented { body, sites_static } =
+                instrument_fn(&item.block, &sites, &ident.to_string());
+            *item.block = body;
+            Ok(quote!(#item #sites_static))
+        }
+        syn::Item::Impl(mut item) => {
+            let type_name = crate::target::self_type_name(&item)?;
+            let mut statics = Vec::new();
+            for impl_item in &mut item.items {
+                let syn::ImplItem::Fn(method) = impl_item else {
+                    continue;
+                };
+                let ident = &method.sig.ident;
+                let sites = quote::format_ident!("__CARVE_SITES_{}_{}", type_name, ident);
+                let function = format!("{type_name}::{ident}");
+                let Instrumented { body, sites_static } =
+                    instrument_fn(&method.block, &sites, &function);
+                method.block = body;
+                statics.push(sites_static);
+            }
+            Ok(quote!(#item #(#statics)*))
+        }
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`#[carve::instrument]` goes on a function or an impl block",
+        )),
+    }
+}

@@ -1,0 +1,642 @@
+//! Branch coverage of instrumented functions, with branch distances.
+//!
+//! The attributes emit, per instrumented function, a static [`Sites`] table
+//! (one [`Branch`] per branch outcome: its kind, condition, location and
+//! control-dependence parent) and an instrumented copy of the body that runs
+//! only while [`collect`] is collecting on the current thread; otherwise the
+//! untouched body runs, so dormant code pays one relaxed load.
+//!
+//! For every outcome reached during a call, the smallest *branch distance*
+//! seen is kept: 0 when the outcome was taken, otherwise how far the
+//! condition was from taking it (the search chapter's table: `a == b` is
+//! |a−b| from true, `a < b` is a−b+1 from true and b−a from false, …).
+//!
+//! ```
+//! use carve::coverage::{self, Cmp, Op};
+//!
+//! // Distances of `x == 2 * (y + 1)` with x = 5, y = 1: 1 from true, 0 from false.
+//! assert_eq!(Op::Eq.distances(Cmp::numeric(5.0 - 4.0)), (1.0, 0.0));
+//! assert_eq!(coverage::normalize(1.0), 0.5);
+//! ```
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// One branch outcome of an instrumented function.
+#[derive(Debug)]
+pub struct Branch {
+    /// `condition`, `if let`, `while let`, `let else`, `for`, `match arm`.
+    pub kind: &'static str,
+    /// The condition, pattern or loop as written.
+    pub condition: &'static str,
+    /// `true`, `false`, `matched`, `not matched`, `entered`, `left`, `taken`.
+    pub outcome: &'static str,
+    /// Line of the condition (from 1; 0 when unknown).
+    pub line: u32,
+    /// Column of the condition (from 1; 0 when unknown).
+    pub col: u32,
+    /// The outcome that must be taken for this one to be reached
+    /// (`u32::MAX`: none, the function's entry).
+    pub parent: u32,
+}
+
+impl Branch {
+    /// The control-dependence parent, if any.
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != u32::MAX).then_some(self.parent)
+    }
+}
+
+/// The branch outcomes of one instrumented function.
+#[derive(Debug)]
+pub struct Sites {
+    /// `module_path!()` of the function.
+    pub module_path: &'static str,
+    /// Function name (`Type::method` for methods).
+    pub function: &'static str,
+    /// Source file.
+    pub file: &'static str,
+    /// First and last line of the function.
+    pub lines: (u32, u32),
+    /// Its outcomes, indexed by id.
+    pub branches: &'static [Branch],
+    base: AtomicU32,
+}
+
+const UNREGISTERED: u32 = u32::MAX;
+
+impl Sites {
+    /// A table (used by generated code).
+    pub const fn new(
+        module_path: &'static str,
+        function: &'static str,
+        file: &'static str,
+        lines: (u32, u32),
+        branches: &'static [Branch],
+    ) -> Sites {
+        Sites {
+            module_path,
+            function,
+            file,
+            lines,
+            branches,
+            base: AtomicU32::new(UNREGISTERED),
+        }
+    }
+
+    /// The function's path inside its crate (`cgi::cgi_decode`).
+    pub fn name(&self) -> String {
+        crate::registry::path_in_crate(self.module_path, self.function)
+    }
+
+    /// Where `id` is described, as `file:line:col`.
+    pub fn location(&self, id: u32) -> String {
+        let b = &self.branches[id as usize];
+        format!("{}:{}:{}", self.file, b.line, b.col)
+    }
+
+    /// Number of control-dependence levels between outcome `id` and the
+    /// function's entry (0 for a top-level outcome).
+    pub fn depth(&self, id: u32) -> u32 {
+        let mut depth = 0;
+        let mut current = self.branches[id as usize].parent();
+        while let Some(p) = current {
+            depth += 1;
+            current = self.branches[p as usize].parent();
+        }
+        depth
+    }
+
+    /// Approach level of `target` for a call that reached `reached`: the
+    /// number of control-dependence levels between the closest reached
+    /// ancestor of `target` and `target` itself.
+    pub fn approach_level(&self, target: u32, reached: impl Fn(u32) -> bool) -> u32 {
+        let mut level = 0;
+        let mut current = self.branches[target as usize].parent();
+        while let Some(p) = current {
+            if reached(p) {
+                return level;
+            }
+            level += 1;
+            current = self.branches[p as usize].parent();
+        }
+        level
+    }
+
+    fn base(&'static self) -> u32 {
+        let base = self.base.load(Ordering::Acquire);
+        if base != UNREGISTERED {
+            return base;
+        }
+        let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let base = self.base.load(Ordering::Acquire);
+        if base != UNREGISTERED {
+            return base;
+        }
+        let base = registry
+            .last()
+            .map_or(0, |(b, s): &(u32, &Sites)| b + s.branches.len() as u32);
+        registry.push((base, self));
+        self.base.store(base, Ordering::Release);
+        base
+    }
+}
+
+#[doc(hidden)]
+pub struct SitesRef(pub &'static Sites);
+inventory::collect!(SitesRef);
+
+/// Every instrumented function linked into this binary, sorted by name.
+pub fn all_sites() -> Vec<&'static Sites> {
+    let mut all: Vec<&'static Sites> = inventory::iter::<SitesRef>
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    all.sort_by_key(|s| s.name());
+    all
+}
+
+/// Registered tables by base index, in registration order.
+static REGISTRY: Mutex<Vec<(u32, &'static Sites)>> = Mutex::new(Vec::new());
+/// Threads collecting now: when 0, instrumented bodies are never chosen.
+static COLLECTING: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    static STATE: RefCell<State> = const { RefCell::new(State { distance: Vec::new(), touched: Vec::new() }) };
+}
+
+struct State {
+    /// Smallest distance per global outcome index; infinity when not reached.
+    distance: Vec<f64>,
+    touched: Vec<u32>,
+}
+
+/// Whether the current thread collects coverage (generated code checks this
+/// to choose the instrumented body).
+#[inline(always)]
+pub fn active() -> bool {
+    COLLECTING.load(Ordering::Relaxed) != 0 && ACTIVE.with(Cell::get)
+}
+
+fn record(sites: &'static Sites, id: u32, distance: f64) {
+    let index = (sites.base() + id) as usize;
+    STATE.with(|state| {
+        let state = &mut *state.borrow_mut();
+        if index >= state.distance.len() {
+            state.distance.resize(index + 1, f64::INFINITY);
+        }
+        let slot = &mut state.distance[index];
+        if *slot == f64::INFINITY {
+            state.touched.push(index as u32);
+        }
+        if distance < *slot {
+            *slot = distance;
+        }
+    });
+}
+
+/// Records that outcome `id` was taken.
+#[inline]
+pub fn hit(sites: &'static Sites, id: u32) {
+    record(sites, id, 0.0);
+}
+
+/// Records a boolean condition without a known distance (method calls,
+/// variables): 0 for the outcome taken, 1 for the other. Returns `value`.
+#[inline]
+pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
+    record(sites, id, if value { 0.0 } else { 1.0 });
+    record(sites, id + 1, if value { 1.0 } else { 0.0 });
+    value
+}
+
+/// Records a comparison `l op r` whose result is `value`, with the operands'
+/// difference when their type is known. Returns `value`.
+#[inline]
+pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option<Cmp>) -> bool {
+    let (to_true, to_false) = match info {
+        Some(cmp) => op.distances(cmp),
+        None => (1.0, 1.0),
+    };
+    // The outcome taken is at distance 0; the other at least at a positive
+    // distance, even where float rounding or NaN make the table disagree.
+    let positive = |d: f64| {
+        if d.is_nan() || d <= 0.0 {
+            1.0
+        } else {
+            d.min(f64::MAX)
+        }
+    };
+    let (to_true, to_false) = if value {
+        (0.0, positive(to_false))
+    } else {
+        (positive(to_true), 0.0)
+    };
+    record(sites, id, to_true);
+    record(sites, id + 1, to_false);
+    value
+}
+
+/// A `for` loop's iterator that records, per item, whether the body was
+/// entered (`Some`) or the loop left (`None`).
+pub struct Loop<I> {
+    inner: I,
+    sites: &'static Sites,
+    id: u32,
+}
+
+impl<I> Loop<I> {
+    /// Wraps the loop's iterator; `id` is "entered", `id + 1` "left".
+    pub fn new(inner: I, sites: &'static Sites, id: u32) -> Self {
+        Loop { inner, sites, id }
+    }
+}
+
+impl<I: Iterator> Iterator for Loop<I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next();
+        hit(
+            self.sites,
+            if item.is_some() { self.id } else { self.id + 1 },
+        );
+        item
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// What a comparison's distance is computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cmp {
+    /// `a − b` (for strings: the first differing character's code points,
+    /// or the length difference), giving the order.
+    pub diff: f64,
+    /// How far `a` is from being equal to `b` (|a − b| for numbers).
+    pub dist: f64,
+}
+
+impl Cmp {
+    /// For numbers: `diff = a − b`, `dist = |a − b|`.
+    pub fn numeric(diff: f64) -> Cmp {
+        Cmp {
+            diff,
+            dist: diff.abs(),
+        }
+    }
+}
+
+/// The constant K of the chapter's table: the distance added when a strict
+/// comparison must move past equality.
+const K: f64 = 1.0;
+
+impl Op {
+    /// `(distance to true, distance to false)` of `a op b`.
+    pub fn distances(self, cmp: Cmp) -> (f64, f64) {
+        let Cmp { diff: d, dist } = cmp;
+        let at_least = |x: f64| x.max(0.0);
+        match self {
+            Op::Eq => (dist, if dist == 0.0 { K } else { 0.0 }),
+            Op::Ne => (if dist == 0.0 { K } else { 0.0 }, dist),
+            Op::Lt => (if d < 0.0 { 0.0 } else { d + K }, at_least(-d)),
+            Op::Le => (at_least(d), if d > 0.0 { 0.0 } else { -d + K }),
+            Op::Gt => (if d > 0.0 { 0.0 } else { -d + K }, at_least(d)),
+            Op::Ge => (at_least(-d), if d < 0.0 { 0.0 } else { d + K }),
+        }
+    }
+}
+
+/// The distance of a conjunction: both operands must change.
+pub fn and(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+/// The distance of a disjunction: the closer operand suffices.
+pub fn or(a: f64, b: f64) -> f64 {
+    a.min(b)
+}
+
+/// A distance mapped into `[0, 1)`: d / (d + 1).
+pub fn normalize(distance: f64) -> f64 {
+    if distance.is_infinite() {
+        1.0
+    } else {
+        distance / (distance + 1.0)
+    }
+}
+
+/// The operands of a comparison, for picking a distance by their types.
+pub struct Probe<'a, L: ?Sized, R: ?Sized>(pub &'a L, pub &'a R);
+
+/// Comparisons whose operand types carve knows: numbers, `char`, `bool`,
+/// strings. Chosen over [`UnknownCmp`] by method resolution (autoref).
+pub trait KnownCmp {
+    /// The operands' difference.
+    fn cmp_info(&self) -> Option<Cmp>;
+}
+
+/// Any other comparison: distance 0 or 1 only.
+pub trait UnknownCmp {
+    /// Nothing known.
+    fn cmp_info(&self) -> Option<Cmp> {
+        None
+    }
+}
+
+impl<L: ?Sized, R: ?Sized> UnknownCmp for &Probe<'_, L, R> {}
+
+macro_rules! numeric_cmp {
+    ($($t:ty => $wide:ty),* $(,)?) => {$(
+        impl KnownCmp for Probe<'_, $t, $t> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                // Widen first so that the difference never overflows.
+                Some(Cmp::numeric((*self.0 as $wide - *self.1 as $wide) as f64))
+            }
+        }
+        impl KnownCmp for Probe<'_, &$t, &$t> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(Cmp::numeric((**self.0 as $wide - **self.1 as $wide) as f64))
+            }
+        }
+    )*};
+}
+
+numeric_cmp! {
+    i8 => i128, i16 => i128, i32 => i128, i64 => i128, isize => i128,
+    u8 => i128, u16 => i128, u32 => i128, u64 => i128, usize => i128,
+    f32 => f64, f64 => f64, char => i128, bool => i128,
+}
+
+macro_rules! wide_cmp {
+    ($($t:ty),*) => {$(
+        impl KnownCmp for Probe<'_, $t, $t> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                // i128/u128 differences may not fit i128: compute in f64.
+                Some(Cmp::numeric(*self.0 as f64 - *self.1 as f64))
+            }
+        }
+    )*};
+}
+
+wide_cmp!(i128, u128);
+
+/// The distance between two strings: the order from the first differing
+/// character; the equality distance sums the differences of aligned
+/// characters plus 128 per missing or extra character.
+fn str_cmp(a: &str, b: &str) -> Cmp {
+    let mut dist = 0.0;
+    let mut diff = None;
+    let (mut ai, mut bi) = (a.chars(), b.chars());
+    loop {
+        match (ai.next(), bi.next()) {
+            (Some(x), Some(y)) => {
+                let d = f64::from(x as u32) - f64::from(y as u32);
+                dist += d.abs();
+                if diff.is_none() && d != 0.0 {
+                    diff = Some(d);
+                }
+            }
+            (Some(_), None) => {
+                dist += 128.0;
+                diff.get_or_insert(1.0);
+            }
+            (None, Some(_)) => {
+                dist += 128.0;
+                diff.get_or_insert(-1.0);
+            }
+            (None, None) => break,
+        }
+    }
+    Cmp {
+        diff: diff.unwrap_or(0.0),
+        dist,
+    }
+}
+
+macro_rules! str_cmp_impls {
+    ($($l:ty, $r:ty);* $(;)?) => {$(
+        impl KnownCmp for Probe<'_, $l, $r> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(str_cmp(AsRef::<str>::as_ref(self.0), AsRef::<str>::as_ref(self.1)))
+            }
+        }
+    )*};
+}
+
+str_cmp_impls! {
+    str, str; str, String; String, str; String, String;
+    &str, &str; &str, String; String, &str; &str, str; str, &str;
+    &String, &String; &String, &str; &str, &String;
+}
+
+/// The branch outcomes one call reached, with their smallest distances.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    reached: BTreeMap<(String, u32), f64>,
+}
+
+impl Trace {
+    /// Outcomes of `function` (a [`Sites::name`]) that were taken.
+    pub fn covered<'a>(&'a self, function: &'a str) -> impl Iterator<Item = u32> + 'a {
+        self.reached(function)
+            .filter(|(_, d)| *d == 0.0)
+            .map(|(id, _)| id)
+    }
+
+    /// Outcomes of `function` that were reached, with their distances.
+    pub fn reached<'a>(&'a self, function: &'a str) -> impl Iterator<Item = (u32, f64)> + 'a {
+        self.reached
+            .range((function.to_owned(), 0)..=(function.to_owned(), u32::MAX))
+            .map(|((_, id), d)| (*id, *d))
+    }
+
+    /// The smallest distance to outcome `id` of `function`, if reached.
+    pub fn distance(&self, function: &str, id: u32) -> Option<f64> {
+        self.reached.get(&(function.to_owned(), id)).copied()
+    }
+}
+
+/// Runs `f` with coverage collected on this thread and returns what it reached.
+///
+/// ```
+/// # use carve::coverage;
+/// let (value, trace) = coverage::collect(|| 1 + 1);
+/// assert_eq!(value, 2);
+/// assert_eq!(trace, coverage::Trace::default()); // nothing instrumented ran
+/// ```
+pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
+    struct Stop(bool);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            ACTIVE.with(|a| a.set(self.0));
+            COLLECTING.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    COLLECTING.fetch_add(1, Ordering::Relaxed);
+    let stop = Stop(ACTIVE.with(|a| a.replace(true)));
+    // Nested collection (a collected call inside another) reports to the
+    // outermost; start from a clean slate only at the top.
+    let outer = stop.0;
+    let value = f();
+    drop(stop);
+    if outer {
+        return (value, Trace::default());
+    }
+    let touched: Vec<(u32, f64)> = STATE.with(|state| {
+        let state = &mut *state.borrow_mut();
+        let touched = std::mem::take(&mut state.touched);
+        touched
+            .into_iter()
+            .map(|i| {
+                (
+                    i,
+                    std::mem::replace(&mut state.distance[i as usize], f64::INFINITY),
+                )
+            })
+            .collect()
+    });
+    let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut trace = Trace::default();
+    for (index, distance) in touched {
+        let at = registry.partition_point(|(base, _)| *base <= index) - 1;
+        let (base, sites) = registry[at];
+        trace.reached.insert((sites.name(), index - base), distance);
+    }
+    (value, trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(op: Op, a: f64, b: f64) -> (f64, f64) {
+        op.distances(Cmp::numeric(a - b))
+    }
+
+    #[test]
+    fn distance_table_of_the_search_chapter() {
+        // a == b: |a−b| to true; K to false when equal.
+        assert_eq!(d(Op::Eq, 5.0, 3.0), (2.0, 0.0));
+        assert_eq!(d(Op::Eq, 3.0, 3.0), (0.0, 1.0));
+        assert_eq!(d(Op::Ne, 3.0, 3.0), (1.0, 0.0));
+        assert_eq!(d(Op::Ne, 1.0, 3.0), (0.0, 2.0));
+        // a < b: a−b+K to true; b−a to false.
+        assert_eq!(d(Op::Lt, 5.0, 3.0), (3.0, 0.0));
+        assert_eq!(d(Op::Lt, 3.0, 3.0), (1.0, 0.0));
+        assert_eq!(d(Op::Lt, 1.0, 3.0), (0.0, 2.0));
+        // a <= b: a−b to true; b−a+K to false.
+        assert_eq!(d(Op::Le, 5.0, 3.0), (2.0, 0.0));
+        assert_eq!(d(Op::Le, 3.0, 3.0), (0.0, 1.0));
+        // a > b: b−a+K to true; a−b to false.
+        assert_eq!(d(Op::Gt, 3.0, 3.0), (1.0, 0.0));
+        assert_eq!(d(Op::Gt, 5.0, 3.0), (0.0, 2.0));
+        // a >= b: b−a to true; a−b+K to false.
+        assert_eq!(d(Op::Ge, 1.0, 3.0), (2.0, 0.0));
+        assert_eq!(d(Op::Ge, 3.0, 3.0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn compound_conditions_sum_and_take_the_minimum() {
+        assert_eq!(and(2.0, 3.0), 5.0);
+        assert_eq!(or(2.0, 3.0), 2.0);
+    }
+
+    #[test]
+    fn normalization_maps_into_the_unit_interval() {
+        assert_eq!(normalize(0.0), 0.0);
+        assert_eq!(normalize(1.0), 0.5);
+        assert_eq!(normalize(3.0), 0.75);
+        assert_eq!(normalize(f64::INFINITY), 1.0);
+        assert!(normalize(1e300) < 1.0 || normalize(1e300) == 1.0);
+    }
+
+    #[test]
+    fn known_types_give_differences_without_overflow() {
+        use super::{KnownCmp as _, UnknownCmp as _};
+        assert_eq!(
+            (&Probe(&i64::MAX, &i64::MIN)).cmp_info().unwrap().diff,
+            2f64.powi(64) - 1.0
+        );
+        assert_eq!(
+            (&Probe(&u8::MIN, &u8::MAX)).cmp_info().unwrap().diff,
+            -255.0
+        );
+        assert_eq!((&Probe(&'+', &'%')).cmp_info().unwrap().dist, 6.0);
+        assert_eq!((&Probe(&true, &false)).cmp_info().unwrap().diff, 1.0);
+        assert_eq!(
+            (&Probe("ab", "ad")).cmp_info().unwrap(),
+            Cmp {
+                diff: -2.0,
+                dist: 2.0
+            }
+        );
+        assert_eq!(
+            (&Probe(&String::from("abc"), &"ab")).cmp_info().unwrap(),
+            Cmp {
+                diff: 1.0,
+                dist: 128.0
+            }
+        );
+        assert_eq!(
+            (&Probe(&[1u8], &[1u8])).cmp_info(),
+            None,
+            "unknown types get no distance"
+        );
+    }
+
+    #[test]
+    fn taken_outcomes_are_at_distance_zero_even_for_nan() {
+        static SITES: Sites = Sites::new(
+            "t::m",
+            "f",
+            "f.rs",
+            (1, 1),
+            &[
+                Branch {
+                    kind: "condition",
+                    condition: "x < y",
+                    outcome: "true",
+                    line: 1,
+                    col: 1,
+                    parent: u32::MAX,
+                },
+                Branch {
+                    kind: "condition",
+                    condition: "x < y",
+                    outcome: "false",
+                    line: 1,
+                    col: 1,
+                    parent: u32::MAX,
+                },
+            ],
+        );
+        let (_, trace) =
+            collect(|| compare(&SITES, 0, false, Op::Lt, Some(Cmp::numeric(f64::NAN))));
+        assert_eq!(trace.distance("m::f", 0), Some(1.0));
+        assert_eq!(trace.distance("m::f", 1), Some(0.0));
+        assert_eq!(trace.covered("m::f").collect::<Vec<_>>(), vec![1]);
+    }
+}
