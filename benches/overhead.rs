@@ -4,8 +4,11 @@
 //! cargo bench --bench overhead
 //! ```
 //!
-//! - dormant: `#[carve::target]` cgi_decode while nothing records, against an
-//!   untouched copy (goal ≤ 1.05x);
+//! - dormant: `#[carve::target]` cgi_decode (carving and branch
+//!   instrumentation compiled in) while nothing records, against an untouched
+//!   copy (goal ≤ 1.05x);
+//! - branch recording: the same call while coverage is collected, with
+//!   branch distances (aim ≤ 3x);
 //! - recording: one carved call against the plain call (goal ≤ 5x), beside
 //!   the naive design that writes RON text per call;
 //! - replay throughput: carved calls replayed per second (RON parse, call,
@@ -88,6 +91,27 @@ fn main() {
         "dormant #[carve::target]         {:>10.1?}/call   {:.3}x plain (goal <= 1.05x)",
         dormant,
         ratio(dormant, plain)
+    );
+
+    let [plain_again, covered] = compare(
+        100_000,
+        [
+            &mut || {
+                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
+            },
+            &mut || {
+                black_box(carve::coverage::collect(|| {
+                    cgi::cgi_decode(black_box(INPUT))
+                }))
+                .0
+                .ok();
+            },
+        ],
+    );
+    println!(
+        "branch recording (coverage)      {:>10.1?}/call   {:.2}x plain (aim <= 3x)",
+        covered,
+        ratio(covered, plain_again)
     );
 
     // Recording: distinct inputs so that every call is captured, hashed and

@@ -20,7 +20,6 @@
 //! ```
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -181,19 +180,23 @@ pub fn active() -> bool {
     COLLECTING.load(Ordering::Relaxed) != 0 && ACTIVE.with(Cell::get)
 }
 
-fn record(sites: &'static Sites, id: u32, distance: f64) {
-    let index = (sites.base() + id) as usize;
+/// Keeps the smallest distance of outcomes `id..id + distances.len()`.
+#[inline]
+fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
+    let first = (sites.base() + id) as usize;
     STATE.with(|state| {
         let state = &mut *state.borrow_mut();
-        if index >= state.distance.len() {
-            state.distance.resize(index + 1, f64::INFINITY);
+        if first + N > state.distance.len() {
+            state.distance.resize(first + N, f64::INFINITY);
         }
-        let slot = &mut state.distance[index];
-        if *slot == f64::INFINITY {
-            state.touched.push(index as u32);
-        }
-        if distance < *slot {
-            *slot = distance;
+        for (offset, distance) in distances.into_iter().enumerate() {
+            let slot = &mut state.distance[first + offset];
+            if *slot == f64::INFINITY {
+                state.touched.push((first + offset) as u32);
+            }
+            if distance < *slot {
+                *slot = distance;
+            }
         }
     });
 }
@@ -201,15 +204,14 @@ fn record(sites: &'static Sites, id: u32, distance: f64) {
 /// Records that outcome `id` was taken.
 #[inline]
 pub fn hit(sites: &'static Sites, id: u32) {
-    record(sites, id, 0.0);
+    record(sites, id, [0.0]);
 }
 
 /// Records a boolean condition without a known distance (method calls,
 /// variables): 0 for the outcome taken, 1 for the other. Returns `value`.
 #[inline]
 pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
-    record(sites, id, if value { 0.0 } else { 1.0 });
-    record(sites, id + 1, if value { 1.0 } else { 0.0 });
+    record(sites, id, if value { [0.0, 1.0] } else { [1.0, 0.0] });
     value
 }
 
@@ -235,8 +237,7 @@ pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option
     } else {
         (positive(to_true), 0.0)
     };
-    record(sites, id, to_true);
-    record(sites, id + 1, to_false);
+    record(sites, id, [to_true, to_false]);
     value
 }
 
@@ -453,29 +454,42 @@ str_cmp_impls! {
 }
 
 /// The branch outcomes one call reached, with their smallest distances.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Trace {
-    reached: BTreeMap<(String, u32), f64>,
+    /// `(table, outcome id, distance)`, sorted by table address and id.
+    reached: Vec<(&'static Sites, u32, f64)>,
+}
+
+impl PartialEq for Trace {
+    fn eq(&self, other: &Self) -> bool {
+        self.reached.len() == other.reached.len()
+            && self
+                .reached
+                .iter()
+                .zip(&other.reached)
+                .all(|(a, b)| std::ptr::eq(a.0, b.0) && a.1 == b.1 && a.2 == b.2)
+    }
 }
 
 impl Trace {
-    /// Outcomes of `function` (a [`Sites::name`]) that were taken.
-    pub fn covered<'a>(&'a self, function: &'a str) -> impl Iterator<Item = u32> + 'a {
-        self.reached(function)
+    /// Outcomes of `sites` that were taken.
+    pub fn covered<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = u32> + 'a {
+        self.reached(sites)
             .filter(|(_, d)| *d == 0.0)
             .map(|(id, _)| id)
     }
 
-    /// Outcomes of `function` that were reached, with their distances.
-    pub fn reached<'a>(&'a self, function: &'a str) -> impl Iterator<Item = (u32, f64)> + 'a {
+    /// Outcomes of `sites` that were reached, with their distances.
+    pub fn reached<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = (u32, f64)> + 'a {
         self.reached
-            .range((function.to_owned(), 0)..=(function.to_owned(), u32::MAX))
-            .map(|((_, id), d)| (*id, *d))
+            .iter()
+            .filter(move |(s, _, _)| std::ptr::eq(*s, sites))
+            .map(|(_, id, d)| (*id, *d))
     }
 
-    /// The smallest distance to outcome `id` of `function`, if reached.
-    pub fn distance(&self, function: &str, id: u32) -> Option<f64> {
-        self.reached.get(&(function.to_owned(), id)).copied()
+    /// The smallest distance to outcome `id` of `sites`, if reached.
+    pub fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
+        self.reached(sites).find(|(i, _)| *i == id).map(|(_, d)| d)
     }
 }
 
@@ -519,13 +533,15 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
             .collect()
     });
     let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    let mut trace = Trace::default();
-    for (index, distance) in touched {
-        let at = registry.partition_point(|(base, _)| *base <= index) - 1;
-        let (base, sites) = registry[at];
-        trace.reached.insert((sites.name(), index - base), distance);
-    }
-    (value, trace)
+    let mut reached: Vec<(&'static Sites, u32, f64)> = touched
+        .into_iter()
+        .map(|(index, distance)| {
+            let (base, sites) = registry[registry.partition_point(|(base, _)| *base <= index) - 1];
+            (sites, index - base, distance)
+        })
+        .collect();
+    reached.sort_by(|a, b| (a.0 as *const Sites, a.1).cmp(&(b.0 as *const Sites, b.1)));
+    (value, Trace { reached })
 }
 
 #[cfg(test)]
@@ -635,8 +651,8 @@ mod tests {
         );
         let (_, trace) =
             collect(|| compare(&SITES, 0, false, Op::Lt, Some(Cmp::numeric(f64::NAN))));
-        assert_eq!(trace.distance("m::f", 0), Some(1.0));
-        assert_eq!(trace.distance("m::f", 1), Some(0.0));
-        assert_eq!(trace.covered("m::f").collect::<Vec<_>>(), vec![1]);
+        assert_eq!(trace.distance(&SITES, 0), Some(1.0));
+        assert_eq!(trace.distance(&SITES, 1), Some(0.0));
+        assert_eq!(trace.covered(&SITES).collect::<Vec<_>>(), vec![1]);
     }
 }

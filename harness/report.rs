@@ -85,8 +85,7 @@ impl TargetCoverage {
 
     /// Adds one call made by `test`.
     pub fn add(&mut self, test: &str, trace: &Trace) {
-        let function = self.sites.name();
-        for (id, distance) in trace.reached(&function) {
+        for (id, distance) in trace.reached(self.sites) {
             let best = self.best_distance.entry(id).or_insert(f64::INFINITY);
             *best = best.min(distance);
             if distance == 0.0 {

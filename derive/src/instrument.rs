@@ -296,9 +296,9 @@ impl VisitMut for Rewriter {
                         // Guards are conditions, evaluated once the pattern matched.
                         syn::Pat::Guard(guarded) => {
                             body_parent = self.condition(&mut guarded.guard, parent).on_true;
-                            format!("match arm {}", pretty(&guarded.pat))
+                            pretty(&guarded.pat)
                         }
-                        pat => format!("match arm {}", pretty(pat)),
+                        pat => pretty(pat),
                     };
                     let id = self.add("match arm", &arm.pat, label, &["taken"], body_parent);
                     self.with_parent(Some(id), |r| r.visit_expr_mut(&mut arm.body));
@@ -417,6 +417,12 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
         ("! ", "!"),
     ] {
         s = s.replace(from, to);
+    }
+    // A unary minus after an operator or an opening parenthesis.
+    for op in [
+        "==", "!=", "<=", ">=", "<", ">", "=", "(", ",", "[", "return",
+    ] {
+        s = s.replace(&format!("{op} - "), &format!("{op} -"));
     }
     s
 }

@@ -1,0 +1,277 @@
+//! Branch coverage of instrumented code: what is counted, what a call
+//! covers, distances, and that instrumentation keeps evaluation order and
+//! side effects.
+
+#[path = "dogfood/cgi.rs"]
+mod cgi;
+#[path = "dogfood/maths.rs"]
+#[allow(dead_code)]
+mod maths;
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use carve::coverage::{self, Sites, Trace};
+use carve::registry::Registry;
+use carve::report::TargetCoverage;
+use carve::store::CarveFile;
+
+fn target_sites(name: &str) -> &'static Sites {
+    Registry::collect()
+        .target(name)
+        .unwrap_or_else(|| panic!("{name} is registered"))
+        .sites
+}
+
+fn helper_sites(name: &str) -> &'static Sites {
+    coverage::all_sites()
+        .into_iter()
+        .find(|s| s.name() == name)
+        .unwrap_or_else(|| panic!("{name} is instrumented"))
+}
+
+/// `condition outcome` of every outcome `trace` covered in `sites`.
+fn covered(sites: &Sites, trace: &Trace) -> BTreeSet<String> {
+    trace.covered(sites).map(|id| label(sites, id)).collect()
+}
+
+fn label(sites: &Sites, id: u32) -> String {
+    let b = &sites.branches[id as usize];
+    format!("{} {}", b.condition, b.outcome)
+}
+
+fn labels(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn cgi_decode_has_eight_outcomes_by_hand_count() {
+    let sites = target_sites("cgi::cgi_decode");
+    let all: Vec<String> = (0..sites.branches.len() as u32)
+        .map(|id| label(sites, id))
+        .collect();
+    // while i < chars.len(): 2; if c == '+': 2; else if c == '%': 2; match: 2 arms.
+    assert_eq!(
+        all,
+        [
+            "i < chars.len() true",
+            "i < chars.len() false",
+            "c == '+' true",
+            "c == '+' false",
+            "c == '%' true",
+            "c == '%' false",
+            "(Some(high), Some(low)) taken",
+            "_ taken",
+        ]
+    );
+    assert_eq!(sites.location(2), "tests/dogfood/cgi.rs:21:12");
+}
+
+#[test]
+fn a_plus_b_alone_leaves_the_percent_branches_uncovered() {
+    let sites = target_sites("cgi::cgi_decode");
+    let (result, trace) = coverage::collect(|| cgi::cgi_decode("a+b"));
+    assert_eq!(result, Ok("a b".to_string()));
+    assert_eq!(
+        covered(sites, &trace),
+        labels(&[
+            "i < chars.len() true",
+            "i < chars.len() false",
+            "c == '+' true",
+            "c == '+' false",
+            "c == '%' false"
+        ])
+    );
+    // The chapter's finding: '%' was compared against but never matched.
+    // Only 'a' and 'b' reach `c == '%'`: 'a' is 97 − 37 = 60 code points away.
+    assert_eq!(trace.distance(sites, 4), Some(60.0));
+    assert_eq!(
+        trace.distance(sites, 6),
+        None,
+        "the match arms were never reached"
+    );
+}
+
+#[test]
+fn the_carved_suite_covers_every_outcome_of_cgi_decode() {
+    let registry = Registry::collect();
+    let target = registry.target("cgi::cgi_decode").unwrap();
+    let file =
+        CarveFile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("carved/cgi::cgi_decode.ron"))
+            .unwrap();
+    let mut cov = TargetCoverage::new("cgi::cgi_decode".into(), target.sites);
+    for (i, entry) in file.entries.iter().enumerate() {
+        let (replayed, trace) = coverage::collect(|| (target.replay)(&entry.args));
+        assert!(replayed.is_ok());
+        cov.add(&format!("carved::cgi::cgi_decode::{:04}", i + 1), &trace);
+    }
+    assert!(cov.missing().is_empty(), "missing: {:?}", cov.missing());
+    let outcomes: Vec<String> = cov
+        .covered()
+        .into_iter()
+        .map(|id| label(target.sites, id))
+        .collect();
+    assert_eq!(outcomes.len(), 8);
+    // "%zz" is the only carved call that takes the invalid-encoding arm.
+    let invalid: Vec<_> = cov.covered_by[&7].iter().collect();
+    assert_eq!(invalid.len(), 1);
+}
+
+#[test]
+fn test_me_distance_is_the_chapters() {
+    let sites = target_sites("maths::test_me");
+    // x == 2 * (y + 1) with x = 5, y = 1: |5 - 4| = 1 to true.
+    let (_, trace) = coverage::collect(|| maths::test_me(5, 1));
+    assert_eq!(trace.distance(sites, 0), Some(1.0));
+    assert_eq!(trace.distance(sites, 1), Some(0.0));
+    // Large values do not overflow the distance.
+    let (_, trace) = coverage::collect(|| maths::test_me(i64::MIN, 0));
+    assert_eq!(trace.distance(sites, 0), Some(2f64.powi(63) + 2.0));
+}
+
+thread_local! {
+    static EVENTS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+}
+
+fn event<T>(name: &'static str, value: T) -> T {
+    EVENTS.with(|e| e.borrow_mut().push(name));
+    value
+}
+
+fn events() -> Vec<&'static str> {
+    EVENTS.with(|e| std::mem::take(&mut *e.borrow_mut()))
+}
+
+/// Conditions with side effects, for checking evaluation order.
+#[carve::instrument]
+fn short_circuit(x: i32) -> u8 {
+    if event("a", x) > 0 && event("b", x) < 10 || event("c", x) == -5 {
+        1
+    } else {
+        0
+    }
+}
+
+#[test]
+fn instrumentation_keeps_short_circuit_and_evaluation_order() {
+    for (x, expected_events, result) in [
+        (5, vec!["a", "b"], 1),
+        (-5, vec!["a", "c"], 1),
+        (20, vec!["a", "b", "c"], 0),
+    ] {
+        let plain = short_circuit(x);
+        let plain_events = events();
+        let (instrumented, _) = coverage::collect(|| short_circuit(x));
+        assert_eq!((plain, instrumented), (result, result));
+        assert_eq!(plain_events, expected_events);
+        assert_eq!(
+            events(),
+            expected_events,
+            "each operand runs once, in order"
+        );
+    }
+}
+
+#[test]
+fn operands_of_and_or_are_atomic_conditions_with_their_own_parents() {
+    let sites = helper_sites("short_circuit");
+    let all: Vec<String> = (0..sites.branches.len() as u32)
+        .map(|id| label(sites, id))
+        .collect();
+    assert_eq!(
+        all,
+        [
+            "event(\"a\", x) > 0 true",
+            "event(\"a\", x) > 0 false",
+            "event(\"b\", x) < 10 true",
+            "event(\"b\", x) < 10 false",
+            "event(\"c\", x) == -5 true",
+            "event(\"c\", x) == -5 false",
+        ]
+    );
+    // `b` is evaluated only when `a` is true; `c` only when `b` is false.
+    assert_eq!(sites.branches[2].parent(), Some(0));
+    assert_eq!(sites.branches[4].parent(), Some(3));
+    assert_eq!(sites.depth(4), 2);
+    let (_, trace) = coverage::collect(|| short_circuit(-3));
+    events();
+    // a false: `c` is reached (its parent chain is not), its distance is |-3 - -5|.
+    assert_eq!(trace.distance(sites, 4), Some(2.0));
+    assert_eq!(
+        sites.approach_level(2, |id| trace.distance(sites, id) == Some(0.0)),
+        1
+    );
+}
+
+/// Every construct that has outcomes.
+#[carve::instrument]
+fn constructs(items: &[Option<u8>], word: &str) -> u32 {
+    let mut total = 0;
+    for item in items {
+        if let Some(v) = item {
+            total += u32::from(*v);
+        }
+    }
+    let mut rest = items.iter();
+    while let Some(Some(_)) = rest.next() {
+        total += 1;
+    }
+    let Some(first) = word.chars().next() else {
+        return total;
+    };
+    let weigh = |c: char| if c.is_ascii_digit() { 10 } else { 1 };
+    total += match first {
+        'a' => 100,
+        c if c.is_uppercase() => 200,
+        c => weigh(c),
+    };
+    total
+}
+
+#[test]
+fn loops_lets_matches_guards_and_closures_are_counted() {
+    let sites = helper_sites("constructs");
+    let all: Vec<String> = (0..sites.branches.len() as u32)
+        .map(|id| label(sites, id))
+        .collect();
+    assert_eq!(
+        all,
+        [
+            "for item in items entered",
+            "for item in items left",
+            "let Some(v) matched",
+            "let Some(v) not matched",
+            "let Some(Some(_)) matched",
+            "let Some(Some(_)) not matched",
+            "let Some(first) matched",
+            "let Some(first) not matched",
+            "c.is_ascii_digit() true",
+            "c.is_ascii_digit() false",
+            "'a' taken",
+            "c.is_uppercase() true",
+            "c.is_uppercase() false",
+            "c taken",
+            "c taken",
+        ]
+    );
+    let (result, trace) = coverage::collect(|| constructs(&[Some(2), None], "7"));
+    assert_eq!(result, constructs(&[Some(2), None], "7"));
+    assert_eq!(result, 2 + 1 + 10);
+    let missed: BTreeSet<String> = (0..sites.branches.len() as u32)
+        .filter(|id| trace.distance(sites, *id) != Some(0.0))
+        .map(|id| label(sites, id))
+        .collect();
+    assert_eq!(
+        missed,
+        labels(&[
+            "let Some(first) not matched",
+            "c.is_ascii_digit() false",
+            "'a' taken",
+            "c.is_uppercase() true",
+            "c taken"
+        ]),
+    );
+    let (result, _) = coverage::collect(|| constructs(&[], ""));
+    assert_eq!(result, 0);
+}
