@@ -204,7 +204,8 @@ fn operands_of_and_or_are_atomic_conditions_with_their_own_parents() {
     );
 }
 
-/// Every construct that has outcomes.
+/// Every construct that has outcomes (written out on purpose).
+#[allow(clippy::manual_flatten)]
 #[carve::instrument]
 fn constructs(items: &[Option<u8>], word: &str) -> u32 {
     let mut total = 0;

@@ -253,6 +253,32 @@ fn record_replay_change_review() {
     let exact = p.test(&[], &["--exact", "carved::decode::cgi_decode::0002"]);
     assert_eq!(count(&exact, "ok"), 1, "{}", exact.output());
 
+    // Coverage: a summary after every run, the contract's JSON report, and
+    // the annotated listing.
+    let run = p.test(
+        &[
+            ("CARVE_REPORT", "report.json"),
+            ("CARVE_ANNOTATE", "unlucky"),
+        ],
+        &[],
+    );
+    run.assert_success();
+    run.assert_line("decode::cgi_decode 5/5 100.0% (3 carved, 0 generated calls)");
+    let json = p.read("report.json");
+    // cgi_decode: `while i < bytes.len()` true/false and three match arms.
+    assert!(json.starts_with("{ \"seed\": 1,"), "{json}");
+    assert!(
+        json.contains(r#"{ "name": "decode::cgi_decode", "branches": 5, "covered": 5, "carved_calls": 3, "generated_calls": 0, "executions": 3, "failures": 0 }"#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#"{ "name": "unlucky", "branches": 2, "covered": 1, "carved_calls": 1,"#),
+        "{json}"
+    );
+    run.assert_line("unlucky: 1/2 branch outcomes covered (50.0%), src/lib.rs");
+    run.assert_line("#   73     if x == 13 {");
+    run.assert_line("^ missed: `x == 13` true (closest distance 6)");
+
     // A behaviour change fails with a diff and a pending snapshot.
     p.replace(
         "src/lib.rs",
@@ -379,5 +405,26 @@ fn bad_input_fails_one_test_and_loses_nothing() {
         !run.output().contains("stack backtrace"),
         "{}",
         run.output()
+    );
+}
+
+#[test]
+fn no_instrument_feature_carves_without_branch_instrumentation() {
+    let p = Project::new("no-instrument");
+    p.replace(
+        "Cargo.toml",
+        "carve = { path = ",
+        "carve = { features = [\"no-instrument\"], path = ",
+    );
+    p.record().assert_success();
+    let run = p.test(&[("CARVE_REPORT", "report.json")], &[]);
+    run.assert_success()
+        .assert_line("test carved::decode::cgi_decode::0001 ... ok");
+    let json = p.read("report.json");
+    assert!(
+        json.contains(
+            r#"{ "name": "decode::cgi_decode", "branches": 0, "covered": 0, "carved_calls": 3,"#
+        ),
+        "{json}"
     );
 }
