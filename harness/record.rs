@@ -13,9 +13,10 @@
 //! ```
 //! # use carve::record;
 //! # fn double(x: u32) -> u32 { x * 2 }
+//! # static SITES: carve::coverage::Sites = carve::coverage::Sites::new("demo", "double", "", (0, 0), &[]);
 //! # static TARGET: carve::registry::Target = carve::registry::Target {
 //! #     module_path: "demo", fn_name: "double", signature: "fn double(x: u32) -> u32",
-//! #     file: "", line: 0, replay: |_| unreachable!() };
+//! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!() };
 //! record::start();
 //! record::record_test("doubles", || {
 //!     let x = 21;
