@@ -15,6 +15,10 @@
 //! assert_eq!(ron::to_string(&v).unwrap(), r#"Some("a+b")"#);
 //! ```
 
+mod de;
+
+pub use de::DeserializeError;
+
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
