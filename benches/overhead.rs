@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use carve::record;
 use carve::registry::Registry;
+use carve::replay::ArgsInput;
 use carve::store::CarveFile;
 
 const INPUT: &str = "Hello+World%21+carve+%41%42c+ok"; // takes every branch
@@ -169,7 +170,7 @@ fn main() {
         2_000,
         [&mut || {
             for entry in &decode.entries {
-                black_box((decode_target.replay)(&entry.args)).ok();
+                black_box((decode_target.replay)(ArgsInput::Ron(&entry.args))).ok();
             }
         }],
     );
@@ -197,7 +198,7 @@ fn main() {
         3,
         [&mut || browser::browse_examples(), &mut || {
             for (target, args) in &from_browser {
-                black_box((target.replay)(args)).ok();
+                black_box((target.replay)(ArgsInput::Ron(args))).ok();
             }
         }],
     );

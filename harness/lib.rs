@@ -114,7 +114,7 @@ pub mod __private {
     pub use crate::outcome::{observe, Observation, Outcome};
     pub use crate::record::{begin, is_recording, ArgsBuilder, CallFrame};
     pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};
-    pub use crate::replay::{parse_args, ReplayError, ReplayResult, Replayed};
+    pub use crate::replay::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
     pub use crate::runner::{main, MainConfig};
     pub use crate::value::{CaptureError, Value};
 

@@ -4,7 +4,7 @@
 //! and submit a reference to it; [`Registry::collect`] gathers them and sorts
 //! them by name, because link order (and so registration order) is not stable.
 
-use crate::replay::ReplayResult;
+use crate::replay::{ArgsInput, ReplayResult};
 
 /// A function whose calls are carved, registered by `#[carve::target]`.
 #[derive(Debug)]
@@ -21,9 +21,9 @@ pub struct Target {
     pub line: u32,
     /// Its branch outcomes.
     pub sites: &'static crate::coverage::Sites,
-    /// Deserializes carved arguments (RON text), calls the function, and
-    /// observes its outcome.
-    pub replay: fn(&str) -> ReplayResult,
+    /// Deserializes arguments (carved RON text or a generated value), calls
+    /// the function, and observes its outcome.
+    pub replay: fn(ArgsInput<'_>) -> ReplayResult,
 }
 
 impl Target {
@@ -138,7 +138,7 @@ impl Registry {
 mod tests {
     use super::*;
 
-    fn no_replay(_: &str) -> ReplayResult {
+    fn no_replay(_: ArgsInput<'_>) -> ReplayResult {
         unreachable!()
     }
 

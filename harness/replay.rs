@@ -61,15 +61,40 @@ impl From<CaptureError> for ReplayError {
     }
 }
 
-/// Deserializes carved arguments; generated replay functions call this.
-pub fn parse_args<T: DeserializeOwned>(text: &str) -> Result<T, ReplayError> {
-    ron::from_str(text).map_err(|e| ReplayError::Args {
-        position: Position {
-            line: e.span.start.line,
-            col: e.span.start.col,
-        },
-        message: e.code.to_string(),
-    })
+/// The arguments of a call to replay: carved RON text, or a generated value.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgsInput<'a> {
+    /// `(name: value, …)` as written in a carve file.
+    Ron(&'a str),
+    /// A value tree of the same shape (generation builds these).
+    Value(&'a Value),
+}
+
+impl ArgsInput<'_> {
+    /// The arguments as a [`Value`] (`args` is what they deserialized into).
+    pub fn to_value<A: serde::Serialize>(self, args: &A) -> Result<Value, ReplayError> {
+        match self {
+            ArgsInput::Value(value) => Ok(value.clone()),
+            ArgsInput::Ron(_) => Ok(Value::capture(args)?),
+        }
+    }
+}
+
+/// Deserializes a call's arguments; generated replay functions call this.
+pub fn parse_args<T: DeserializeOwned>(input: ArgsInput<'_>) -> Result<T, ReplayError> {
+    match input {
+        ArgsInput::Ron(text) => ron::from_str(text).map_err(|e| ReplayError::Args {
+            position: Position {
+                line: e.span.start.line,
+                col: e.span.start.col,
+            },
+            message: e.code.to_string(),
+        }),
+        ArgsInput::Value(value) => T::deserialize(value).map_err(|e| ReplayError::Args {
+            position: Position::default(),
+            message: e.to_string(),
+        }),
+    }
 }
 
 /// The part of a snapshot name that identifies a call: a hash of its argument
@@ -161,8 +186,9 @@ impl Case {
     /// Replays the call and checks its observation.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
         let here = format!("{}:{}", display_path(&self.file), self.entry.args_position);
-        let (replayed, trace) =
-            coverage::collect(|| quietly(|| (self.target.replay)(&self.entry.args)));
+        let (replayed, trace) = coverage::collect(|| {
+            quietly(|| (self.target.replay)(ArgsInput::Ron(&self.entry.args)))
+        });
         if replayed.is_ok() {
             report::log(CallCoverage {
                 test: self.test.clone(),

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use carve::coverage::{self, Sites, Trace};
 use carve::registry::Registry;
+use carve::replay::ArgsInput;
 use carve::report::TargetCoverage;
 use carve::store::CarveFile;
 
@@ -102,7 +103,7 @@ fn the_carved_suite_covers_every_outcome_of_cgi_decode() {
             .unwrap();
     let mut cov = TargetCoverage::new("cgi::cgi_decode".into(), target.sites);
     for (i, entry) in file.entries.iter().enumerate() {
-        let (replayed, trace) = coverage::collect(|| (target.replay)(&entry.args));
+        let (replayed, trace) = coverage::collect(|| (target.replay)(ArgsInput::Ron(&entry.args)));
         assert!(replayed.is_ok());
         cov.add(&format!("carved::cgi::cgi_decode::{:04}", i + 1), &trace);
     }

@@ -185,13 +185,13 @@ impl TargetFn {
                 sites: &#sites_ident,
                 replay: {
                     #[allow(unused_mut, non_snake_case, non_camel_case_types, clippy::needless_borrow)]
-                    fn __carve_replay(__carve_text: &str) -> ::carve::__private::ReplayResult {
+                    fn __carve_replay(__carve_input: ::carve::__private::ArgsInput<'_>) -> ::carve::__private::ReplayResult {
                         #(#asserts)*
                         #[derive(::carve::__private::serde::Serialize, ::carve::__private::serde::Deserialize)]
                         #[serde(crate = "::carve::__private::serde", deny_unknown_fields)]
                         struct arguments { #( #[serde(rename = #names)] #fields: #owned, )* }
-                        let __carve_args: arguments = ::carve::__private::parse_args(__carve_text)?;
-                        let __carve_args_value = ::carve::__private::Value::capture(&__carve_args)?;
+                        let __carve_args: arguments = ::carve::__private::parse_args(__carve_input)?;
+                        let __carve_args_value = __carve_input.to_value(&__carve_args)?;
                         let arguments { #( #fields: mut #fields, )* } = __carve_args;
                         let __carve_outcome = ::carve::__private::observe(|| #call_path(#(#pass),*));
                         let mut __carve_after = ::carve::__private::ArgsBuilder::default();

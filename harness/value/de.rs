@@ -16,7 +16,8 @@
 use std::fmt;
 
 use serde::de::{
-    self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
+    self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess,
+    Visitor,
 };
 use serde::forward_to_deserialize_any;
 
@@ -62,8 +63,14 @@ impl<'de> de::Deserializer<'de> for &'de Value {
             Value::Seq(items) | Value::Tuple(items) | Value::TupleStruct(_, items) => {
                 visitor.visit_seq(Items(items.iter()))
             }
-            Value::Map(entries) => visitor.visit_map(Entries { entries: entries.iter(), value: None }),
-            Value::Struct(_, fields) => visitor.visit_map(Fields { fields: fields.iter(), value: None }),
+            Value::Map(entries) => visitor.visit_map(Entries {
+                entries: entries.iter(),
+                value: None,
+            }),
+            Value::Struct(_, fields) => visitor.visit_map(Fields {
+                fields: fields.iter(),
+                value: None,
+            }),
             Value::UnitVariant { .. }
             | Value::NewtypeVariant { .. }
             | Value::TupleVariant { .. }
@@ -114,7 +121,10 @@ struct Items<'a>(std::slice::Iter<'a, Value>);
 impl<'de> SeqAccess<'de> for Items<'de> {
     type Error = DeserializeError;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, DeserializeError> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeserializeError> {
         self.0.next().map(|v| seed.deserialize(v)).transpose()
     }
 
@@ -131,7 +141,10 @@ struct Entries<'a> {
 impl<'de> MapAccess<'de> for Entries<'de> {
     type Error = DeserializeError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeserializeError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeserializeError> {
         match self.entries.next() {
             Some((k, v)) => {
                 self.value = Some(v);
@@ -141,8 +154,14 @@ impl<'de> MapAccess<'de> for Entries<'de> {
         }
     }
 
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, DeserializeError> {
-        let value = self.value.take().ok_or_else(|| de::Error::custom("map value without a key"))?;
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, DeserializeError> {
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| de::Error::custom("map value without a key"))?;
         seed.deserialize(value)
     }
 }
@@ -155,7 +174,10 @@ struct Fields<'a> {
 impl<'de> MapAccess<'de> for Fields<'de> {
     type Error = DeserializeError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeserializeError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeserializeError> {
         match self.fields.next() {
             Some((name, v)) => {
                 self.value = Some(v);
@@ -165,8 +187,14 @@ impl<'de> MapAccess<'de> for Fields<'de> {
         }
     }
 
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, DeserializeError> {
-        let value = self.value.take().ok_or_else(|| de::Error::custom("field value without a name"))?;
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, DeserializeError> {
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| de::Error::custom("field value without a name"))?;
         seed.deserialize(value)
     }
 }
@@ -175,13 +203,20 @@ impl<'de> EnumAccess<'de> for &'de Value {
     type Error = DeserializeError;
     type Variant = &'de Value;
 
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, &'de Value), DeserializeError> {
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, &'de Value), DeserializeError> {
         let variant = match self {
             Value::UnitVariant { variant, .. }
             | Value::NewtypeVariant { variant, .. }
             | Value::TupleVariant { variant, .. }
             | Value::StructVariant { variant, .. } => *variant,
-            other => return Err(de::Error::custom(format!("expected an enum variant, found {other:?}"))),
+            other => {
+                return Err(de::Error::custom(format!(
+                    "expected an enum variant, found {other:?}"
+                )))
+            }
         };
         let name: de::value::StrDeserializer<'_, DeserializeError> = variant.into_deserializer();
         Ok((seed.deserialize(name)?, self))
@@ -194,21 +229,34 @@ impl<'de> VariantAccess<'de> for &'de Value {
     fn unit_variant(self) -> Result<(), DeserializeError> {
         match self {
             Value::UnitVariant { .. } => Ok(()),
-            other => Err(de::Error::custom(format!("expected a unit variant, found {other:?}"))),
+            other => Err(de::Error::custom(format!(
+                "expected a unit variant, found {other:?}"
+            ))),
         }
     }
 
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, DeserializeError> {
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, DeserializeError> {
         match self {
             Value::NewtypeVariant { value, .. } => seed.deserialize(&**value),
-            other => Err(de::Error::custom(format!("expected a newtype variant, found {other:?}"))),
+            other => Err(de::Error::custom(format!(
+                "expected a newtype variant, found {other:?}"
+            ))),
         }
     }
 
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, DeserializeError> {
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeserializeError> {
         match self {
             Value::TupleVariant { fields, .. } => visitor.visit_seq(Items(fields.iter())),
-            other => Err(de::Error::custom(format!("expected a tuple variant, found {other:?}"))),
+            other => Err(de::Error::custom(format!(
+                "expected a tuple variant, found {other:?}"
+            ))),
         }
     }
 
@@ -218,8 +266,13 @@ impl<'de> VariantAccess<'de> for &'de Value {
         visitor: V,
     ) -> Result<V::Value, DeserializeError> {
         match self {
-            Value::StructVariant { fields, .. } => visitor.visit_map(Fields { fields: fields.iter(), value: None }),
-            other => Err(de::Error::custom(format!("expected a struct variant, found {other:?}"))),
+            Value::StructVariant { fields, .. } => visitor.visit_map(Fields {
+                fields: fields.iter(),
+                value: None,
+            }),
+            other => Err(de::Error::custom(format!(
+                "expected a struct variant, found {other:?}"
+            ))),
         }
     }
 }
@@ -257,8 +310,14 @@ mod tests {
                 Shape::Dot,
                 Shape::Circle(1.5),
                 Shape::Rect(2, 3),
-                Shape::Named { name: "tri".into(), sides: Some(3) },
-                Shape::Named { name: "blob".into(), sides: None },
+                Shape::Named {
+                    name: "tri".into(),
+                    sides: Some(3),
+                },
+                Shape::Named {
+                    name: "blob".into(),
+                    sides: None,
+                },
             ],
             tags: [("a".to_string(), -4)].into_iter().collect(),
             id: Wrapper(9),
