@@ -45,12 +45,16 @@ extern crate self as carve;
 
 pub mod coverage;
 pub mod env;
+pub mod generate;
+pub mod grammar;
+pub mod mine;
 pub mod outcome;
 pub mod record;
 pub mod registry;
 pub mod replay;
 pub mod report;
 pub mod runner;
+pub mod shrink;
 pub mod store;
 pub mod value;
 

@@ -64,6 +64,13 @@ impl Serialize for Observation {
 
 thread_local! {
     static QUIET_PANICS: Cell<bool> = const { Cell::new(false) };
+    static LAST_PANIC_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Where the last panic on this thread happened (`file:line:col`), taken.
+/// Generation tells failures apart by it.
+pub fn last_panic_location() -> Option<String> {
+    LAST_PANIC_LOCATION.with(|l| l.borrow_mut().take())
 }
 
 /// Runs `f` with the panic hook silenced on this thread (see [`install_panic_hook`]).
@@ -86,6 +93,10 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
 pub fn install_panic_hook() {
     let previous = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        LAST_PANIC_LOCATION.with(|l| *l.borrow_mut() = location);
         if !QUIET_PANICS.with(|q| q.get()) {
             previous(info);
         }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::coverage;
-use crate::outcome::{quietly, Observation};
+use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::report::{self, CallCoverage};
 use crate::store::{display_path, Entry, Position};
@@ -210,6 +210,17 @@ impl Case {
             ReplayError::Capture(e) => CaseFailure(format!("{here}: {e}")),
         })?;
         let call = describe_call(&self.target_name, &replayed.args);
+        if self.entry.origin.is_open_failure() {
+            // A found bug: the test fails until the call stops panicking.
+            return match &replayed.observation.outcome {
+                Outcome::Panicked(message) => Err(CaseFailure(format!(
+                    "{here}: generation found a failing input: `{call}` panics: {message}\n\
+                     Fix the code; or, if the panic is intended, mark the entry \
+                     `expected: true` in its origin (`Found(…, expected: true)`)."
+                ))),
+                Outcome::Returned(_) => Ok(()),
+            };
+        }
         let snap = checker.dir.join(format!("{}.snap", self.snapshot));
         let existed = snap.exists();
         let mut settings = insta::Settings::clone_current();

@@ -42,6 +42,16 @@ pub fn log(call: CallCoverage) {
     LOG.lock().unwrap_or_else(|e| e.into_inner()).push(call);
 }
 
+static GENERATION: Mutex<BTreeMap<String, (u64, usize)>> = Mutex::new(BTreeMap::new());
+
+/// Notes what generation did for `target`: executions and failures found.
+pub fn note_generation(target: &str, executions: u64, failures: usize) {
+    let mut stats = GENERATION.lock().unwrap_or_else(|e| e.into_inner());
+    let entry = stats.entry(target.to_owned()).or_default();
+    entry.0 += executions;
+    entry.1 += failures;
+}
+
 /// Takes everything logged so far.
 pub fn take_log() -> Vec<CallCoverage> {
     std::mem::take(&mut *LOG.lock().unwrap_or_else(|e| e.into_inner()))

@@ -13,13 +13,16 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
+use crate::coverage;
 use crate::env::{Config, Mode};
+use crate::generate::{self, Settings};
 use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::record;
-use crate::registry::{Registry, SystemTest};
+use crate::registry::{Registry, SystemTest, Target};
+use crate::replay::ArgsInput;
 use crate::replay::{snapshot_id, Case, Checker, SnapshotCheck};
 use crate::report::{self, Report};
-use crate::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry};
+use crate::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin};
 
 /// What `carve::main!()` passes in from the test crate.
 #[derive(Debug, Clone, Copy)]
@@ -48,10 +51,8 @@ pub fn main(main: MainConfig) -> ! {
         Mode::Replay => run_replay(&args, &registry, &checker),
         Mode::Record if args.list => run_replay(&args, &registry, &checker),
         Mode::Record => run_record(&args, &registry, &config, checker),
-        Mode::Generate => fail_setup(
-            "CARVE=generate: generation is not available in this version of carve yet; \
-             use `CARVE=record` to carve calls from system tests",
-        ),
+        Mode::Generate if args.list => run_replay(&args, &registry, &checker),
+        Mode::Generate => run_generate(&args, &registry, &config, checker),
     };
     let report_failed = !args.list && !report_coverage(&registry, &config);
     std::process::exit(if failed || report_failed { 101 } else { 0 })
@@ -157,6 +158,142 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         remove_orphan_snapshots(&config.dir, &targets, &cases);
     }
     carving.has_failed() || replaying.has_failed() || store_failed
+}
+
+/// Generate mode: for each target with a carve file, mine its calls, generate
+/// calls that raise its coverage, add them to the file; then replay.
+fn run_generate(args: &Arguments, registry: &Registry, config: &Config, checker: Checker) -> bool {
+    let paths = match CarveFile::list(&config.dir) {
+        Ok(paths) => paths,
+        Err(e) => fail_setup(&e.to_string()),
+    };
+    println!(
+        "carve: generating calls with seed {} (CARVE_SEED) and budget {:?} per target (CARVE_BUDGET)",
+        config.seed, config.budget
+    );
+    let mut failed = false;
+    for path in paths {
+        let file = match CarveFile::load(&path) {
+            Ok(file) => file,
+            Err(e) => {
+                eprintln!("carve: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let Some(target) = registry.target(&file.target) else {
+            continue;
+        };
+        if args
+            .filter
+            .as_ref()
+            .is_some_and(|f| !file.target.contains(f.as_str()))
+        {
+            continue;
+        }
+        if let Err(e) = generate_for(target, &file, config) {
+            eprintln!("carve: {e}");
+            failed = true;
+        }
+    }
+    let checker = Checker {
+        accept_new: !is_ci(),
+        ..checker
+    };
+    let mut trials = system_trials(registry, false);
+    trials.extend(replay_trials(registry, &checker).0);
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
+    libtest_mimic::run(args, trials).has_failed() || failed
+}
+
+/// Generates calls for one target and adds the kept ones to its carve file.
+fn generate_for(target: &'static Target, file: &CarveFile, config: &Config) -> Result<(), String> {
+    let mut seeds = Vec::new();
+    let mut covered = BTreeSet::new();
+    let mut known_failures = BTreeSet::new();
+    for entry in &file.entries {
+        let (replayed, trace) =
+            coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Ron(&entry.args))));
+        if let Ok(replayed) = replayed {
+            covered.extend(trace.covered(target.sites));
+            if let Origin::Found { at, .. } = &entry.origin {
+                known_failures.insert(at.clone());
+            }
+            seeds.push(replayed.args);
+        }
+    }
+    let settings = Settings {
+        seed: config.seed,
+        budget: config.budget,
+        progress: true,
+    };
+    let generation = generate::generate(
+        target,
+        &file.target,
+        &seeds,
+        covered,
+        &known_failures,
+        settings,
+    );
+    let total = target.sites.branches.len();
+    println!(
+        "carve: {}: branch coverage {}/{total} -> {}/{total}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize)",
+        file.target,
+        generation.before.len(),
+        generation.after.len(),
+        generation.kept.len(),
+        generation.failures.len(),
+        generation.executions,
+        generation.undeserializable,
+    );
+    report::note_generation(
+        &file.target,
+        generation.executions,
+        generation.failures.len(),
+    );
+    let describe = |id: u32| {
+        let b = &target.sites.branches[id as usize];
+        format!(
+            "{} `{}` {}",
+            target.sites.location(id),
+            b.condition,
+            b.outcome
+        )
+    };
+    let mut entries = file.entries.clone();
+    let mut push = |entry: Entry| {
+        if !entries.iter().any(|e| e.args == entry.args) {
+            entries.push(entry);
+        }
+    };
+    for kept in &generation.kept {
+        let origin = Origin::Generated {
+            seed: config.seed,
+            added: kept.added.iter().map(|id| describe(*id)).collect(),
+        };
+        push(Entry::from_values(origin, &kept.args, &kept.observation).map_err(|e| e.to_string())?);
+    }
+    for failure in &generation.failures {
+        println!(
+            "carve: {}: found a failing input, minimized: {}{} panics at {}",
+            file.target,
+            file.target,
+            failure.args.to_compact_ron(),
+            failure.location
+        );
+        let origin = Origin::Found {
+            seed: config.seed,
+            at: failure.location.clone(),
+            expected: false,
+        };
+        push(
+            Entry::from_values(origin, &failure.args, &failure.observation)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    CarveFile::write(&file.path, &CarveFile::render(&file.target, &entries))
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// Rewrites the carve file of `target` after recording.

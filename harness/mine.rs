@@ -1,0 +1,860 @@
+//! Mining an API grammar from carved calls (the carving chapter's
+//! `CallGrammarMiner`, with its "abstracting arguments" exercise done).
+//!
+//! The arguments of every carved call of a target are merged into a
+//! [`Shape`]: a description of each position of the argument tree (struct
+//! fields, enum variants seen, sequence elements, options, map entries) with
+//! the values observed there. The shape then becomes a context-free grammar
+//! with one nonterminal per position: observed values are alternatives, and
+//! beside them stand abstractions of their type, so that generation can
+//! recombine what was seen:
+//! - integers: observed values, their neighbours, and boundaries;
+//! - strings: observed strings, and a character-level grammar built from the
+//!   characters and character classes seen (so `%`, hex digits and `+` of
+//!   `cgi_decode`'s carve recombine into new encodings);
+//! - floats, chars, bools likewise.
+//!
+//! A derivation tree of the grammar converts back into a [`Value`] of the
+//! arguments' shape ([`ArgsGrammar::value_of`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use crate::grammar::{DerivationTree, Grammar};
+use crate::value::Value;
+
+/// What was observed at one position of the argument tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// `()`.
+    Unit,
+    /// `true`/`false`.
+    Bool,
+    /// An integer; `signed` when any observed value was serialized as signed.
+    Int {
+        /// Serialized as signed.
+        signed: bool,
+        /// Values seen.
+        seen: BTreeSet<i128>,
+    },
+    /// A float.
+    Float {
+        /// Serialized as `f32`.
+        single: bool,
+        /// Values seen (bits, to keep order and equality total).
+        seen: BTreeSet<u64>,
+    },
+    /// A char.
+    Char(BTreeSet<char>),
+    /// A string.
+    Str(BTreeSet<String>),
+    /// Bytes.
+    Bytes(BTreeSet<Vec<u8>>),
+    /// An option: `none` whether `None` was seen, and the shape of `Some`.
+    Option {
+        /// `None` was observed.
+        none: bool,
+        /// Shape of the contents, when `Some` was observed.
+        some: Option<Box<Shape>>,
+    },
+    /// A sequence; the shape of its elements when any were seen, and lengths seen.
+    Seq(Option<Box<Shape>>, BTreeSet<usize>),
+    /// A tuple (or tuple struct) with its name.
+    Tuple(Option<&'static str>, Vec<Shape>),
+    /// A struct and its fields in order.
+    Struct(&'static str, Vec<(&'static str, Shape)>),
+    /// A newtype struct.
+    Newtype(&'static str, Box<Shape>),
+    /// A unit struct.
+    UnitStruct(&'static str),
+    /// A map: shapes of keys and values, when entries were seen.
+    Map(Option<Box<(Shape, Shape)>>),
+    /// An enum and the variants seen.
+    Enum(&'static str, BTreeMap<&'static str, Variant>),
+    /// Values of incompatible shapes were seen here: only they are replayed.
+    Mixed(Vec<Value>),
+}
+
+/// A variant of an enum as seen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    index: u32,
+    payload: Payload,
+}
+
+/// The payload of a variant.
+#[derive(Debug, Clone, PartialEq)]
+enum Payload {
+    Unit,
+    Newtype(Shape),
+    Tuple(Vec<Shape>),
+    Struct(Vec<(&'static str, Shape)>),
+}
+
+impl Shape {
+    /// The shape of one observed value.
+    pub fn of(value: &Value) -> Shape {
+        match value {
+            Value::Unit => Shape::Unit,
+            Value::Bool(_) => Shape::Bool,
+            Value::I64(v) => Shape::Int {
+                signed: true,
+                seen: [i128::from(*v)].into(),
+            },
+            Value::I128(v) => Shape::Int {
+                signed: true,
+                seen: [*v].into(),
+            },
+            Value::U64(v) => Shape::Int {
+                signed: false,
+                seen: [i128::from(*v)].into(),
+            },
+            Value::U128(v) => Shape::Int {
+                signed: false,
+                seen: i128::try_from(*v).into_iter().collect(),
+            },
+            Value::F32(v) => Shape::Float {
+                single: true,
+                seen: [f64::from(*v).to_bits()].into(),
+            },
+            Value::F64(v) => Shape::Float {
+                single: false,
+                seen: [v.to_bits()].into(),
+            },
+            Value::Char(c) => Shape::Char([*c].into()),
+            Value::Str(s) => Shape::Str([s.clone()].into()),
+            Value::Bytes(b) => Shape::Bytes([b.clone()].into()),
+            Value::None => Shape::Option {
+                none: true,
+                some: None,
+            },
+            Value::Some(v) => Shape::Option {
+                none: false,
+                some: Some(Box::new(Shape::of(v))),
+            },
+            Value::UnitStruct(n) => Shape::UnitStruct(n),
+            Value::NewtypeStruct(n, v) => Shape::Newtype(n, Box::new(Shape::of(v))),
+            Value::Seq(items) => {
+                let element = items
+                    .iter()
+                    .map(Shape::of)
+                    .reduce(Shape::merge)
+                    .map(Box::new);
+                Shape::Seq(element, [items.len()].into())
+            }
+            Value::Tuple(items) => Shape::Tuple(None, items.iter().map(Shape::of).collect()),
+            Value::TupleStruct(n, items) => {
+                Shape::Tuple(Some(n), items.iter().map(Shape::of).collect())
+            }
+            Value::Map(entries) => Shape::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (Shape::of(k), Shape::of(v)))
+                    .reduce(|(k1, v1), (k2, v2)| (k1.merge(k2), v1.merge(v2)))
+                    .map(Box::new),
+            ),
+            Value::Struct(n, fields) => {
+                Shape::Struct(n, fields.iter().map(|(f, v)| (*f, Shape::of(v))).collect())
+            }
+            Value::UnitVariant {
+                name,
+                index,
+                variant,
+            } => Shape::Enum(
+                name,
+                [(
+                    *variant,
+                    Variant {
+                        index: *index,
+                        payload: Payload::Unit,
+                    },
+                )]
+                .into(),
+            ),
+            Value::NewtypeVariant {
+                name,
+                index,
+                variant,
+                value,
+            } => Shape::Enum(
+                name,
+                [(
+                    *variant,
+                    Variant {
+                        index: *index,
+                        payload: Payload::Newtype(Shape::of(value)),
+                    },
+                )]
+                .into(),
+            ),
+            Value::TupleVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => Shape::Enum(
+                name,
+                [(
+                    *variant,
+                    Variant {
+                        index: *index,
+                        payload: Payload::Tuple(fields.iter().map(Shape::of).collect()),
+                    },
+                )]
+                .into(),
+            ),
+            Value::StructVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => Shape::Enum(
+                name,
+                [(
+                    *variant,
+                    Variant {
+                        index: *index,
+                        payload: Payload::Struct(
+                            fields.iter().map(|(f, v)| (*f, Shape::of(v))).collect(),
+                        ),
+                    },
+                )]
+                .into(),
+            ),
+        }
+    }
+
+    /// The shape covering both `self` and `other`.
+    pub fn merge(self, other: Shape) -> Shape {
+        use Shape::*;
+        match (self, other) {
+            (Unit, Unit) => Unit,
+            (Bool, Bool) => Bool,
+            (
+                Int {
+                    signed: s1,
+                    seen: mut a,
+                },
+                Int {
+                    signed: s2,
+                    seen: b,
+                },
+            ) => {
+                a.extend(b);
+                Int {
+                    signed: s1 || s2,
+                    seen: a,
+                }
+            }
+            (
+                Float {
+                    single,
+                    seen: mut a,
+                },
+                Float { seen: b, .. },
+            ) => {
+                a.extend(b);
+                Float { single, seen: a }
+            }
+            (Char(mut a), Char(b)) => {
+                a.extend(b);
+                Char(a)
+            }
+            (Str(mut a), Str(b)) => {
+                a.extend(b);
+                Str(a)
+            }
+            (Bytes(mut a), Bytes(b)) => {
+                a.extend(b);
+                Bytes(a)
+            }
+            (Option { none: n1, some: s1 }, Option { none: n2, some: s2 }) => Option {
+                none: n1 || n2,
+                some: merge_optional(s1.map(|b| *b), s2.map(|b| *b)).map(Box::new),
+            },
+            (Seq(a, mut l1), Seq(b, l2)) => {
+                l1.extend(l2);
+                Seq(
+                    merge_optional(a.map(|b| *b), b.map(|b| *b)).map(Box::new),
+                    l1,
+                )
+            }
+            (Tuple(n1, a), Tuple(n2, b)) if n1 == n2 && a.len() == b.len() => {
+                Tuple(n1, a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
+            }
+            (Struct(n1, a), Struct(n2, b)) if n1 == n2 && same_fields(&a, &b) => Struct(
+                n1,
+                a.into_iter()
+                    .zip(b)
+                    .map(|((f, x), (_, y))| (f, x.merge(y)))
+                    .collect(),
+            ),
+            (Newtype(n1, a), Newtype(n2, b)) if n1 == n2 => Newtype(n1, Box::new(a.merge(*b))),
+            (UnitStruct(n1), UnitStruct(n2)) if n1 == n2 => UnitStruct(n1),
+            (Map(a), Map(b)) => Map(match (a, b) {
+                (Some(a), Some(b)) => Some(Box::new((a.0.merge(b.0), a.1.merge(b.1)))),
+                (a, b) => a.or(b),
+            }),
+            (Enum(n1, mut a), Enum(n2, b)) if n1 == n2 => {
+                for (name, variant) in b {
+                    let merged = match a.remove(name) {
+                        Some(old) => old.merge(variant),
+                        None => variant,
+                    };
+                    a.insert(name, merged);
+                }
+                Enum(n1, a)
+            }
+            (Mixed(mut a), other) | (other, Mixed(mut a)) => {
+                a.extend(other.examples());
+                Mixed(a)
+            }
+            (a, b) => {
+                let mut examples = a.examples();
+                examples.extend(b.examples());
+                Mixed(examples)
+            }
+        }
+    }
+
+    /// Values observed here, rebuilt (for `Mixed`). Shapes of other kinds
+    /// meeting at one position are rare (untagged enums, `serialize_with`);
+    /// only values already kept as `Mixed` survive such a merge.
+    fn examples(&self) -> Vec<Value> {
+        match self {
+            Shape::Mixed(values) => values.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Variant {
+    fn merge(self, other: Variant) -> Variant {
+        let payload = match (self.payload, other.payload) {
+            (Payload::Newtype(a), Payload::Newtype(b)) => Payload::Newtype(a.merge(b)),
+            (Payload::Tuple(a), Payload::Tuple(b)) if a.len() == b.len() => {
+                Payload::Tuple(a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
+            }
+            (Payload::Struct(a), Payload::Struct(b)) if same_fields(&a, &b) => Payload::Struct(
+                a.into_iter()
+                    .zip(b)
+                    .map(|((f, x), (_, y))| (f, x.merge(y)))
+                    .collect(),
+            ),
+            (a, _) => a,
+        };
+        Variant {
+            index: self.index,
+            payload,
+        }
+    }
+}
+
+fn merge_optional(a: Option<Shape>, b: Option<Shape>) -> Option<Shape> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.merge(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn same_fields(a: &[(&'static str, Shape)], b: &[(&'static str, Shape)]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|((x, _), (y, _))| x == y)
+}
+
+/// A mined grammar of a target's arguments, with the shape that turns its
+/// derivation trees back into argument values.
+#[derive(Debug, Clone)]
+pub struct ArgsGrammar {
+    grammar: Grammar,
+    shape: Shape,
+}
+
+impl ArgsGrammar {
+    /// Mines the grammar of the argument values `calls` (each a struct
+    /// `(name: value, …)` as carved). `None` when there are no calls.
+    pub fn mine(calls: &[Value]) -> Option<ArgsGrammar> {
+        let shape = calls.iter().map(Shape::of).reduce(Shape::merge)?;
+        let mut g = Grammarizer::default();
+        let start = g.symbol_for(&shape, "args");
+        g.rules.insert("<start>".into(), vec![start]);
+        let rules: Vec<(&str, Vec<&str>)> = g
+            .rules
+            .iter()
+            .map(|(symbol, expansions)| {
+                (
+                    symbol.as_str(),
+                    expansions.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        let rules: Vec<(&str, &[&str])> = rules
+            .iter()
+            .map(|(symbol, expansions)| (*symbol, expansions.as_slice()))
+            .collect();
+        Some(ArgsGrammar {
+            grammar: Grammar::new(&rules),
+            shape,
+        })
+    }
+
+    /// The grammar.
+    pub fn grammar(&self) -> &Grammar {
+        &self.grammar
+    }
+
+    /// The merged shape of the arguments.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The argument value a derivation tree of [`Self::grammar`] stands for.
+    pub fn value_of(&self, tree: &DerivationTree) -> Result<Value, MineError> {
+        let inner = tree
+            .children
+            .as_deref()
+            .and_then(|c| c.first())
+            .ok_or(MineError("empty derivation"))?;
+        to_value(&self.shape, inner)
+    }
+}
+
+/// A derivation tree that does not fit the mined shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MineError(&'static str);
+
+impl fmt::Display for MineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "derivation tree does not fit the mined arguments: {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for MineError {}
+
+/// Builds grammar rules from a shape, one nonterminal per position.
+#[derive(Default)]
+struct Grammarizer {
+    rules: BTreeMap<String, Vec<String>>,
+}
+
+impl Grammarizer {
+    /// The nonterminal for the position `path` of shape `shape`, with its rules.
+    fn symbol_for(&mut self, shape: &Shape, path: &str) -> String {
+        let symbol = format!("<{path}>");
+        let expansions = match shape {
+            Shape::Unit | Shape::UnitStruct(_) => vec![String::new()],
+            Shape::Bool => vec!["true".into(), "false".into()],
+            Shape::Int { signed, seen } => int_alternatives(*signed, seen),
+            Shape::Float { seen, .. } => float_alternatives(seen),
+            Shape::Char(seen) => {
+                let chars = self.char_classes(seen.iter().copied(), path);
+                chars.into_iter().collect()
+            }
+            Shape::Str(seen) => {
+                let chars_symbol = format!("<{path}-chars>");
+                let char_symbol = self.char_symbol(seen.iter().flat_map(|s| s.chars()), path);
+                self.rules.insert(
+                    chars_symbol.clone(),
+                    vec![char_symbol.clone(), format!("{char_symbol}{chars_symbol}")],
+                );
+                let mut alternatives: Vec<String> = seen
+                    .iter()
+                    .filter(|s| is_plain_terminal(s))
+                    .map(|s| literal(s))
+                    .collect();
+                alternatives.push(String::new());
+                alternatives.push(chars_symbol);
+                dedup(alternatives)
+            }
+            Shape::Bytes(seen) => {
+                // Bytes recombine as sequences of the bytes seen.
+                let bytes: BTreeSet<u8> = seen.iter().flatten().copied().collect();
+                let byte = format!("<{path}-byte>");
+                self.rules
+                    .insert(byte.clone(), bytes.iter().map(|b| b.to_string()).collect());
+                let list = format!("<{path}-bytes>");
+                self.rules
+                    .insert(list.clone(), vec![byte.clone(), format!("{byte} {list}")]);
+                vec![String::new(), list]
+            }
+            Shape::Option { none, some } => {
+                let mut alternatives = Vec::new();
+                if *none || some.is_none() {
+                    alternatives.push("None".into());
+                }
+                if let Some(inner) = some {
+                    alternatives.push(self.symbol_for(inner, &format!("{path}?")));
+                }
+                alternatives
+            }
+            Shape::Seq(element, _) => match element {
+                None => vec![String::new()],
+                Some(element) => {
+                    let item = self.symbol_for(element, &format!("{path}[]"));
+                    let items = format!("<{path}-items>");
+                    self.rules
+                        .insert(items.clone(), vec![item.clone(), format!("{item}{items}")]);
+                    vec![String::new(), items]
+                }
+            },
+            Shape::Tuple(_, items) => vec![self.sequence(
+                items.iter().enumerate().map(|(i, s)| (i.to_string(), s)),
+                path,
+            )],
+            Shape::Struct(_, fields) => {
+                vec![self.sequence(fields.iter().map(|(f, s)| (f.to_string(), s)), path)]
+            }
+            Shape::Newtype(_, inner) => vec![self.symbol_for(inner, &format!("{path}.0"))],
+            Shape::Map(entry) => match entry {
+                None => vec![String::new()],
+                Some(entry) => {
+                    let key = self.symbol_for(&entry.0, &format!("{path}{{key}}"));
+                    let value = self.symbol_for(&entry.1, &format!("{path}{{value}}"));
+                    let items = format!("<{path}-entries>");
+                    let pair = format!("{key}{value}");
+                    self.rules
+                        .insert(items.clone(), vec![pair.clone(), format!("{pair}{items}")]);
+                    vec![String::new(), items]
+                }
+            },
+            Shape::Enum(_, variants) => variants
+                .iter()
+                .map(|(name, variant)| {
+                    let vpath = format!("{path}::{name}");
+                    match &variant.payload {
+                        Payload::Unit => name.to_string(),
+                        Payload::Newtype(s) => self.symbol_for(s, &vpath),
+                        Payload::Tuple(items) => self.sequence(
+                            items.iter().enumerate().map(|(i, s)| (i.to_string(), s)),
+                            &vpath,
+                        ),
+                        Payload::Struct(fields) => {
+                            self.sequence(fields.iter().map(|(f, s)| (f.to_string(), s)), &vpath)
+                        }
+                    }
+                })
+                .collect(),
+            Shape::Mixed(values) => (0..values.len()).map(|i| format!("#{i}")).collect(),
+        };
+        self.rules.insert(symbol.clone(), expansions);
+        symbol
+    }
+
+    /// A nonterminal for each part of a composite value, concatenated.
+    fn sequence<'s>(
+        &mut self,
+        parts: impl Iterator<Item = (String, &'s Shape)>,
+        path: &str,
+    ) -> String {
+        parts
+            .map(|(name, shape)| self.symbol_for(shape, &format!("{path}.{name}")))
+            .collect()
+    }
+
+    /// The nonterminal of one character of strings at `path`.
+    fn char_symbol(&mut self, seen: impl Iterator<Item = char>, path: &str) -> String {
+        let symbol = format!("<{path}-char>");
+        let alternatives = self.char_classes(seen, path);
+        self.rules
+            .insert(symbol.clone(), alternatives.into_iter().collect());
+        symbol
+    }
+
+    /// Observed characters, plus a nonterminal per character class seen.
+    fn char_classes(&mut self, seen: impl Iterator<Item = char>, path: &str) -> BTreeSet<String> {
+        let mut alternatives = BTreeSet::new();
+        for c in seen {
+            alternatives.insert(literal(&c.to_string()));
+            for (class, members) in CLASSES {
+                if members.contains(c) {
+                    let symbol = format!("<{path}-{class}>");
+                    self.rules.insert(
+                        symbol.clone(),
+                        members.chars().map(|m| literal(&m.to_string())).collect(),
+                    );
+                    alternatives.insert(symbol);
+                }
+            }
+        }
+        if alternatives.is_empty() {
+            alternatives.insert("a".into());
+        }
+        alternatives
+    }
+}
+
+/// Character classes: a class is offered when one of its members was seen,
+/// so that characters never carved (a `%` after seeing `+`) can appear.
+const CLASSES: [(&str, &str); 6] = [
+    ("digit", "0123456789"),
+    ("hex", "0123456789abcdefABCDEF"),
+    ("lower", "abcdefghijklmnopqrstuvwxyz"),
+    ("upper", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+    ("punct", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
+    ("space", " \t\n"),
+];
+
+/// Terminals may not look like nonterminals.
+fn is_plain_terminal(s: &str) -> bool {
+    !(s.contains('<') && s.contains('>'))
+}
+
+/// A terminal for a literal string (`<` and `>` alone are fine; the grammar
+/// only treats `<…>` without spaces as a nonterminal).
+fn literal(s: &str) -> String {
+    s.to_owned()
+}
+
+fn dedup(items: Vec<String>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    items
+        .into_iter()
+        .filter(|i| seen.insert(i.clone()))
+        .collect()
+}
+
+fn int_alternatives(signed: bool, seen: &BTreeSet<i128>) -> Vec<String> {
+    let mut values: BTreeSet<i128> = BTreeSet::new();
+    for v in seen {
+        values.extend([
+            *v,
+            v.saturating_sub(1),
+            v.saturating_add(1),
+            v.saturating_mul(2),
+            v / 2,
+        ]);
+    }
+    values.extend([
+        0,
+        1,
+        2,
+        i128::from(u8::MAX),
+        i128::from(u16::MAX),
+        i128::from(u32::MAX),
+        i128::from(u64::MAX),
+    ]);
+    if signed {
+        values.extend([
+            -1,
+            -2,
+            i128::from(i8::MIN),
+            i128::from(i32::MIN),
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+        ]);
+    } else {
+        values.retain(|v| *v >= 0);
+    }
+    values.into_iter().map(|v| v.to_string()).collect()
+}
+
+fn float_alternatives(seen: &BTreeSet<u64>) -> Vec<String> {
+    let mut values: Vec<f64> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    for bits in seen {
+        let v = f64::from_bits(*bits);
+        values.extend([v, -v, v + 1.0, v - 1.0, v * 2.0, v / 2.0]);
+    }
+    dedup(values.into_iter().map(|v| format!("{v:?}")).collect())
+}
+
+/// The value a derivation tree of `shape`'s nonterminal stands for.
+fn to_value(shape: &Shape, tree: &DerivationTree) -> Result<Value, MineError> {
+    let children = tree
+        .children
+        .as_deref()
+        .ok_or(MineError("unexpanded nonterminal"))?;
+    let nonterminals = || children.iter().filter(|c| is_nonterminal(&c.symbol));
+    Ok(match shape {
+        Shape::Unit => Value::Unit,
+        Shape::UnitStruct(n) => Value::UnitStruct(n),
+        Shape::Bool => Value::Bool(tree.to_string() == "true"),
+        Shape::Int { signed, .. } => {
+            let n: i128 = tree.to_string().parse().map_err(|_| MineError("integer"))?;
+            match (signed, i64::try_from(n), u64::try_from(n)) {
+                (true, Ok(v), _) => Value::I64(v),
+                (true, Err(_), _) => Value::I128(n),
+                (false, _, Ok(v)) => Value::U64(v),
+                (false, _, Err(_)) => {
+                    Value::U128(u128::try_from(n).map_err(|_| MineError("unsigned"))?)
+                }
+            }
+        }
+        Shape::Float { single, .. } => {
+            let v: f64 = tree.to_string().parse().map_err(|_| MineError("float"))?;
+            if *single {
+                Value::F32(v as f32)
+            } else {
+                Value::F64(v)
+            }
+        }
+        Shape::Char(_) => Value::Char(tree.to_string().chars().next().ok_or(MineError("char"))?),
+        Shape::Str(_) => Value::Str(tree.to_string()),
+        Shape::Bytes(_) => Value::Bytes(
+            tree.to_string()
+                .split_whitespace()
+                .map(|b| b.parse().map_err(|_| MineError("byte")))
+                .collect::<Result<_, _>>()?,
+        ),
+        Shape::Option { some, .. } => match (some, nonterminals().next()) {
+            (Some(inner), Some(child)) => Value::Some(Box::new(to_value(inner, child)?)),
+            _ => Value::None,
+        },
+        Shape::Seq(element, _) => match (element, nonterminals().next()) {
+            (Some(element), Some(items)) => {
+                Value::Seq(list(items, |item| to_value(element, item))?)
+            }
+            _ => Value::Seq(Vec::new()),
+        },
+        Shape::Tuple(name, items) => {
+            let values = zip_values(items.iter(), nonterminals())?;
+            match name {
+                Some(n) => Value::TupleStruct(n, values),
+                None => Value::Tuple(values),
+            }
+        }
+        Shape::Struct(n, fields) => {
+            let values = zip_values(fields.iter().map(|(_, s)| s), nonterminals())?;
+            Value::Struct(n, fields.iter().map(|(f, _)| *f).zip(values).collect())
+        }
+        Shape::Newtype(n, inner) => Value::NewtypeStruct(
+            n,
+            Box::new(to_value(
+                inner,
+                nonterminals().next().ok_or(MineError("newtype"))?,
+            )?),
+        ),
+        Shape::Map(entry) => match (entry, nonterminals().next()) {
+            (Some(entry), Some(items)) => Value::Map(pairs(items, &entry.0, &entry.1)?),
+            _ => Value::Map(Vec::new()),
+        },
+        Shape::Enum(name, variants) => enum_value(name, variants, tree, children)?,
+        Shape::Mixed(values) => {
+            let index: usize = tree
+                .to_string()
+                .trim_start_matches('#')
+                .parse()
+                .map_err(|_| MineError("mixed"))?;
+            values.get(index).cloned().ok_or(MineError("mixed"))?
+        }
+    })
+}
+
+fn is_nonterminal(symbol: &str) -> bool {
+    symbol.starts_with('<') && symbol.ends_with('>') && symbol.len() > 2 && !symbol.contains(' ')
+}
+
+fn zip_values<'a>(
+    shapes: impl Iterator<Item = &'a Shape>,
+    trees: impl Iterator<Item = &'a DerivationTree>,
+) -> Result<Vec<Value>, MineError> {
+    shapes.zip(trees).map(|(s, t)| to_value(s, t)).collect()
+}
+
+/// Items of a right-recursive list `<items> → <item> | <item><items>`.
+fn list<T>(
+    mut items: &DerivationTree,
+    mut item: impl FnMut(&DerivationTree) -> Result<T, MineError>,
+) -> Result<Vec<T>, MineError> {
+    let mut out = Vec::new();
+    loop {
+        let children = items.children.as_deref().ok_or(MineError("list"))?;
+        let mut parts = children.iter().filter(|c| is_nonterminal(&c.symbol));
+        out.push(item(parts.next().ok_or(MineError("list item"))?)?);
+        match parts.next() {
+            Some(rest) => items = rest,
+            None => return Ok(out),
+        }
+    }
+}
+
+fn pairs(
+    items: &DerivationTree,
+    key: &Shape,
+    value: &Shape,
+) -> Result<Vec<(Value, Value)>, MineError> {
+    let mut out = Vec::new();
+    let mut items = items;
+    loop {
+        let children = items.children.as_deref().ok_or(MineError("map"))?;
+        let mut parts = children.iter().filter(|c| is_nonterminal(&c.symbol));
+        let (k, v) = (
+            parts.next().ok_or(MineError("map key"))?,
+            parts.next().ok_or(MineError("map value"))?,
+        );
+        out.push((to_value(key, k)?, to_value(value, v)?));
+        match parts.next() {
+            Some(rest) => items = rest,
+            None => return Ok(out),
+        }
+    }
+}
+
+fn enum_value(
+    name: &'static str,
+    variants: &BTreeMap<&'static str, Variant>,
+    tree: &DerivationTree,
+    children: &[DerivationTree],
+) -> Result<Value, MineError> {
+    // Which variant: a unit variant derives its name; the others derive
+    // nonterminals named `<…::Variant>` or `<…::Variant.field>`.
+    let parts: Vec<&DerivationTree> = children
+        .iter()
+        .filter(|c| is_nonterminal(&c.symbol))
+        .collect();
+    let text = tree.to_string();
+    let chosen = variants.iter().find(|(variant, v)| match v.payload {
+        Payload::Unit => parts.is_empty() && text == **variant,
+        _ => parts.first().is_some_and(|p| {
+            p.symbol.ends_with(&format!("::{variant}>"))
+                || p.symbol.contains(&format!("::{variant}."))
+        }),
+    });
+    let (variant, v) = chosen.ok_or(MineError("enum variant"))?;
+    Ok(match &v.payload {
+        Payload::Unit => Value::UnitVariant {
+            name,
+            index: v.index,
+            variant,
+        },
+        Payload::Newtype(s) => Value::NewtypeVariant {
+            name,
+            index: v.index,
+            variant,
+            value: Box::new(to_value(
+                s,
+                parts.first().ok_or(MineError("newtype variant"))?,
+            )?),
+        },
+        Payload::Tuple(items) => Value::TupleVariant {
+            name,
+            index: v.index,
+            variant,
+            fields: zip_values(items.iter(), parts.iter().copied())?,
+        },
+        Payload::Struct(fields) => Value::StructVariant {
+            name,
+            index: v.index,
+            variant,
+            fields: fields
+                .iter()
+                .map(|(f, _)| *f)
+                .zip(zip_values(
+                    fields.iter().map(|(_, s)| s),
+                    parts.iter().copied(),
+                )?)
+                .collect(),
+        },
+    })
+}
