@@ -115,6 +115,36 @@ fn main() {
         ratio(covered, plain_again)
     );
 
+    // Generation's execution: a call from a value tree (deserialize, call,
+    // capture the outcome) with branch coverage, against the plain call.
+    let registry_for_generation = Registry::collect();
+    let target = registry_for_generation
+        .target("cgi::cgi_decode")
+        .expect("registered");
+    let args =
+        carve::value::Value::Struct("args", vec![("s", carve::value::Value::Str(INPUT.into()))]);
+    let [plain_calls, executions] = compare(
+        50_000,
+        [
+            &mut || {
+                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
+            },
+            &mut || {
+                black_box(carve::coverage::collect(|| {
+                    (target.replay)(ArgsInput::Value(black_box(&args)))
+                }))
+                .0
+                .ok();
+            },
+        ],
+    );
+    println!(
+        "generation executions/s          {:>10.0}/s      {:.3} of plain calls/s ({:.0}/s) (goal >= 0.2)",
+        1.0 / executions.as_secs_f64(),
+        plain_calls.as_secs_f64() / executions.as_secs_f64(),
+        1.0 / plain_calls.as_secs_f64()
+    );
+
     // Recording: distinct inputs so that every call is captured, hashed and
     // stored; the buffer is dropped between rounds to keep memory flat.
     let inputs: Vec<String> = (0..1000).map(|i| format!("{INPUT}{i}")).collect();

@@ -124,11 +124,19 @@ impl Sites {
         level
     }
 
+    #[inline]
     fn base(&'static self) -> u32 {
         let base = self.base.load(Ordering::Acquire);
         if base != UNREGISTERED {
-            return base;
+            base
+        } else {
+            self.register()
         }
+    }
+
+    /// Gives the table its range of global outcome indices, on first use.
+    #[cold]
+    fn register(&'static self) -> u32 {
         let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         let base = self.base.load(Ordering::Acquire);
         if base != UNREGISTERED {
@@ -298,6 +306,7 @@ pub struct Cmp {
 
 impl Cmp {
     /// For numbers: `diff = a − b`, `dist = |a − b|`.
+    #[inline]
     pub fn numeric(diff: f64) -> Cmp {
         Cmp {
             diff,
@@ -312,6 +321,7 @@ const K: f64 = 1.0;
 
 impl Op {
     /// `(distance to true, distance to false)` of `a op b`.
+    #[inline]
     pub fn distances(self, cmp: Cmp) -> (f64, f64) {
         let Cmp { diff: d, dist } = cmp;
         let at_least = |x: f64| x.max(0.0);
