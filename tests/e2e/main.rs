@@ -428,3 +428,59 @@ fn no_instrument_feature_carves_without_branch_instrumentation() {
         "{json}"
     );
 }
+
+#[test]
+fn generate_keeps_found_failures_minimized_and_is_deterministic() {
+    let p = Project::new("generate");
+    p.record().assert_success();
+
+    // Generation finds the missing-comma panic, minimized to the empty string.
+    let run = p.test(&[("CARVE", "generate")], &["split_pair"]);
+    run.assert_failure();
+    run.assert_line("carve: generating calls with seed 1");
+    run.assert_line("carve: split_pair: found a failing input, minimized: split_pair(s:\"\") panics at src/lib.rs:");
+    run.assert_line("test generated::split_pair::0001 ... FAILED");
+    run.assert_line("generation found a failing input: `split_pair(s:\"\")` panics: a comma");
+    let first = p.carved();
+    let file = &first["split_pair.ron"];
+    assert!(
+        file.contains("origin: Found(\n                seed: 1,"),
+        "{file}"
+    );
+    assert!(file.contains("expected: false,"), "{file}");
+    assert_eq!(
+        file.matches("origin: Found(").count(),
+        1,
+        "one failure per panic location:\n{file}"
+    );
+
+    // The same seed gives the same files, byte for byte.
+    p.test(&[("CARVE", "generate")], &["split_pair"])
+        .assert_failure();
+    assert_eq!(p.carved(), first);
+    p.test(
+        &[("CARVE", "generate"), ("CARVE_SEED", "2")],
+        &["split_pair"],
+    );
+    assert_eq!(
+        p.carved()["split_pair.ron"],
+        first["split_pair.ron"],
+        "a known failure is not stored twice"
+    );
+
+    // Plain `cargo test` keeps failing on the found bug, and only on it.
+    let run = p.test(&[], &[]);
+    run.assert_failure()
+        .assert_line("test generated::split_pair::0001 ... FAILED");
+    assert_eq!(count(&run, "FAILED"), 1, "{}", run.output());
+
+    // Marked as intended, the panic is an outcome like any other.
+    p.replace(
+        "carved/split_pair.ron",
+        "expected: false,",
+        "expected: true,",
+    );
+    p.test(&[("CARVE", "generate")], &["split_pair"])
+        .assert_success();
+    p.test(&[], &[]).assert_success();
+}
