@@ -10,7 +10,9 @@
 //! - [`Strategy::Random`] chooses uniformly and only tracks coverage;
 //! - [`Strategy::Simple`] prefers uncovered expansions of the symbol at hand;
 //! - [`Strategy::DeepForesight`] prefers expansions leading to the most
-//!   uncovered expansions, looking only as deep as needed to find any.
+//!   uncovered expansions, looking only as deep as needed to find any;
+//! - [`Strategy::ShortestPath`] does the same, preferring the cheapest of
+//!   those.
 //!
 //! [`duplicate_context`] copies the rules below an expansion under fresh
 //! names, so that their expansions are covered once per context.
@@ -72,12 +74,7 @@ impl Grammar {
     /// assert_eq!(grammar.expansions("<start>").unwrap(), ["a<start>", ""]);
     /// ```
     pub fn new(rules: &[(&str, &[&str])]) -> Self {
-        let mut grammar = Grammar {
-            rules: Vec::new(),
-            index: HashMap::new(),
-            start: START_SYMBOL.to_string(),
-            redefined: None,
-        };
+        let mut grammar = Grammar::empty(START_SYMBOL, None);
         for (symbol, expansions) in rules {
             if grammar.contains(symbol) && grammar.redefined.is_none() {
                 grammar.redefined = Some(symbol.to_string());
@@ -86,6 +83,15 @@ impl Grammar {
             grammar.insert(symbol, expansions);
         }
         grammar
+    }
+
+    fn empty(start: &str, redefined: Option<String>) -> Self {
+        Grammar {
+            rules: Vec::new(),
+            index: HashMap::new(),
+            start: start.to_string(),
+            redefined,
+        }
     }
 
     /// The same grammar, deriving from `start` instead.
@@ -239,12 +245,7 @@ impl Grammar {
     /// The grammar without the rules its start symbol cannot reach.
     fn without_unreachable(&self) -> Grammar {
         let reachable: HashSet<&str> = self.reachable().into_iter().collect();
-        let mut pruned = Grammar {
-            rules: Vec::new(),
-            index: HashMap::new(),
-            start: self.start.clone(),
-            redefined: self.redefined.clone(),
-        };
+        let mut pruned = Grammar::empty(&self.start, self.redefined.clone());
         for (symbol, expansions) in self.rules() {
             if reachable.contains(symbol) {
                 pruned.insert(symbol, expansions.to_vec());
@@ -429,7 +430,9 @@ fn duplicate_rule(
     depth: Option<usize>,
     copies: &HashMap<String, String>,
 ) {
-    let expansions = grammar.expansions(symbol).unwrap_or_default().to_vec();
+    let Some(expansions) = grammar.expansions(symbol).map(<[String]>::to_vec) else {
+        return;
+    };
     let mut rewritten = expansions.clone();
     for (expansion, target) in expansions.iter().zip(&mut rewritten) {
         if only.is_none_or(|only| only == expansion) {
@@ -545,9 +548,9 @@ impl DerivationTree {
 impl fmt::Display for DerivationTree {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.children {
-            Some(children) if !children.is_empty() => {
-                children.iter().try_for_each(|child| child.fmt(f))
-            }
+            Some(children) if !children.is_empty() => children
+                .iter()
+                .try_for_each(|child| fmt::Display::fmt(child, f)),
             _ => f.write_str(&self.symbol),
         }
     }
@@ -677,10 +680,10 @@ impl Compiled {
     /// book's cycle-detecting recursion computes).
     fn compute_costs(&mut self) {
         for symbol in 0..self.len() {
-            let recursive = self.alternatives[symbol]
+            let refers = self.alternatives[symbol]
                 .iter()
                 .any(|a| !a.nonterminals.is_empty());
-            let without = if recursive {
+            let without = if refers {
                 self.min_costs(Some(symbol))
             } else {
                 Vec::new()
@@ -695,9 +698,9 @@ impl Compiled {
         }
     }
 
-    /// The size of each symbol's smallest derivation tree, not using
-    /// `excluded`: a least fixpoint, reached after at most one pass per
-    /// symbol since smallest trees repeat no symbol along a path.
+    /// The size of each symbol's smallest derivation tree not using
+    /// `excluded`: a least fixpoint, which takes at most one pass per symbol
+    /// (plus one) since smallest trees repeat no symbol along a path.
     fn min_costs(&self, excluded: Option<usize>) -> Vec<u64> {
         let mut costs = vec![INFINITE; self.len()];
         loop {
@@ -735,17 +738,17 @@ impl Compiled {
         distances
     }
 
-    /// The alternatives of `symbol` that `phase` may choose from.
-    fn candidates(&self, symbol: usize, phase: Phase) -> Vec<usize> {
-        let alternatives = &self.alternatives[symbol];
-        let costs = alternatives.iter().map(|a| a.cost);
+    /// The alternatives of `symbol` in `pool` that `phase` allows: all of
+    /// them, or those of the highest or the lowest cost.
+    fn allowed(&self, symbol: usize, pool: Vec<usize>, phase: Phase) -> Vec<usize> {
+        let cost = |alternative: &usize| self.alternatives[symbol][*alternative].cost;
         let wanted = match phase {
-            Phase::Random => return (0..alternatives.len()).collect(),
-            Phase::MaxCost => costs.max(),
-            Phase::MinCost => costs.min(),
+            Phase::Random => return pool,
+            Phase::MaxCost => pool.iter().map(cost).max(),
+            Phase::MinCost => pool.iter().map(cost).min(),
         };
-        (0..alternatives.len())
-            .filter(|&i| Some(alternatives[i].cost) == wanted)
+        pool.into_iter()
+            .filter(|a| Some(cost(a)) == wanted)
             .collect()
     }
 }
@@ -771,6 +774,13 @@ pub enum Strategy {
     /// uncovered expansions, counted at the smallest lookahead depth at which
     /// any expansion offers some: the book's `GrammarCoverageFuzzer`.
     DeepForesight,
+    /// [`Strategy::DeepForesight`], breaking ties towards the cheapest
+    /// expansions: the "shortest path selection" of Burkhardt (1967) that
+    /// the chapter quotes. It reaches full coverage with less text, at the
+    /// price of less varied inputs until then. (Like the other coverage
+    /// strategies, it chooses at random where no choice leads to anything
+    /// uncovered.)
+    ShortestPath,
 }
 
 /// The phases of a derivation, each expanding until its limit of
@@ -875,12 +885,12 @@ impl GrammarFuzzer {
         self.coverage.clear();
     }
 
-    /// The keys of all expansions reachable from `symbol` through fewer than
-    /// `max_depth` expansions (`Some(1)`: those of `symbol` itself; `None`:
-    /// no limit). Empty for symbols the start symbol does not reach.
+    /// The keys of the expansions of `symbol` and of the symbols below it,
+    /// down to `max_depth` rules deep (`Some(1)`: only those of `symbol`;
+    /// `None`: all). Empty for symbols the start symbol does not reach.
     ///
-    /// Depth counts along the shortest path to a rule, so the result does not
-    /// depend on the order the grammar is explored in.
+    /// A rule's depth is that of its shortest path from `symbol`, so the
+    /// result does not depend on the order the grammar is explored in.
     pub fn max_expansion_coverage(
         &self,
         symbol: &str,
@@ -925,7 +935,8 @@ impl GrammarFuzzer {
     /// and how many of them are nonterminals.
     fn expand_symbol(&mut self, symbol: &str, phase: Phase) -> (Vec<DerivationTree>, usize) {
         let symbol = self.grammar.ids[symbol];
-        let candidates = self.grammar.candidates(symbol, phase);
+        let all = (0..self.grammar.alternatives[symbol].len()).collect();
+        let candidates = self.grammar.allowed(symbol, all, phase);
         let chosen = self.choose(symbol, candidates);
         let alternative = &self.grammar.alternatives[symbol][chosen];
         let key = alternative.key;
@@ -956,6 +967,9 @@ impl GrammarFuzzer {
             Strategy::Random => None,
             Strategy::Simple => Some(self.uncovered(symbol, &candidates)).filter(|c| !c.is_empty()),
             Strategy::DeepForesight => self.foresight(symbol, &candidates),
+            Strategy::ShortestPath => self
+                .foresight(symbol, &candidates)
+                .map(|best| self.grammar.allowed(symbol, best, Phase::MinCost)),
         };
         let pool = preferred.unwrap_or(candidates);
         pool[self.rng.random_range(0..pool.len())]
@@ -973,6 +987,7 @@ impl GrammarFuzzer {
     /// down from dominating every choice above them.
     fn foresight(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
         if self.coverage.len() == self.grammar.keys.len() {
+            // Nothing left to find; spare the lookahead.
             return None;
         }
         let depths: Vec<Vec<usize>> = candidates
@@ -1072,5 +1087,588 @@ pub mod examples {
                 &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
             ),
         ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::examples::{cgi, expr};
+    use super::*;
+
+    const STRATEGIES: [Strategy; 4] = [
+        Strategy::Random,
+        Strategy::Simple,
+        Strategy::DeepForesight,
+        Strategy::ShortestPath,
+    ];
+
+    fn fuzzer(grammar: &Grammar, strategy: Strategy, seed: u64) -> GrammarFuzzer {
+        GrammarFuzzer::new(grammar, strategy, seed).expect("valid grammar")
+    }
+
+    /// The inputs `fuzzer` produces until it covers every expansion, failing
+    /// after `limit` inputs.
+    fn inputs_until_covered(fuzzer: &mut GrammarFuzzer, limit: usize) -> Vec<String> {
+        let mut inputs = Vec::new();
+        while !fuzzer.missing_expansion_coverage().is_empty() {
+            assert!(
+                inputs.len() < limit,
+                "{:?} still misses {:?} after {limit} inputs",
+                fuzzer.strategy(),
+                fuzzer.missing_expansion_coverage()
+            );
+            inputs.push(fuzzer.fuzz());
+        }
+        inputs
+    }
+
+    fn total_length_until_covered(grammar: &Grammar, strategy: Strategy, seeds: u64) -> usize {
+        let length = |seed| {
+            let inputs = inputs_until_covered(&mut fuzzer(grammar, strategy, seed), 1000);
+            inputs.iter().map(String::len).sum::<usize>()
+        };
+        (0..seeds).map(length).sum()
+    }
+
+    fn all_keys(grammar: &Grammar) -> BTreeSet<String> {
+        let keys = grammar
+            .rules()
+            .flat_map(|(s, es)| es.iter().map(move |e| expansion_key(s, e)));
+        keys.collect()
+    }
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn expansions_split_into_terminals_and_nonterminals() {
+        use Part::{Nonterminal, Terminal};
+        let expected = [
+            Nonterminal("<term>"),
+            Terminal(" + "),
+            Nonterminal("<expr>"),
+        ];
+        assert_eq!(parts("<term> + <expr>"), expected);
+        let expected = [Terminal("a < b "), Nonterminal("<c>"), Terminal(" <d")];
+        assert_eq!(parts("a < b <c> <d"), expected);
+        let expected = [Terminal("<"), Nonterminal("<x>"), Terminal(">")];
+        assert_eq!(parts("<<x>>"), expected);
+        assert_eq!(parts(""), []);
+        assert_eq!(
+            nonterminals("%<hexdigit><hexdigit>"),
+            ["<hexdigit>", "<hexdigit>"]
+        );
+        assert!(is_nonterminal("<digit>"));
+        for not_one in ["digit", "<a b>", "<a><b>", "<digit", "x<digit>"] {
+            assert!(!is_nonterminal(not_one), "{not_one}");
+        }
+    }
+
+    #[test]
+    fn book_grammars_are_valid() {
+        assert_eq!(cgi().check(), Ok(()));
+        assert_eq!(expr().check(), Ok(()));
+        assert_eq!(expr().start(), START_SYMBOL);
+        assert_eq!(expr().len(), 6);
+        assert_eq!(expr().expansion_count(), 24);
+    }
+
+    #[test]
+    fn check_names_undefined_symbols() {
+        let grammar = Grammar::new(&[("<start>", &["<a>"]), ("<a>", &["x<b>", "y"])]);
+        let error = grammar.check().unwrap_err();
+        assert_eq!(error, GrammarError::Undefined("<b>".to_string()));
+        assert!(error.to_string().contains("<b>"), "{error}");
+        let no_start = Grammar::new(&[("<begin>", &["x"])]);
+        assert_eq!(
+            no_start.check(),
+            Err(GrammarError::Undefined("<start>".to_string()))
+        );
+    }
+
+    #[test]
+    fn check_names_unreachable_symbols() {
+        let mut rules: Vec<(&str, &[&str])> = vec![("<start>", &["<a>"]), ("<a>", &["a"])];
+        rules.push(("<orphan>", &["o"]));
+        let error = Grammar::new(&rules).check().unwrap_err();
+        assert_eq!(error, GrammarError::Unreachable("<orphan>".to_string()));
+        assert!(error.to_string().contains("<orphan>"), "{error}");
+
+        // Fuzzing from another symbol only needs what that symbol reaches.
+        let digits = expr().with_start("<digit>");
+        assert_eq!(
+            digits.check(),
+            Err(GrammarError::Unreachable("<start>".to_string()))
+        );
+        assert_eq!(digits.check_derivable(), Ok(()));
+    }
+
+    #[test]
+    fn check_names_symbols_that_never_terminate() {
+        let grammar = Grammar::new(&[
+            ("<start>", &["<a>", "x"]),
+            ("<a>", &["a<b>"]),
+            ("<b>", &["b<a>", "<b>"]),
+        ]);
+        let error = grammar.check().unwrap_err();
+        assert_eq!(error, GrammarError::NonTerminating("<a>".to_string()));
+        assert_eq!(error.symbol(), "<a>");
+        assert!(error.to_string().contains("<a>"), "{error}");
+    }
+
+    #[test]
+    fn check_names_bad_rule_names_and_redefinitions() {
+        let unnamed = Grammar::new(&[("<start>", &["x"]), ("digit", &["1"])]);
+        assert_eq!(
+            unnamed.check(),
+            Err(GrammarError::NotANonterminal("digit".to_string()))
+        );
+        let twice = Grammar::new(&[("<start>", &["x"]), ("<start>", &["y"])]);
+        assert_eq!(
+            twice.check(),
+            Err(GrammarError::Redefined("<start>".to_string()))
+        );
+        assert_eq!(twice.expansions("<start>").unwrap(), ["y"]);
+    }
+
+    #[test]
+    fn fuzzers_refuse_grammars_they_cannot_derive_from() {
+        let endless = Grammar::new(&[("<start>", &["(<start>)"])]);
+        let error = GrammarFuzzer::new(&endless, Strategy::Random, 0).unwrap_err();
+        assert_eq!(error, GrammarError::NonTerminating("<start>".to_string()));
+        let undefined = Grammar::new(&[("<start>", &["<x>"])]);
+        assert!(GrammarFuzzer::new(&undefined, Strategy::Simple, 0).is_err());
+    }
+
+    #[test]
+    fn max_expansion_coverage_is_what_a_symbol_reaches() {
+        let fuzzer = fuzzer(&expr(), Strategy::Random, 0);
+        let all = fuzzer.max_expansion_coverage("<start>", None);
+        assert_eq!(all, all_keys(&expr()));
+        assert!(all.contains("<factor> -> <integer>.<integer>"));
+        assert_eq!(fuzzer.max_expansion_coverage("<integer>", None).len(), 12);
+        assert_eq!(fuzzer.max_expansion_coverage("<digit>", None).len(), 10);
+        assert_eq!(
+            fuzzer.max_expansion_coverage("<unknown>", None),
+            BTreeSet::new()
+        );
+        assert_eq!(fuzzer.missing_expansion_coverage(), all);
+    }
+
+    #[test]
+    fn max_expansion_coverage_counts_depth_along_shortest_paths() {
+        let fuzzer = fuzzer(&expr(), Strategy::Random, 0);
+        let within = |depth| fuzzer.max_expansion_coverage("<start>", Some(depth));
+        assert!(within(0).is_empty());
+        assert_eq!(within(1), set(&["<start> -> <expr>"]));
+        assert_eq!(within(2).len(), 1 + 3);
+        assert_eq!(within(3).len(), 1 + 3 + 3);
+        // <factor> is 3 below <start> directly, and again below (<expr>).
+        assert_eq!(within(4).len(), 1 + 3 + 3 + 5);
+        assert_eq!(within(6), within(100));
+    }
+
+    #[test]
+    fn costs_follow_the_books_cycle_detection() {
+        let compiled = Compiled::new(&expr()).unwrap();
+        let costs = |symbol: &str| {
+            let alternatives = &compiled.alternatives[compiled.ids[symbol]];
+            alternatives.iter().map(|a| a.cost).collect::<Vec<_>>()
+        };
+        // (<expr>) can only terminate through another <factor>: infinite.
+        assert_eq!(costs("<factor>"), [INFINITE, INFINITE, INFINITE, 5, 3]);
+        assert_eq!(costs("<integer>"), [INFINITE, 2]);
+        assert_eq!(costs("<expr>"), [INFINITE, INFINITE, 5]);
+        assert_eq!(costs("<start>"), [6]);
+        let compiled = Compiled::new(&cgi()).unwrap();
+        let letter = &compiled.alternatives[compiled.ids["<letter>"]];
+        assert_eq!(letter.iter().map(|a| a.cost).collect::<Vec<_>>(), [2, 4, 2]);
+    }
+
+    /// Checks that `tree` is a complete derivation by `grammar` whose
+    /// expansions `covered` records.
+    fn assert_derivation(tree: &DerivationTree, grammar: &Grammar, covered: &BTreeSet<String>) {
+        let Some(children) = &tree.children else {
+            panic!("unexpanded {} in a fuzzed tree", tree.symbol);
+        };
+        if children.is_empty() {
+            assert!(
+                !grammar.contains(&tree.symbol),
+                "{} left as a leaf",
+                tree.symbol
+            );
+            return;
+        }
+        let expansion = tree.expansion().unwrap();
+        let rule = grammar.expansions(&tree.symbol).unwrap();
+        assert!(rule.contains(&expansion), "{} -> {expansion}", tree.symbol);
+        assert!(covered.contains(&expansion_key(&tree.symbol, &expansion)));
+        for child in children {
+            assert_derivation(child, grammar, covered);
+        }
+    }
+
+    #[test]
+    fn fuzzed_trees_are_derivations_whose_expansions_are_covered() {
+        for grammar in [cgi(), expr()] {
+            for strategy in STRATEGIES {
+                let mut fuzzer = fuzzer(&grammar, strategy, 3);
+                for _ in 0..30 {
+                    let tree = fuzzer.fuzz_tree();
+                    assert_eq!(tree.symbol, "<start>");
+                    assert_eq!(tree.unexpanded_count(), 0);
+                    assert_derivation(&tree, &grammar, fuzzer.expansion_coverage());
+                }
+            }
+        }
+    }
+
+    /// Decodes a CGI-encoded string, or says why it is not one.
+    fn cgi_decode(input: &str) -> Result<String, String> {
+        let mut decoded = String::new();
+        let mut chars = input.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '+' => decoded.push(' '),
+                '%' => {
+                    let hex: String = chars.by_ref().take(2).collect();
+                    let is_hex =
+                        hex.len() == 2 && hex.chars().all(|h| "0123456789abcdef".contains(h));
+                    let byte = u8::from_str_radix(&hex, 16).ok().filter(|_| is_hex);
+                    decoded.push(byte.ok_or(format!("bad escape %{hex} in {input:?}"))? as char);
+                }
+                c if "012345abcde-_".contains(c) => decoded.push(c),
+                c => return Err(format!("{c:?} outside the CGI alphabet in {input:?}")),
+            }
+        }
+        Ok(decoded)
+    }
+
+    #[test]
+    fn cgi_inputs_are_cgi_encoded() {
+        assert!(cgi_decode("%4x").is_err() && cgi_decode("z").is_err());
+        for strategy in STRATEGIES {
+            let mut fuzzer = fuzzer(&cgi(), strategy, 11);
+            for _ in 0..100 {
+                let input = fuzzer.fuzz();
+                assert!(!input.is_empty());
+                if let Err(why) = cgi_decode(&input) {
+                    panic!("{strategy:?}: {why}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_strategy_covers_both_grammars() {
+        for grammar in [cgi(), expr()] {
+            for strategy in STRATEGIES {
+                for seed in 0..10 {
+                    let mut fuzzer = fuzzer(&grammar, strategy, seed);
+                    inputs_until_covered(&mut fuzzer, 500);
+                    assert_eq!(fuzzer.expansion_coverage(), &all_keys(&grammar));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn steering_strategies_cover_cgi_with_less_text() {
+        let length = |strategy| total_length_until_covered(&cgi(), strategy, 20);
+        let lengths = STRATEGIES.map(length);
+        assert!(lengths.windows(2).all(|w| w[0] > w[1]), "{lengths:?}");
+        // 8 escapes for the 16 hex digits, 13 others and one plus: 38 chars.
+        assert!(lengths[3] <= 20 * 40, "{lengths:?}");
+    }
+
+    #[test]
+    fn coverage_strategies_cover_a_new_digit_with_every_input() {
+        let digits = expr().with_start("<digit>");
+        for strategy in &STRATEGIES[1..] {
+            let mut fuzzer = fuzzer(&digits, *strategy, 5);
+            let inputs: BTreeSet<String> = (0..10).map(|_| fuzzer.fuzz()).collect();
+            assert_eq!(inputs.len(), 10, "{strategy:?}: {inputs:?}");
+            assert!(fuzzer.missing_expansion_coverage().is_empty());
+        }
+    }
+
+    /// Covers every expansion of `fuzzer` except those in `uncovered`.
+    fn cover_all_but(fuzzer: &mut GrammarFuzzer, uncovered: &[&str]) {
+        for key in 0..fuzzer.grammar.keys.len() {
+            if !uncovered.contains(&fuzzer.grammar.keys[key].as_str()) {
+                fuzzer.cover(key);
+            }
+        }
+    }
+
+    /// The expansions `fuzzer` chooses for `symbol` in 20 free tries, each
+    /// from the coverage it has now.
+    fn choices(fuzzer: &mut GrammarFuzzer, symbol: &str) -> BTreeSet<String> {
+        let before = (fuzzer.covered.clone(), fuzzer.coverage.clone());
+        let mut choose = || {
+            let children = fuzzer.expand_symbol(symbol, Phase::Random).0;
+            (fuzzer.covered, fuzzer.coverage) = before.clone();
+            let tree = DerivationTree {
+                symbol: symbol.to_string(),
+                children: Some(children),
+            };
+            tree.expansion().unwrap()
+        };
+        (0..20).map(|_| choose()).collect()
+    }
+
+    #[test]
+    fn foresight_heads_for_uncovered_expansions_deep_down() {
+        for strategy in [Strategy::DeepForesight, Strategy::ShortestPath] {
+            let mut fuzzer = fuzzer(&cgi(), strategy, 1);
+            cover_all_but(&mut fuzzer, &["<hexdigit> -> f"]);
+            let chosen = choices(&mut fuzzer, "<letter>");
+            assert_eq!(chosen, set(&["<percent>"]));
+        }
+        let mut simple = fuzzer(&cgi(), Strategy::Simple, 1);
+        cover_all_but(&mut simple, &["<hexdigit> -> f"]);
+        assert_eq!(choices(&mut simple, "<letter>").len(), 3);
+    }
+
+    #[test]
+    fn lookahead_sees_expansions_one_level_per_rule() {
+        let fuzzer = fuzzer(&cgi(), Strategy::DeepForesight, 0);
+        let letter = fuzzer.grammar.ids["<letter>"];
+        let mut depths = fuzzer.uncovered_depths(letter, 1);
+        depths.sort();
+        // <letter> -> <percent>, then <percent>'s rule, then 16 hex digits.
+        assert_eq!(depths, [[0, 1].as_slice(), &[2; 16]].concat());
+    }
+
+    #[test]
+    fn foresight_looks_no_deeper_than_needed() {
+        let mut fuzzer = fuzzer(&cgi(), Strategy::DeepForesight, 1);
+        let uncovered = ["<letter> -> <plus>", "<hexdigit> -> 1", "<hexdigit> -> 2"];
+        cover_all_but(&mut fuzzer, &uncovered);
+        // <plus> is new itself; <percent> only two expansions further down.
+        let chosen = choices(&mut fuzzer, "<letter>");
+        assert_eq!(chosen, set(&["<plus>"]));
+    }
+
+    #[test]
+    fn shortest_path_prefers_the_cheapest_of_equal_gains() {
+        let factors = |strategy| {
+            let mut fuzzer = fuzzer(&expr(), strategy, 1);
+            cover_all_but(&mut fuzzer, &["<digit> -> 7"]);
+            choices(&mut fuzzer, "<factor>")
+        };
+        // Integers and decimals both lead to the digit; integers are cheaper.
+        let equal_gains = set(&["<integer>", "<integer>.<integer>"]);
+        assert_eq!(factors(Strategy::DeepForesight), equal_gains);
+        assert_eq!(factors(Strategy::ShortestPath), set(&["<integer>"]));
+    }
+
+    #[test]
+    fn same_seed_same_inputs_other_seed_other_inputs() {
+        for grammar in [cgi(), expr()] {
+            for strategy in STRATEGIES {
+                let inputs = |seed| {
+                    let mut fuzzer = fuzzer(&grammar, strategy, seed);
+                    (0..20).map(|_| fuzzer.fuzz()).collect::<Vec<_>>()
+                };
+                assert_eq!(inputs(42), inputs(42), "{strategy:?}");
+                assert_ne!(inputs(42), inputs(43), "{strategy:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn reset_coverage_starts_covering_afresh() {
+        let mut fuzzer = fuzzer(&expr(), Strategy::DeepForesight, 9);
+        let first = inputs_until_covered(&mut fuzzer, 100);
+        assert!(!first.is_empty());
+        fuzzer.reset_coverage();
+        assert!(fuzzer.expansion_coverage().is_empty());
+        assert_eq!(fuzzer.missing_expansion_coverage().len(), 24);
+        assert!(!inputs_until_covered(&mut fuzzer, 100).is_empty());
+    }
+
+    #[test]
+    fn min_nonterminals_grows_every_input() {
+        // Every CGI nonterminal derives at least one character.
+        let lengths = |min| {
+            let mut fuzzer = fuzzer(&cgi(), Strategy::Random, 2).with_min_nonterminals(min);
+            (0..50).map(|_| fuzzer.fuzz().len()).collect::<Vec<_>>()
+        };
+        assert!(lengths(0).iter().any(|&length| length < 8));
+        assert!(lengths(8).iter().all(|&length| length >= 8));
+    }
+
+    #[test]
+    fn max_nonterminals_of_one_derives_only_cheapest_expansions() {
+        let mut fuzzer = fuzzer(&cgi(), Strategy::DeepForesight, 4).with_max_nonterminals(1);
+        for _ in 0..20 {
+            let input = fuzzer.fuzz();
+            assert!(input.len() == 1 && input != "%", "{input}");
+        }
+        assert!(fuzzer.expansion_coverage().contains("<letter> -> <other>"));
+        assert!(!fuzzer
+            .expansion_coverage()
+            .contains("<letter> -> <percent>"));
+    }
+
+    #[test]
+    fn empty_expansions_derive_empty_text() {
+        let grammar = Grammar::new(&[("<start>", &["<as>"]), ("<as>", &["", "a<as>"])]);
+        let mut fuzzer = fuzzer(&grammar, Strategy::Simple, 0);
+        let inputs = inputs_until_covered(&mut fuzzer, 10);
+        assert!(inputs.iter().all(|input| input.chars().all(|c| c == 'a')));
+        let tree = GrammarFuzzer::new(&grammar.with_start("<as>"), Strategy::Random, 0)
+            .unwrap()
+            .with_max_nonterminals(0)
+            .fuzz_tree();
+        assert_eq!(tree.expansion().as_deref(), Some(""));
+        assert_eq!(tree.to_string(), "");
+    }
+
+    #[test]
+    fn trees_show_their_text_and_what_is_left_to_expand() {
+        let tree = DerivationTree {
+            symbol: "<expr>".to_string(),
+            children: Some(vec![
+                DerivationTree::unexpanded("<term>"),
+                DerivationTree::terminal(" + "),
+                DerivationTree {
+                    symbol: "<expr>".to_string(),
+                    children: Some(vec![DerivationTree::unexpanded("<term>")]),
+                },
+            ]),
+        };
+        assert_eq!(tree.to_string(), "<term> + <term>");
+        assert_eq!(tree.unexpanded_count(), 2);
+        assert!(tree.has_unexpanded() && !tree.is_unexpanded());
+        assert_eq!(tree.expansion().as_deref(), Some("<term> + <expr>"));
+        let leaf = DerivationTree::terminal("1");
+        assert!(!leaf.has_unexpanded() && leaf.expansion().is_none());
+    }
+
+    fn rule(grammar: &Grammar, symbol: &str) -> Vec<String> {
+        grammar
+            .expansions(symbol)
+            .unwrap_or_else(|| panic!("no rule {symbol}"))
+            .to_vec()
+    }
+
+    const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+    #[test]
+    fn duplicate_context_copies_rules_below_one_expansion() {
+        let duplicated = duplicate_context(&expr(), "<factor>", Some("<integer>.<integer>"));
+        assert_eq!(duplicated.check(), Ok(()));
+        let factor = [
+            "+<factor>",
+            "-<factor>",
+            "(<expr>)",
+            "<integer-1>.<integer-2>",
+            "<integer>",
+        ];
+        assert_eq!(rule(&duplicated, "<factor>"), factor);
+        assert_eq!(
+            rule(&duplicated, "<integer>"),
+            ["<digit><integer>", "<digit>"]
+        );
+        assert_eq!(
+            rule(&duplicated, "<integer-1>"),
+            ["<digit-1><integer-1>", "<digit-2>"]
+        );
+        assert_eq!(
+            rule(&duplicated, "<integer-2>"),
+            ["<digit-3><integer-2>", "<digit-4>"]
+        );
+        for digit in ["<digit-1>", "<digit-2>", "<digit-3>", "<digit-4>"] {
+            assert_eq!(rule(&duplicated, digit), DIGITS);
+        }
+        let symbols: Vec<&str> = duplicated.rules().map(|(symbol, _)| symbol).collect();
+        let copies = [
+            "<integer-1>",
+            "<digit-1>",
+            "<digit-2>",
+            "<integer-2>",
+            "<digit-3>",
+            "<digit-4>",
+        ];
+        assert_eq!(symbols[6..], copies);
+        assert_eq!(
+            duplicated.expansion_count(),
+            expr().expansion_count() + 4 + 40
+        );
+    }
+
+    #[test]
+    fn duplicate_context_with_depth_stops_copying() {
+        let duplicated =
+            duplicate_context_with_depth(&expr(), "<factor>", Some("<integer>.<integer>"), 1);
+        assert_eq!(duplicated.check(), Ok(()));
+        assert_eq!(duplicated.len(), 8);
+        assert_eq!(
+            rule(&duplicated, "<integer-1>"),
+            ["<digit><integer-1>", "<digit>"]
+        );
+        assert_eq!(
+            rule(&duplicated, "<integer-2>"),
+            ["<digit><integer-2>", "<digit>"]
+        );
+    }
+
+    #[test]
+    fn duplicate_context_of_every_expr_expansion_matches_the_book() {
+        let once = duplicate_context(&expr(), "<expr>", None);
+        assert_eq!(once.check(), Ok(()));
+        assert_eq!(once.len(), 292);
+        let keys = |grammar: &Grammar| {
+            fuzzer(grammar, Strategy::Random, 0).max_expansion_coverage("<start>", None)
+        };
+        assert_eq!(keys(&once).len(), 1981);
+        let twice = duplicate_context(&once, "<expr-1>", None);
+        assert_eq!(twice.check(), Ok(()));
+        assert_eq!(twice.len(), 594);
+        assert_eq!(keys(&twice).len(), 3994);
+        assert_eq!(
+            rule(&twice, "<expr>"),
+            ["<term-1> + <expr-4>", "<term-5> - <expr-8>", "<term-9>"]
+        );
+    }
+
+    #[test]
+    fn duplicate_context_without_a_match_changes_nothing() {
+        assert_eq!(
+            duplicate_context(&expr(), "<factor>", Some("<nope>")),
+            expr()
+        );
+        assert_eq!(duplicate_context(&expr(), "<nope>", None), expr());
+    }
+
+    #[test]
+    fn duplicated_contexts_are_covered_separately() {
+        let duplicated = duplicate_context(&expr(), "<factor>", Some("<integer>.<integer>"));
+        let factors = duplicated.with_start("<factor>");
+        let mut fuzzer = fuzzer(&factors, Strategy::DeepForesight, 8);
+        let inputs = inputs_until_covered(&mut fuzzer, 100);
+        assert_eq!(
+            fuzzer.expansion_coverage().len(),
+            5 + 3 + 3 + 2 + 10 + 2 * (2 + 20)
+        );
+        // Each digit occurs in whole and fractional parts of some decimal.
+        let decimals = inputs.iter().flat_map(|input| {
+            let numbers = input.split(|c: char| !c.is_ascii_digit() && c != '.');
+            numbers
+                .filter(|n| n.contains('.'))
+                .map(String::from)
+                .collect::<Vec<_>>()
+        });
+        let (mut whole, mut fraction) = (BTreeSet::new(), BTreeSet::new());
+        for decimal in decimals {
+            let (w, f) = decimal.split_once('.').unwrap();
+            whole.extend(w.chars());
+            fraction.extend(f.chars());
+        }
+        assert_eq!(whole.len(), 10, "{inputs:?}");
+        assert_eq!(fraction.len(), 10, "{inputs:?}");
     }
 }
