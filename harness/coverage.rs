@@ -96,6 +96,12 @@ impl Sites {
         format!("{}:{}:{}", self.file, b.line, b.col)
     }
 
+    /// `file:line:col `condition` outcome` of outcome `id`.
+    pub fn describe(&self, id: u32) -> String {
+        let b = &self.branches[id as usize];
+        format!("{} `{}` {}", self.location(id), b.condition, b.outcome)
+    }
+
     /// Number of control-dependence levels between outcome `id` and the
     /// function's entry (0 for a top-level outcome).
     pub fn depth(&self, id: u32) -> u32 {

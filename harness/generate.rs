@@ -67,12 +67,38 @@ pub struct Settings {
     pub seed: u64,
     /// How much to run.
     pub budget: Budget,
-    /// Show progress on stderr.
-    pub progress: bool,
+    /// Derivations to draw without running them first: a restarted worker
+    /// skips what its predecessor ran, so the sequence is the same as
+    /// without the restart.
+    pub skip: u64,
 }
 
+/// Hooks into a generation run, for a worker process to report and save as
+/// it goes. Every method does nothing by default.
+pub trait Observer {
+    /// Whether to run a call with `args` at all (a worker skips inputs known
+    /// to crash).
+    fn allow(&mut self, _args: &Value) -> bool {
+        true
+    }
+    /// Derivation `index` (from 1) is about to run with `args`.
+    fn before_call(&mut self, _index: u64, _args: &Value) {}
+    /// A call was kept.
+    fn kept(&mut self, _kept: &Kept) {}
+    /// A failure was found (and minimized).
+    fn failure(&mut self, _failure: &Failure) {}
+    /// Progress, before each derivation: derivations drawn, calls run,
+    /// outcomes covered. Called often; throttle what it costs.
+    fn progress(&mut self, _index: u64, _executions: u64, _covered: usize) {}
+}
+
+/// An observer that does nothing.
+pub struct Quiet;
+impl Observer for Quiet {}
+
 /// Generates calls of `target` from the arguments of its existing calls
-/// (`seeds`), which already cover `covered`.
+/// (`seeds`), which already cover `covered`. Panics at `known_failures`
+/// (`file:line`) are not reported again.
 pub fn generate(
     target: &'static Target,
     name: &str,
@@ -80,8 +106,8 @@ pub fn generate(
     covered: BTreeSet<u32>,
     known_failures: &BTreeSet<String>,
     settings: Settings,
+    observer: &mut dyn Observer,
 ) -> Generation {
-    let total = target.sites.branches.len();
     let mut run = Generation {
         before: covered.clone(),
         after: covered,
@@ -100,17 +126,29 @@ pub fn generate(
                 return run;
             }
         };
-    let mut progress = Progress::new(name, settings);
     let start = Instant::now();
     let mut failed_at: BTreeSet<String> = known_failures.clone();
-    // The whole budget is used: after full coverage, generation still looks for failures.
-    while !exhausted(settings.budget, run.executions, start) {
+    let mut index = 0u64;
+    // The whole budget is used: after full coverage, generation still looks
+    // for failures. Derivations that fit no argument value cost no
+    // execution, so they are bounded separately.
+    while !exhausted(settings.budget, run.executions, start)
+        && index < settings.skip + max_derivations(settings.budget)
+    {
         let tree = fuzzer.fuzz_tree();
+        index += 1;
+        if index <= settings.skip {
+            continue;
+        }
+        observer.progress(index, run.executions, run.after.len());
         let Ok(args) = grammar.value_of(&tree) else {
             continue;
         };
+        if !observer.allow(&args) {
+            continue;
+        }
         run.executions += 1;
-        progress.tick(run.executions, run.after.len(), total);
+        observer.before_call(index, &args);
         let Some((observation, reached, location)) = execute(target, &args, &mut run) else {
             continue;
         };
@@ -119,19 +157,31 @@ pub fn generate(
         match (&observation.outcome, location) {
             (Outcome::Panicked(_), Some(location)) if failed_at.insert(location.clone()) => {
                 let failure = minimize(target, args, observation, location, &mut run);
+                observer.failure(&failure);
                 run.failures.push(failure);
             }
             (Outcome::Panicked(_), _) => {}
-            _ if !added.is_empty() => run.kept.push(Kept {
-                args,
-                observation,
-                added,
-            }),
+            _ if !added.is_empty() => {
+                let kept = Kept {
+                    args,
+                    observation,
+                    added,
+                };
+                observer.kept(&kept);
+                run.kept.push(kept);
+            }
             _ => {}
         }
     }
-    progress.finish(run.executions, run.after.len(), total);
+    observer.progress(index, run.executions, run.after.len());
     run
+}
+
+fn max_derivations(budget: Budget) -> u64 {
+    match budget {
+        Budget::Executions(n) => n.saturating_mul(10).saturating_add(1000),
+        Budget::Time(_) => u64::MAX,
+    }
 }
 
 fn exhausted(budget: Budget, executions: u64, start: Instant) -> bool {
@@ -156,7 +206,7 @@ fn execute(
                     l.rsplit_once(':')
                         .map_or(l.clone(), |(line, _col)| line.to_owned())
                 }),
-                Outcome::Returned(_) => None,
+                Outcome::Returned(_) | Outcome::Crashed(_) => None,
             };
             Some((
                 replayed.observation,
@@ -208,48 +258,46 @@ fn minimize(
     }
 }
 
-/// Progress: a bar on a terminal, a line per tenth of the budget otherwise.
-struct Progress {
+/// Progress on stderr: a bar on a terminal, a line per quarter of the
+/// budget otherwise.
+pub struct Progress {
     name: String,
     terminal: bool,
     budget: Budget,
-    enabled: bool,
     next_line: u64,
 }
 
 impl Progress {
-    fn new(name: &str, settings: Settings) -> Progress {
+    /// Progress of generating calls of `name` within `budget`.
+    pub fn new(name: &str, budget: Budget) -> Progress {
         Progress {
             name: name.to_owned(),
             terminal: std::io::stderr().is_terminal(),
-            budget: settings.budget,
-            enabled: settings.progress,
+            budget,
             next_line: 1,
         }
     }
 
-    fn tick(&mut self, executions: u64, covered: usize, total: usize) {
-        if !self.enabled {
-            return;
-        }
+    /// Shows `executions` calls run and `covered` of `total` outcomes.
+    pub fn tick(&mut self, executions: u64, covered: usize, total: usize) {
         let step = match self.budget {
             Budget::Executions(n) => (n / 4).max(1),
             Budget::Time(_) => 10_000,
         };
-        if self.terminal && executions.is_multiple_of(64) {
+        if self.terminal {
             let fraction = match self.budget {
                 Budget::Executions(n) => executions as f64 / n.max(1) as f64,
                 Budget::Time(_) => 0.0,
             };
-            let filled = (fraction * 30.0) as usize;
+            let filled = ((fraction * 30.0) as usize).min(30);
             eprint!(
                 "\r  {} [{}{}] {executions} calls, {covered}/{total} outcomes",
                 self.name,
-                "#".repeat(filled.min(30)),
-                " ".repeat(30 - filled.min(30))
+                "#".repeat(filled),
+                " ".repeat(30 - filled)
             );
             let _ = std::io::stderr().flush();
-        } else if !self.terminal && executions >= self.next_line {
+        } else if executions >= self.next_line {
             eprintln!(
                 "  {}: {executions} calls, {covered}/{total} outcomes",
                 self.name
@@ -258,13 +306,10 @@ impl Progress {
         }
     }
 
-    fn finish(&self, executions: u64, covered: usize, total: usize) {
-        if self.enabled && self.terminal {
-            eprintln!(
-                "\r  {}: {executions} calls, {covered}/{total} outcomes{}",
-                self.name,
-                " ".repeat(20)
-            );
+    /// Ends the bar.
+    pub fn finish(&self) {
+        if self.terminal {
+            eprintln!();
         }
     }
 }

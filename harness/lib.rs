@@ -57,6 +57,7 @@ pub mod runner;
 pub mod shrink;
 pub mod store;
 pub mod value;
+pub mod worker;
 
 /// Carves calls of a function, or of the methods of an impl block.
 ///

@@ -27,6 +27,9 @@ pub enum Outcome {
     Returned(Value),
     /// The call panicked with this message.
     Panicked(String),
+    /// The call took its process down (abort, stack overflow) or did not
+    /// return in time; found by generation's worker processes.
+    Crashed(String),
 }
 
 impl Serialize for Outcome {
@@ -34,6 +37,7 @@ impl Serialize for Outcome {
         match self {
             Outcome::Returned(v) => s.serialize_newtype_variant("Outcome", 0, "Returned", v),
             Outcome::Panicked(m) => s.serialize_newtype_variant("Outcome", 1, "Panicked", m),
+            Outcome::Crashed(m) => s.serialize_newtype_variant("Outcome", 2, "Crashed", m),
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::coverage;
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::report::{self, CallCoverage};
-use crate::store::{display_path, Entry, Position};
+use crate::store::{display_path, Entry, Origin, Position};
 use crate::value::{CaptureError, Value};
 
 /// What replaying a target's call gives: its arguments and what it did.
@@ -108,7 +108,9 @@ pub fn snapshot_id(args: &str) -> String {
     format!("{:012x}", hash >> 16)
 }
 
-fn strip_layout(text: &str) -> String {
+/// RON text without layout: whitespace, comments and trailing commas
+/// outside literals removed.
+pub(crate) fn strip_layout(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -186,6 +188,24 @@ impl Case {
     /// Replays the call and checks its observation.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
         let here = format!("{}:{}", display_path(&self.file), self.entry.args_position);
+        if self.entry.outcome.starts_with("Crashed(") {
+            // Replaying it would take this test binary down with it.
+            return match &self.entry.origin {
+                Origin::Found { expected: true, .. } => Ok(()),
+                _ => Err(CaseFailure(format!(
+                    "{here}: generation found an input on which `{}` {}: `{}{}`. It is not \
+                     replayed here, as it would take the test binary down. Fix the code and \
+                     delete the entry; or mark it `expected: true` if that is intended.",
+                    self.target_name,
+                    self.entry
+                        .outcome
+                        .trim_start_matches("Crashed(\"")
+                        .trim_end_matches("\")"),
+                    self.target_name,
+                    strip_layout(&self.entry.args),
+                ))),
+            };
+        }
         let (replayed, trace) = coverage::collect(|| {
             quietly(|| (self.target.replay)(ArgsInput::Ron(&self.entry.args)))
         });
@@ -218,7 +238,7 @@ impl Case {
                      Fix the code; or, if the panic is intended, mark the entry \
                      `expected: true` in its origin (`Found(…, expected: true)`)."
                 ))),
-                Outcome::Returned(_) => Ok(()),
+                Outcome::Returned(_) | Outcome::Crashed(_) => Ok(()),
             };
         }
         let snap = checker.dir.join(format!("{}.snap", self.snapshot));

@@ -13,16 +13,14 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
-use crate::coverage;
 use crate::env::{Config, Mode};
-use crate::generate::{self, Settings};
 use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::record;
 use crate::registry::{Registry, SystemTest, Target};
-use crate::replay::ArgsInput;
 use crate::replay::{snapshot_id, Case, Checker, SnapshotCheck};
 use crate::report::{self, Report};
 use crate::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin};
+use crate::worker;
 
 /// What `carve::main!()` passes in from the test crate.
 #[derive(Debug, Clone, Copy)]
@@ -35,13 +33,16 @@ pub struct MainConfig {
 
 /// Runs the harness and exits with libtest's exit codes (101 on failure).
 pub fn main(main: MainConfig) -> ! {
-    let args = Arguments::from_args();
     install_panic_hook();
     let config = match Config::from_env(Path::new(main.manifest_dir)) {
         Ok(config) => config,
         Err(e) => fail_setup(&format!("{e}")),
     };
     let registry = Registry::collect();
+    if let Ok(target) = std::env::var(worker::WORKER_VAR) {
+        worker::worker_main(&registry, &config, &target);
+    }
+    let args = Arguments::from_args();
     let checker = Checker {
         dir: config.dir.clone(),
         check: main.check_snapshot,
@@ -206,93 +207,36 @@ fn run_generate(args: &Arguments, registry: &Registry, config: &Config, checker:
     libtest_mimic::run(args, trials).has_failed() || failed
 }
 
-/// Generates calls for one target and adds the kept ones to its carve file.
+/// Generates calls for one target in worker processes, which add what they
+/// find to its carve file; prints coverage before and after.
 fn generate_for(target: &'static Target, file: &CarveFile, config: &Config) -> Result<(), String> {
-    let mut seeds = Vec::new();
-    let mut covered = BTreeSet::new();
-    let mut known_failures = BTreeSet::new();
-    for entry in &file.entries {
-        let (replayed, trace) =
-            coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Ron(&entry.args))));
-        if let Ok(replayed) = replayed {
-            covered.extend(trace.covered(target.sites));
-            if let Origin::Found { at, .. } = &entry.origin {
-                known_failures.insert(at.clone());
-            }
-            seeds.push(replayed.args);
-        }
-    }
-    let settings = Settings {
-        seed: config.seed,
-        budget: config.budget,
-        progress: true,
-    };
-    let generation = generate::generate(
-        target,
-        &file.target,
-        &seeds,
-        covered,
-        &known_failures,
-        settings,
-    );
+    let before = worker::existing_calls(target, file).covered.len();
+    let summary = worker::generate_in_workers(target, &file.target, config)?;
+    let after_file = CarveFile::load(&file.path).map_err(|e| e.to_string())?;
+    let after = worker::existing_calls(target, &after_file).covered.len();
     let total = target.sites.branches.len();
     println!(
-        "carve: {}: branch coverage {}/{total} -> {}/{total}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize)",
+        "carve: {}: branch coverage {before}/{total} -> {after}/{total}; kept {} call(s), found {} failure(s) in {} executions{}",
         file.target,
-        generation.before.len(),
-        generation.after.len(),
-        generation.kept.len(),
-        generation.failures.len(),
-        generation.executions,
-        generation.undeserializable,
+        summary.kept,
+        summary.failures,
+        summary.executions,
+        match summary.crashes {
+            0 => String::new(),
+            n => format!(" ({n} worker crash(es) survived)"),
+        },
     );
-    report::note_generation(
-        &file.target,
-        generation.executions,
-        generation.failures.len(),
-    );
-    let describe = |id: u32| {
-        let b = &target.sites.branches[id as usize];
-        format!(
-            "{} `{}` {}",
-            target.sites.location(id),
-            b.condition,
-            b.outcome
-        )
-    };
-    let mut entries = file.entries.clone();
-    let mut push = |entry: Entry| {
-        if !entries.iter().any(|e| e.args == entry.args) {
-            entries.push(entry);
+    for entry in after_file.entries.iter().skip(file.entries.len()) {
+        if let Origin::Found { at, .. } = &entry.origin {
+            println!(
+                "carve: {}: found a failing input, minimized: {}{} fails at {at}",
+                file.target,
+                file.target,
+                crate::replay::strip_layout(&entry.args)
+            );
         }
-    };
-    for kept in &generation.kept {
-        let origin = Origin::Generated {
-            seed: config.seed,
-            added: kept.added.iter().map(|id| describe(*id)).collect(),
-        };
-        push(Entry::from_values(origin, &kept.args, &kept.observation).map_err(|e| e.to_string())?);
     }
-    for failure in &generation.failures {
-        println!(
-            "carve: {}: found a failing input, minimized: {}{} panics at {}",
-            file.target,
-            file.target,
-            failure.args.to_compact_ron(),
-            failure.location
-        );
-        let origin = Origin::Found {
-            seed: config.seed,
-            at: failure.location.clone(),
-            expected: false,
-        };
-        push(
-            Entry::from_values(origin, &failure.args, &failure.observation)
-                .map_err(|e| e.to_string())?,
-        );
-    }
-    CarveFile::write(&file.path, &CarveFile::render(&file.target, &entries))
-        .map_err(|e| e.to_string())?;
+    report::note_generation(&file.target, summary.executions, summary.failures);
     Ok(())
 }
 

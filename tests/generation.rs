@@ -8,7 +8,7 @@ mod cgi;
 use std::collections::BTreeSet;
 
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generate::{generate, Settings};
+use carve::generate::{generate, Quiet, Settings};
 use carve::outcome::Outcome;
 use carve::registry::Registry;
 use carve::value::Value;
@@ -27,7 +27,7 @@ fn run(seed: u64) -> carve::generate::Generation {
     let settings = Settings {
         seed,
         budget: Budget::Executions(DEFAULT_BUDGET),
-        progress: false,
+        skip: 0,
     };
     generate(
         target,
@@ -36,6 +36,7 @@ fn run(seed: u64) -> carve::generate::Generation {
         covered,
         &BTreeSet::new(),
         settings,
+        &mut Quiet,
     )
 }
 

@@ -438,7 +438,7 @@ fn generate_keeps_found_failures_minimized_and_is_deterministic() {
     let run = p.test(&[("CARVE", "generate")], &["split_pair"]);
     run.assert_failure();
     run.assert_line("carve: generating calls with seed 1");
-    run.assert_line("carve: split_pair: found a failing input, minimized: split_pair(s:\"\") panics at src/lib.rs:");
+    run.assert_line("carve: split_pair: found a failing input, minimized: split_pair(s:\"\") fails at src/lib.rs:");
     run.assert_line("test generated::split_pair::0001 ... FAILED");
     run.assert_line("generation found a failing input: `split_pair(s:\"\")` panics: a comma");
     let first = p.carved();
@@ -483,4 +483,36 @@ fn generate_keeps_found_failures_minimized_and_is_deterministic() {
     p.test(&[("CARVE", "generate")], &["split_pair"])
         .assert_success();
     p.test(&[], &[]).assert_success();
+}
+
+#[test]
+fn generation_survives_aborts_stack_overflows_and_endless_loops() {
+    let p = Project::new("crashes");
+    p.record().assert_success();
+    // abort_on_max(255) aborts; fact(n) recurses n deep (a large n overflows
+    // the stack); collatz(0) never returns.
+    for (target, crash) in [
+        ("abort_on_max", "process killed by signal 6"),
+        ("fact", "process killed by signal 6"),
+        ("collatz", "did not return within 1s"),
+    ] {
+        let run = p.test(
+            &[("CARVE", "generate"), ("CARVE_BUDGET", "3000")],
+            &[target],
+        );
+        run.assert_failure();
+        run.assert_line(&format!("carve: {target}: branch coverage"));
+        run.assert_line("worker crash(es) survived");
+        let file = p.read(&format!("carved/{target}.ron"));
+        assert!(
+            file.contains(&format!("outcome: Crashed(\"{crash}")),
+            "{target}:\n{file}\n{}",
+            run.output()
+        );
+        assert!(
+            file.contains("origin: System("),
+            "carved calls are kept:\n{file}"
+        );
+        run.assert_line("It is not replayed here, as it would take the test binary down");
+    }
 }

@@ -1,0 +1,464 @@
+//! Generation in worker processes, so that a target that aborts, overflows
+//! its stack or never returns cannot take generation down with it.
+//!
+//! The test binary re-executes itself as a worker (`CARVE_WORKER=<target>`)
+//! that runs [`generate`] in-process, saves every kept call and failure to
+//! the carve file as soon as it is found (atomically), and reports progress
+//! on stdout at least every 100 ms. The parent watches: a worker that exits
+//! abnormally, or stays silent longer than the call timeout, crashed on some
+//! call. Generation is deterministic, so the parent restarts a worker that
+//! redraws the same derivations without running those already run, and runs
+//! the suspect window carefully, announcing each call before making it; the
+//! call that crashes is stored as a `Found` entry with a `Crashed` outcome,
+//! and generation resumes after it.
+//!
+//! Protocol, one line each, on the worker's stdout:
+//! `carve-worker progress <derivation> <executions> <covered>`,
+//! `carve-worker calling <derivation> <lines>` followed by the call's
+//! arguments as that many lines of RON, `carve-worker kept`,
+//! `carve-worker failure`, `carve-worker done <executions>`.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::coverage;
+use crate::env::{Budget, Config};
+use crate::generate::{self, Failure, Kept, Observer, Progress, Settings};
+use crate::outcome::{quietly, Outcome};
+use crate::registry::{Registry, Target};
+use crate::replay::ArgsInput;
+use crate::store::{CarveFile, Entry, Origin};
+use crate::value::Value;
+
+/// How long one generated call may run.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(1);
+/// The variable that makes a test binary a worker for the named target.
+pub const WORKER_VAR: &str = "CARVE_WORKER";
+const PREFIX: &str = "carve-worker";
+/// Derivations a worker may run between two progress lines.
+const PROGRESS_EVERY: u64 = 256;
+/// Restarts after which the parent gives up on a target.
+const MAX_RESTARTS: u32 = 32;
+
+/// What generation did for a target, over all its workers.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Calls run.
+    pub executions: u64,
+    /// Calls kept.
+    pub kept: usize,
+    /// Failures found (panics, aborts, timeouts).
+    pub failures: usize,
+    /// Worker processes that crashed.
+    pub crashes: u32,
+}
+
+/// Generates calls of `target_name` in worker processes; the carve file is
+/// updated as they go.
+pub fn generate_in_workers(
+    target: &'static Target,
+    target_name: &str,
+    config: &Config,
+) -> Result<Summary, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot re-run the test binary as a worker: {e}"))?;
+    let path = CarveFile::path_for(&config.dir, target_name);
+    let mut summary = Summary::default();
+    let mut progress = Progress::new(target_name, config.budget);
+    let total = target.sites.branches.len();
+    let (mut skip, mut careful_until) = (0u64, 0u64);
+    let start = Instant::now();
+    while let Some(budget) = remaining(config.budget, summary.executions, start) {
+        let run = run_worker(
+            &exe,
+            target_name,
+            budget,
+            skip,
+            careful_until,
+            &mut |executions, covered| {
+                progress.tick(summary.executions + executions, covered, total)
+            },
+        )?;
+        summary.executions += run.executions;
+        summary.kept += run.kept;
+        summary.failures += run.failures;
+        let Some(crash) = run.crash else { break };
+        summary.crashes += 1;
+        if summary.crashes > MAX_RESTARTS {
+            eprintln!(
+                "carve: {target_name}: generation stopped after {MAX_RESTARTS} worker crashes; \
+                 what was found is saved"
+            );
+            break;
+        }
+        match run.calling {
+            // The call announced last is the one that crashed.
+            Some((index, args)) if index <= careful_until => {
+                if store_crash(&path, config.seed, &crash, &args)? {
+                    summary.failures += 1;
+                }
+                skip = index;
+                careful_until = 0;
+            }
+            // Somewhere after the last progress line: run that window again, carefully.
+            _ => {
+                skip = run.last_index;
+                careful_until = run.last_index + PROGRESS_EVERY + 1;
+            }
+        }
+    }
+    progress.finish();
+    Ok(summary)
+}
+
+fn remaining(budget: Budget, executions: u64, start: Instant) -> Option<Budget> {
+    match budget {
+        Budget::Executions(n) => (executions < n).then(|| Budget::Executions(n - executions)),
+        Budget::Time(d) => d
+            .checked_sub(start.elapsed())
+            .filter(|d| !d.is_zero())
+            .map(Budget::Time),
+    }
+}
+
+/// What one worker process did before it ended.
+struct WorkerRun {
+    executions: u64,
+    kept: usize,
+    failures: usize,
+    last_index: u64,
+    calling: Option<(u64, String)>,
+    /// How it crashed, if it did.
+    crash: Option<String>,
+}
+
+fn run_worker(
+    exe: &Path,
+    target_name: &str,
+    budget: Budget,
+    skip: u64,
+    careful_until: u64,
+    on_progress: &mut dyn FnMut(u64, usize),
+) -> Result<WorkerRun, String> {
+    let budget_text = match budget {
+        Budget::Executions(n) => n.to_string(),
+        Budget::Time(d) => format!("{}ms", d.as_millis().max(1)),
+    };
+    let mut child = Command::new(exe)
+        .env(WORKER_VAR, target_name)
+        .env("CARVE_WORKER_SKIP", skip.to_string())
+        .env("CARVE_WORKER_CAREFUL", careful_until.to_string())
+        .env("CARVE_BUDGET", budget_text)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start a worker: {e}"))?;
+    let stdout = child.stdout.take().ok_or("worker without stdout")?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut run = WorkerRun {
+        executions: 0,
+        kept: 0,
+        failures: 0,
+        last_index: skip,
+        calling: None,
+        crash: None,
+    };
+    let mut done = false;
+    loop {
+        match rx.recv_timeout(CALL_TIMEOUT + Duration::from_millis(200)) {
+            Ok(line) => {
+                let mut words = line.split(' ');
+                if words.next() != Some(PREFIX) {
+                    continue;
+                }
+                let numbers: Vec<u64> = words
+                    .clone()
+                    .skip(1)
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                match (words.next(), numbers.as_slice()) {
+                    (Some("progress"), [index, executions, covered]) => {
+                        run.last_index = *index;
+                        run.executions = *executions;
+                        on_progress(*executions, *covered as usize);
+                    }
+                    (Some("calling"), [index, lines]) => {
+                        let args: Vec<String> = (0..*lines)
+                            .map_while(|_| rx.recv_timeout(CALL_TIMEOUT).ok())
+                            .collect();
+                        run.calling = Some((*index, args.join("\n")));
+                    }
+                    (Some("kept"), _) => run.kept += 1,
+                    (Some("failure"), _) => run.failures += 1,
+                    (Some("done"), [executions]) => {
+                        run.executions = *executions;
+                        done = true;
+                    }
+                    _ => {}
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                run.crash = Some(format!("did not return within {}s", CALL_TIMEOUT.as_secs()));
+                return Ok(run);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let status = child.wait().map_err(|e| format!("worker: {e}"))?;
+    if !(done && status.success()) {
+        run.crash = Some(describe_exit(status));
+    }
+    Ok(run)
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                6 => " (SIGABRT: abort or stack overflow)",
+                11 => " (SIGSEGV)",
+                9 => " (SIGKILL)",
+                _ => "",
+            };
+            return format!("process killed by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("process exited with code {code}"),
+        None => "process ended abnormally".to_owned(),
+    }
+}
+
+/// Stores a crashing call as a `Found` entry, once per kind of crash.
+/// Returns whether it was new.
+fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, String> {
+    let file = CarveFile::load(path).map_err(|e| e.to_string())?;
+    if file
+        .entries
+        .iter()
+        .any(|e| matches!(&e.origin, Origin::Found { at, .. } if at == crash))
+    {
+        return Ok(false);
+    }
+    let outcome = ron::to_string(&Outcome::Crashed(crash.to_owned())).map_err(|e| e.to_string())?;
+    let origin = Origin::Found {
+        seed,
+        at: crash.to_owned(),
+        expected: false,
+    };
+    let mut entries = file.entries;
+    entries.push(Entry::new(origin, args, &outcome, None));
+    CarveFile::write(path, &CarveFile::render(&file.target, &entries))
+        .map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
+/// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
+pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> ! {
+    let code = match worker(registry, config, target_name) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("carve worker: {e}");
+            3
+        }
+    };
+    std::process::exit(code)
+}
+
+fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(), String> {
+    let number = |var: &str| {
+        std::env::var(var)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let target = registry
+        .target(target_name)
+        .ok_or_else(|| format!("no target `{target_name}`"))?;
+    let path = CarveFile::path_for(&config.dir, target_name);
+    let file = CarveFile::load(&path).map_err(|e| e.to_string())?;
+    let existing = existing_calls(target, &file);
+    let settings = Settings {
+        seed: config.seed,
+        budget: config.budget,
+        skip: number("CARVE_WORKER_SKIP"),
+    };
+    let crashing = file
+        .entries
+        .iter()
+        .filter(|e| e.outcome.starts_with("Crashed("))
+        .map(|e| crate::replay::strip_layout(&e.args))
+        .collect();
+    let mut observer = Reporter {
+        target,
+        crashing,
+        out: std::io::stdout(),
+        careful_until: number("CARVE_WORKER_CAREFUL"),
+        path: &path,
+        seed: config.seed,
+        target_name,
+        last_report: (0, Instant::now()),
+        error: None,
+    };
+    let generation = generate::generate(
+        target,
+        target_name,
+        &existing.seeds,
+        existing.covered,
+        &existing.known_failures,
+        settings,
+        &mut observer,
+    );
+    if let Some(e) = observer.error {
+        return Err(e);
+    }
+    let mut out = std::io::stdout();
+    writeln!(out, "{PREFIX} done {}", generation.executions).map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())
+}
+
+/// The calls a carve file already holds, replayed.
+pub struct Existing {
+    /// Their arguments.
+    pub seeds: Vec<Value>,
+    /// The outcomes they cover.
+    pub covered: BTreeSet<u32>,
+    /// Where their found failures panicked.
+    pub known_failures: BTreeSet<String>,
+}
+
+/// Replays the entries of `file` to learn what they cover. Crashing entries
+/// are not run.
+pub fn existing_calls(target: &'static Target, file: &CarveFile) -> Existing {
+    let mut existing = Existing {
+        seeds: Vec::new(),
+        covered: BTreeSet::new(),
+        known_failures: BTreeSet::new(),
+    };
+    for entry in &file.entries {
+        if let Origin::Found { at, .. } = &entry.origin {
+            existing.known_failures.insert(at.clone());
+            if entry.outcome.starts_with("Crashed(") {
+                continue;
+            }
+        }
+        let (replayed, trace) =
+            coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Ron(&entry.args))));
+        if let Ok(replayed) = replayed {
+            existing.covered.extend(trace.covered(target.sites));
+            existing.seeds.push(replayed.args);
+        }
+    }
+    existing
+}
+
+/// Reports to the parent and saves what is found, as it is found.
+struct Reporter<'a> {
+    target: &'static Target,
+    /// Arguments known to crash, without layout.
+    crashing: BTreeSet<String>,
+    out: std::io::Stdout,
+    careful_until: u64,
+    path: &'a Path,
+    seed: u64,
+    target_name: &'a str,
+    last_report: (u64, Instant),
+    error: Option<String>,
+}
+
+impl Reporter<'_> {
+    fn line(&mut self, text: &str) {
+        let mut out = self.out.lock();
+        let _ = writeln!(out, "{PREFIX} {text}");
+        let _ = out.flush();
+    }
+
+    fn save(&mut self, origin: Origin, args: &Value, observation: &crate::outcome::Observation) {
+        let result = (|| {
+            let file = CarveFile::load(self.path).map_err(|e| e.to_string())?;
+            let entry = Entry::from_values(origin, args, observation).map_err(|e| e.to_string())?;
+            let mut entries = file.entries;
+            if !entries.iter().any(|e| e.args == entry.args) {
+                entries.push(entry);
+            }
+            CarveFile::write(self.path, &CarveFile::render(self.target_name, &entries))
+                .map_err(|e| e.to_string())
+        })();
+        if let Err(e) = result {
+            self.error.get_or_insert(e);
+        }
+    }
+}
+
+impl Observer for Reporter<'_> {
+    fn allow(&mut self, args: &Value) -> bool {
+        self.crashing.is_empty() || !self.crashing.contains(&args.to_compact_ron())
+    }
+
+    fn before_call(&mut self, index: u64, args: &Value) {
+        if index <= self.careful_until {
+            let text = ron::ser::to_string_pretty(
+                args,
+                ron::ser::PrettyConfig::new()
+                    .indentor("    ")
+                    .new_line("\n"),
+            )
+            .unwrap_or_else(|_| args.to_compact_ron());
+            self.line(&format!("calling {index} {}\n{text}", text.lines().count()));
+        }
+    }
+
+    fn kept(&mut self, kept: &Kept) {
+        let added = kept
+            .added
+            .iter()
+            .map(|id| self.target.sites.describe(*id))
+            .collect();
+        self.save(
+            Origin::Generated {
+                seed: self.seed,
+                added,
+            },
+            &kept.args,
+            &kept.observation,
+        );
+        self.line("kept");
+    }
+
+    fn failure(&mut self, failure: &Failure) {
+        let origin = Origin::Found {
+            seed: self.seed,
+            at: failure.location.clone(),
+            expected: false,
+        };
+        self.save(origin, &failure.args, &failure.observation);
+        self.line("failure");
+    }
+
+    fn progress(&mut self, index: u64, executions: u64, covered: usize) {
+        let (last_index, last_time) = self.last_report;
+        if index >= last_index + PROGRESS_EVERY || last_time.elapsed() >= Duration::from_millis(100)
+        {
+            self.last_report = (index, Instant::now());
+            self.line(&format!("progress {index} {executions} {covered}"));
+        }
+    }
+}
