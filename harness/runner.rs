@@ -216,11 +216,12 @@ fn generate_for(target: &'static Target, file: &CarveFile, config: &Config) -> R
     let after = worker::existing_calls(target, &after_file).covered.len();
     let total = target.sites.branches.len();
     println!(
-        "carve: {}: branch coverage {before}/{total} -> {after}/{total}; kept {} call(s), found {} failure(s) in {} executions{}",
+        "carve: {}: branch coverage {before}/{total} -> {after}/{total}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
         file.target,
         summary.kept,
         summary.failures,
         summary.executions,
+        summary.undeserializable,
         match summary.crashes {
             0 => String::new(),
             n => format!(" ({n} worker crash(es) survived)"),

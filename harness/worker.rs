@@ -16,7 +16,7 @@
 //! `carve-worker progress <derivation> <executions> <covered>`,
 //! `carve-worker calling <derivation> <lines>` followed by the call's
 //! arguments as that many lines of RON, `carve-worker kept`,
-//! `carve-worker failure`, `carve-worker done <executions>`.
+//! `carve-worker failure`, `carve-worker done <executions> <undeserializable>`.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
@@ -55,6 +55,8 @@ pub struct Summary {
     pub failures: usize,
     /// Worker processes that crashed.
     pub crashes: u32,
+    /// Generated arguments that did not deserialize into the parameter types.
+    pub undeserializable: u64,
 }
 
 /// Generates calls of `target_name` in worker processes; the carve file is
@@ -86,6 +88,7 @@ pub fn generate_in_workers(
         summary.executions += run.executions;
         summary.kept += run.kept;
         summary.failures += run.failures;
+        summary.undeserializable += run.undeserializable;
         let Some(crash) = run.crash else { break };
         summary.crashes += 1;
         if summary.crashes > MAX_RESTARTS {
@@ -128,6 +131,7 @@ fn remaining(budget: Budget, executions: u64, start: Instant) -> Option<Budget> 
 /// What one worker process did before it ended.
 struct WorkerRun {
     executions: u64,
+    undeserializable: u64,
     kept: usize,
     failures: usize,
     last_index: u64,
@@ -171,6 +175,7 @@ fn run_worker(
     });
     let mut run = WorkerRun {
         executions: 0,
+        undeserializable: 0,
         kept: 0,
         failures: 0,
         last_index: skip,
@@ -204,8 +209,9 @@ fn run_worker(
                     }
                     (Some("kept"), _) => run.kept += 1,
                     (Some("failure"), _) => run.failures += 1,
-                    (Some("done"), [executions]) => {
+                    (Some("done"), [executions, undeserializable]) => {
                         run.executions = *executions;
+                        run.undeserializable = *undeserializable;
                         done = true;
                     }
                     _ => {}
@@ -331,7 +337,12 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
         return Err(e);
     }
     let mut out = std::io::stdout();
-    writeln!(out, "{PREFIX} done {}", generation.executions).map_err(|e| e.to_string())?;
+    writeln!(
+        out,
+        "{PREFIX} done {} {}",
+        generation.executions, generation.undeserializable
+    )
+    .map_err(|e| e.to_string())?;
     out.flush().map_err(|e| e.to_string())
 }
 
