@@ -410,8 +410,10 @@ macro_rules! wide_cmp {
         impl KnownCmp for Probe<'_, $t, $t> {
             #[inline]
             fn cmp_info(&self) -> Option<Cmp> {
-                // i128/u128 differences may not fit i128: compute in f64.
-                Some(Cmp::numeric(*self.0 as f64 - *self.1 as f64))
+                // Exact while the difference fits in i128 (small differences
+                // of huge values stay exact); in f64 beyond.
+                let exact = i128::try_from(*self.0).ok().zip(i128::try_from(*self.1).ok()).and_then(|(a, b)| a.checked_sub(b));
+                Some(Cmp::numeric(exact.map_or(*self.0 as f64 - *self.1 as f64, |d| d as f64)))
             }
         }
     )*};

@@ -12,13 +12,14 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
 use std::time::Instant;
 
-use crate::coverage;
+use crate::coverage::{self, Trace};
 use crate::env::Budget;
 use crate::grammar::{GrammarFuzzer, Strategy};
 use crate::mine::ArgsGrammar;
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::replay::{ArgsInput, ReplayError};
+use crate::search::{Evaluate, Individual, Search};
 use crate::value::Value;
 
 /// A generated call worth keeping.
@@ -99,6 +100,10 @@ impl Observer for Quiet {}
 /// Generates calls of `target` from the arguments of its existing calls
 /// (`seeds`), which already cover `covered`. Panics at `known_failures`
 /// (`file:line`) are not reported again.
+///
+/// Half the budget goes to grammar-coverage generation; then search
+/// ([`crate::search`]) goes after the outcomes still uncovered; whatever
+/// budget is left goes back to the grammar, looking for failures.
 pub fn generate(
     target: &'static Target,
     name: &str,
@@ -108,13 +113,22 @@ pub fn generate(
     settings: Settings,
     observer: &mut dyn Observer,
 ) -> Generation {
-    let mut run = Generation {
-        before: covered.clone(),
-        after: covered,
-        ..Generation::default()
+    let mut generator = Generator {
+        target,
+        run: Generation {
+            before: covered.clone(),
+            after: covered,
+            ..Generation::default()
+        },
+        failed_at: known_failures.clone(),
+        observer,
+        budget: settings.budget,
+        start: Instant::now(),
+        index: 0,
+        traces: Vec::new(),
     };
     let Some(grammar) = ArgsGrammar::mine(seeds) else {
-        return run;
+        return generator.run;
     };
     let mut fuzzer =
         match GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, settings.seed) {
@@ -123,58 +137,130 @@ pub fn generate(
                 eprintln!(
                     "carve: {name}: the mined grammar is not usable ({e}); nothing generated"
                 );
-                return run;
+                return generator.run;
             }
         };
-    let start = Instant::now();
-    let mut failed_at: BTreeSet<String> = known_failures.clone();
-    let mut index = 0u64;
-    // The whole budget is used: after full coverage, generation still looks
-    // for failures. Derivations that fit no argument value cost no
-    // execution, so they are bounded separately.
-    while !exhausted(settings.budget, run.executions, start)
-        && index < settings.skip + max_derivations(settings.budget)
-    {
-        let tree = fuzzer.fuzz_tree();
-        index += 1;
-        if index <= settings.skip {
-            continue;
+    let total = target.sites.branches.len();
+    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 0.5);
+    if generator.run.after.len() < total && !generator.exhausted(1.0) {
+        let seeds: Vec<Individual> = std::mem::take(&mut generator.traces);
+        let mut search = Search::new(target.sites, &generator.run.after, seeds, settings.seed);
+        search.avm(&mut generator);
+        search.evolve(&mut generator, 16);
+    }
+    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0);
+    let index = generator.index;
+    generator
+        .observer
+        .progress(index, generator.run.executions, generator.run.after.len());
+    generator.run
+}
+
+/// The state of one generation run: every call goes through [`Generator::call`].
+struct Generator<'o> {
+    target: &'static Target,
+    run: Generation,
+    failed_at: BTreeSet<String>,
+    observer: &'o mut dyn Observer,
+    budget: Budget,
+    start: Instant,
+    /// Calls attempted so far (derivations and search moves), from 1.
+    index: u64,
+    /// Calls of the grammar phase, seeds of the search.
+    traces: Vec<Individual>,
+}
+
+impl Generator<'_> {
+    /// Whether `fraction` of the budget is spent.
+    fn exhausted(&self, fraction: f64) -> bool {
+        match self.budget {
+            Budget::Executions(n) => self.run.executions as f64 >= n as f64 * fraction,
+            Budget::Time(d) => self.start.elapsed().as_secs_f64() >= d.as_secs_f64() * fraction,
         }
-        observer.progress(index, run.executions, run.after.len());
-        let Ok(args) = grammar.value_of(&tree) else {
-            continue;
-        };
-        if !observer.allow(&args) {
-            continue;
+    }
+
+    /// Derives and runs calls until `fraction` of the budget is spent.
+    /// Derivations up to `skip` are drawn but not run (a restarted worker).
+    fn grammar_phase(
+        &mut self,
+        grammar: &ArgsGrammar,
+        fuzzer: &mut GrammarFuzzer,
+        skip: u64,
+        fraction: f64,
+    ) {
+        // Derivations that fit no argument value cost no execution: bound them too.
+        let max_index = self.index + skip + max_derivations(self.budget);
+        while !self.exhausted(fraction) && self.index < max_index {
+            let tree = fuzzer.fuzz_tree();
+            self.index += 1;
+            if self.index <= skip {
+                continue;
+            }
+            let Ok(args) = grammar.value_of(&tree) else {
+                continue;
+            };
+            if let Some(trace) = self.call(&args) {
+                if self.traces.len() < 4096 {
+                    self.traces.push(Individual { args, trace });
+                }
+            }
         }
-        run.executions += 1;
-        observer.before_call(index, &args);
-        let Some((observation, reached, location)) = execute(target, &args, &mut run) else {
-            continue;
-        };
-        let added: Vec<u32> = reached.difference(&run.after).copied().collect();
-        run.after.extend(added.iter().copied());
+    }
+
+    /// Runs one call: keeps it if it covers something new, reports a new
+    /// failure (minimized). `None` when the call could not run.
+    fn call(&mut self, args: &Value) -> Option<Trace> {
+        let (index, executions, covered) = (self.index, self.run.executions, self.run.after.len());
+        self.observer.progress(index, executions, covered);
+        if !self.observer.allow(args) {
+            return None;
+        }
+        self.run.executions += 1;
+        self.observer.before_call(self.index, args);
+        let (observation, trace, location) = execute(self.target, args, &mut self.run)?;
+        let reached: BTreeSet<u32> = trace.covered(self.target.sites).collect();
+        let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
+        self.run.after.extend(added.iter().copied());
         match (&observation.outcome, location) {
-            (Outcome::Panicked(_), Some(location)) if failed_at.insert(location.clone()) => {
-                let failure = minimize(target, args, observation, location, &mut run);
-                observer.failure(&failure);
-                run.failures.push(failure);
+            (Outcome::Panicked(_), Some(location)) if self.failed_at.insert(location.clone()) => {
+                let failure = minimize(
+                    self.target,
+                    args.clone(),
+                    observation,
+                    location,
+                    &mut self.run,
+                );
+                self.observer.failure(&failure);
+                self.run.failures.push(failure);
             }
             (Outcome::Panicked(_), _) => {}
             _ if !added.is_empty() => {
                 let kept = Kept {
-                    args,
+                    args: args.clone(),
                     observation,
                     added,
                 };
-                observer.kept(&kept);
-                run.kept.push(kept);
+                self.observer.kept(&kept);
+                self.run.kept.push(kept);
             }
             _ => {}
         }
+        Some(trace)
     }
-    observer.progress(index, run.executions, run.after.len());
-    run
+}
+
+impl Evaluate for Generator<'_> {
+    fn evaluate(&mut self, args: &Value) -> Option<Trace> {
+        if self.exhausted(1.0) {
+            return None;
+        }
+        self.index += 1;
+        self.call(args)
+    }
+
+    fn exhausted(&self) -> bool {
+        Generator::exhausted(self, 1.0)
+    }
 }
 
 fn max_derivations(budget: Budget) -> u64 {
@@ -184,19 +270,12 @@ fn max_derivations(budget: Budget) -> u64 {
     }
 }
 
-fn exhausted(budget: Budget, executions: u64, start: Instant) -> bool {
-    match budget {
-        Budget::Executions(n) => executions >= n,
-        Budget::Time(d) => start.elapsed() >= d,
-    }
-}
-
 /// Runs one call; `None` when its arguments did not deserialize.
 fn execute(
     target: &'static Target,
     args: &Value,
     run: &mut Generation,
-) -> Option<(Observation, BTreeSet<u32>, Option<String>)> {
+) -> Option<(Observation, Trace, Option<String>)> {
     let (result, trace) = coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
     match result {
         Ok(replayed) => {
@@ -208,11 +287,7 @@ fn execute(
                 }),
                 Outcome::Returned(_) | Outcome::Crashed(_) => None,
             };
-            Some((
-                replayed.observation,
-                trace.covered(target.sites).collect(),
-                location,
-            ))
+            Some((replayed.observation, trace, location))
         }
         Err(ReplayError::Args { .. }) => {
             run.undeserializable += 1;

@@ -54,6 +54,7 @@ pub mod registry;
 pub mod replay;
 pub mod report;
 pub mod runner;
+pub mod search;
 pub mod shrink;
 pub mod store;
 pub mod value;

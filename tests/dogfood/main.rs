@@ -10,7 +10,7 @@ mod url;
 
 use bank::{Account, BankError};
 use cgi::{cgi_decode, DecodeError};
-use maths::{my_sqrt, power, roots, test_me, Roots};
+use maths::{my_sqrt, needle, power, roots, test_me, Roots};
 
 #[carve::system_test]
 fn decodes_form_fields() {
@@ -43,6 +43,8 @@ fn solves_quadratics() {
 fn compares_with_test_me() {
     assert!(!test_me(0, 0));
     assert!(test_me(4, 1));
+    assert_eq!(needle(3, 4), 0);
+    assert_eq!(needle(2_000_000, 5), 1);
 }
 
 #[carve::system_test]

@@ -71,9 +71,26 @@ pub fn roots(a: f64, b: f64, c: f64) -> Roots {
 #[allow(clippy::needless_bool)]
 #[carve::target]
 pub fn test_me(x: i64, y: i64) -> bool {
-    if x == 2 * (y + 1) {
+    // In i128, so that any i64 x and y work (generation found the overflow).
+    if i128::from(x) == 2 * (i128::from(y) + 1) {
         true
     } else {
         false
     }
+}
+
+/// A needle: nested conditions that only search with branch distances
+/// reaches (written so that nothing overflows).
+#[carve::target]
+pub fn needle(x: i64, y: i64) -> u8 {
+    if x > 1_000_000 {
+        if y == x.wrapping_mul(3).wrapping_sub(7) {
+            if (x ^ y) & 0xff == 0x5a {
+                return 3;
+            }
+            return 2;
+        }
+        return 1;
+    }
+    0
 }

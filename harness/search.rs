@@ -1,0 +1,760 @@
+//! Search-based generation: reaching branch outcomes that recombining carved
+//! values does not reach (`x == 2 * (y + 1)` for large values, conditions
+//! nested under arithmetic), guided by approach level and branch distance.
+//!
+//! The fitness of a call for an uncovered outcome is its *approach level*
+//! (how many control-dependence levels the call stayed away from the
+//! outcome) plus the normalized branch distance d/(d+1) where it diverged;
+//! 0 means covered. The search space is the call's argument [`Value`] tree;
+//! its variables are the tree's leaves (integers, floats, chars, bools, the
+//! characters of strings), plus string and sequence lengths.
+//!
+//! Two algorithms share one archive (the best call per uncovered outcome):
+//! - [`Search::avm`], the alternating variable method per outcome: for each
+//!   variable, exploratory ±1 moves, then pattern moves that double the step
+//!   while they improve, then halving steps back, plus a secant step that
+//!   jumps to where a linear distance would be 0. A move that breaks an
+//!   enclosing condition is repaired by a short search over the other
+//!   variables; when no move improves, the search perturbs the best call
+//!   (iterated local search) rather than restart from scratch.
+//! - [`Search::evolve`], a many-objective genetic algorithm in the spirit of
+//!   MOSA: tournament selection on the outcomes still uncovered, crossover
+//!   of value trees, mutation with the same moves.
+//!
+//! ```
+//! use carve::search::Fitness;
+//! let close = Fitness { level: 0, distance: 3.0 };
+//! let far = Fitness { level: 1, distance: 0.5 };
+//! assert!(close.value() < far.value());
+//! assert_eq!(close.value(), 0.75);
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::coverage::{normalize, Sites, Trace};
+use crate::value::Value;
+
+/// How far a call is from an outcome.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fitness {
+    /// Control-dependence levels between the closest reached ancestor and the outcome.
+    pub level: u32,
+    /// Raw branch distance at the point of divergence.
+    pub distance: f64,
+}
+
+impl Fitness {
+    /// Covered.
+    pub const ZERO: Fitness = Fitness {
+        level: 0,
+        distance: 0.0,
+    };
+    /// Not evaluable (arguments did not fit, or the outcome's function never ran).
+    pub const WORST: Fitness = Fitness {
+        level: u32::MAX,
+        distance: f64::INFINITY,
+    };
+
+    /// approach level + d/(d+1): smaller is better, 0 is covered.
+    pub fn value(self) -> f64 {
+        f64::from(self.level) + normalize(self.distance)
+    }
+
+    /// Whether `self` is closer than `other`. Compares level, then raw
+    /// distance: normalized distances of 1e19 and 2e19 are both 1.0 in f64.
+    pub fn better_than(self, other: Fitness) -> bool {
+        (self.level, self.distance).partial_cmp(&(other.level, other.distance))
+            == Some(std::cmp::Ordering::Less)
+    }
+
+    /// Whether the outcome is covered.
+    pub fn covered(self) -> bool {
+        self.level == 0 && self.distance == 0.0
+    }
+}
+
+/// The fitness of a call (its `trace`) for outcome `target` of `sites`.
+pub fn fitness(sites: &Sites, target: u32, trace: &Trace) -> Fitness {
+    let mut level = 0;
+    let mut node = target;
+    loop {
+        if let Some(distance) = trace.distance(sites, node) {
+            return Fitness { level, distance };
+        }
+        match sites.branches[node as usize].parent() {
+            Some(parent) => {
+                level += 1;
+                node = parent;
+            }
+            // Not even the top-level condition was reached on this path.
+            None => {
+                return Fitness {
+                    level: level + 1,
+                    distance: f64::INFINITY,
+                }
+            }
+        }
+    }
+}
+
+/// A position in a value tree: child indices from the root.
+type Path = Vec<usize>;
+
+/// The leaves of `value` that search can move, with their paths.
+fn variables(value: &Value) -> Vec<Path> {
+    let mut out = Vec::new();
+    collect_variables(value, &mut Vec::new(), &mut out);
+    out
+}
+
+fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
+    match value {
+        Value::Bool(_)
+        | Value::I64(_)
+        | Value::U64(_)
+        | Value::I128(_)
+        | Value::U128(_)
+        | Value::F32(_)
+        | Value::F64(_)
+        | Value::Char(_)
+        | Value::Str(_)
+        | Value::Seq(_) => out.push(path.clone()),
+        _ => {}
+    }
+    // A string's characters are variables too.
+    if let Value::Str(s) = value {
+        for i in 0..s.chars().count() {
+            path.push(i);
+            out.push(path.clone());
+            path.pop();
+        }
+        return;
+    }
+    for (i, child) in children(value).into_iter().enumerate() {
+        path.push(i);
+        collect_variables(child, path, out);
+        path.pop();
+    }
+}
+
+fn children(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
+            vec![v]
+        }
+        Value::Seq(items)
+        | Value::Tuple(items)
+        | Value::TupleStruct(_, items)
+        | Value::TupleVariant { fields: items, .. } => items.iter().collect(),
+        Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
+            fields.iter().map(|(_, v)| v).collect()
+        }
+        Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn child_mut(value: &mut Value, index: usize) -> Option<&mut Value> {
+    match value {
+        Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
+            (index == 0).then_some(&mut **v)
+        }
+        Value::Seq(items)
+        | Value::Tuple(items)
+        | Value::TupleStruct(_, items)
+        | Value::TupleVariant { fields: items, .. } => items.get_mut(index),
+        Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
+            fields.get_mut(index).map(|(_, v)| v)
+        }
+        Value::Map(entries) => entries
+            .get_mut(index / 2)
+            .map(|(k, v)| if index % 2 == 0 { k } else { v }),
+        _ => None,
+    }
+}
+
+/// Moves the variable at `path` by `delta` (a step in its own units); `None`
+/// when the move is not possible (out of range, not a variable).
+fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
+    let mut out = value.clone();
+    let (last, parents) = path
+        .split_last()
+        .map_or((None, path), |(l, p)| (Some(*l), p));
+    let mut node = &mut out;
+    for index in parents {
+        node = child_mut(node, *index)?;
+    }
+    // A string character: `path` ends with the character's index.
+    if let (Value::Str(s), Some(i)) = (&mut *node, last) {
+        let mut chars: Vec<char> = s.chars().collect();
+        let c = chars.get_mut(i)?;
+        *c = shift_char(*c, delta)?;
+        *s = chars.into_iter().collect();
+        return Some(out);
+    }
+    if let Some(i) = last {
+        node = child_mut(node, i)?;
+    }
+    *node = match &*node {
+        // Integers saturate at their type's bounds: a jump past the end
+        // lands on the boundary, and a move that changes nothing is none.
+        Value::I64(n) => {
+            let to = i128::from(*n)
+                .saturating_add(delta)
+                .clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+            Value::I64(i64::try_from(to).ok().filter(|to| to != n)?)
+        }
+        Value::U64(n) => {
+            let to = i128::from(*n)
+                .saturating_add(delta)
+                .clamp(0, i128::from(u64::MAX));
+            Value::U64(u64::try_from(to).ok().filter(|to| to != n)?)
+        }
+        Value::I128(n) => Value::I128(Some(n.saturating_add(delta)).filter(|to| to != n)?),
+        Value::U128(n) => {
+            let to = i128::try_from(*n)
+                .unwrap_or(i128::MAX)
+                .saturating_add(delta)
+                .max(0);
+            Value::U128(u128::try_from(to).ok().filter(|to| to != n)?)
+        }
+        Value::F64(x) => Value::F64(x + delta as f64 * float_unit(*x)),
+        Value::F32(x) => Value::F32(x + (delta as f64 * float_unit(f64::from(*x))) as f32),
+        Value::Char(c) => Value::Char(shift_char(*c, delta)?),
+        Value::Bool(b) => Value::Bool(if delta == 0 { *b } else { !b }),
+        // Lengths: grow by repeating the last item, shrink by dropping it.
+        Value::Str(s) => {
+            let mut chars: Vec<char> = s.chars().collect();
+            resize(&mut chars, delta, 'a')?;
+            Value::Str(chars.into_iter().collect())
+        }
+        Value::Seq(items) => {
+            let mut items = items.clone();
+            let filler = items.last().cloned()?;
+            resize(&mut items, delta, filler)?;
+            Value::Seq(items)
+        }
+        _ => return None,
+    };
+    Some(out)
+}
+
+/// The unit step of a float: 1, or a millionth of its magnitude when larger.
+fn float_unit(x: f64) -> f64 {
+    if x.abs() > 1e6 {
+        x.abs() / 1e6
+    } else {
+        1.0
+    }
+}
+
+fn shift_char(c: char, delta: i128) -> Option<char> {
+    let code = i128::from(u32::from(c)).checked_add(delta)?;
+    char::from_u32(u32::try_from(code).ok()?)
+}
+
+fn resize<T: Clone>(items: &mut Vec<T>, delta: i128, filler: T) -> Option<()> {
+    let len = i128::try_from(items.len()).ok()?.checked_add(delta)?;
+    let len = usize::try_from(len).ok()?.min(items.len() + 64);
+    let fill = items.last().cloned().unwrap_or(filler);
+    items.resize(len, fill);
+    Some(())
+}
+
+/// One evaluated call.
+#[derive(Debug, Clone)]
+pub struct Individual {
+    /// Its arguments.
+    pub args: Value,
+    /// What it reached.
+    pub trace: Trace,
+}
+
+/// Runs a call and reports what it reached; `None` when its arguments do
+/// not fit the parameters or the budget is spent.
+pub trait Evaluate {
+    /// Evaluates `args`.
+    fn evaluate(&mut self, args: &Value) -> Option<Trace>;
+    /// Whether the budget is spent.
+    fn exhausted(&self) -> bool;
+}
+
+/// Search state for the outcomes of one function.
+pub struct Search {
+    sites: &'static Sites,
+    /// Outcomes still uncovered.
+    pub uncovered: BTreeSet<u32>,
+    /// Best individual per uncovered outcome.
+    archive: BTreeMap<u32, (Fitness, Individual)>,
+    rng: StdRng,
+}
+
+impl Search {
+    /// A search for the outcomes of `sites` not in `covered`, seeded with
+    /// calls already made.
+    pub fn new(
+        sites: &'static Sites,
+        covered: &BTreeSet<u32>,
+        seeds: Vec<Individual>,
+        seed: u64,
+    ) -> Search {
+        let uncovered = (0..sites.branches.len() as u32)
+            .filter(|id| !covered.contains(id))
+            .collect();
+        let mut search = Search {
+            sites,
+            uncovered,
+            archive: BTreeMap::new(),
+            rng: StdRng::seed_from_u64(seed),
+        };
+        for individual in seeds {
+            search.offer(individual);
+        }
+        search
+    }
+
+    /// Records an evaluated call; returns the outcomes it covered first.
+    fn offer(&mut self, individual: Individual) -> Vec<u32> {
+        let newly: Vec<u32> = individual
+            .trace
+            .covered(self.sites)
+            .filter(|id| self.uncovered.contains(id))
+            .collect();
+        for id in &newly {
+            self.uncovered.remove(id);
+            self.archive.remove(id);
+        }
+        for &id in &self.uncovered {
+            let f = fitness(self.sites, id, &individual.trace);
+            let better = self
+                .archive
+                .get(&id)
+                .is_none_or(|(best, _)| f.better_than(*best));
+            if better && f.level != u32::MAX {
+                self.archive.insert(id, (f, individual.clone()));
+            }
+        }
+        newly
+    }
+
+    fn evaluate(
+        &mut self,
+        eval: &mut dyn Evaluate,
+        args: Value,
+        found: &mut Vec<(Value, Vec<u32>)>,
+    ) -> Option<Individual> {
+        let trace = eval.evaluate(&args)?;
+        let individual = Individual { args, trace };
+        let newly = self.offer(individual.clone());
+        if !newly.is_empty() {
+            found.push((individual.args.clone(), newly));
+        }
+        Some(individual)
+    }
+
+    /// Runs the alternating variable method on each uncovered outcome in
+    /// turn (closest first) until all are covered or the budget is spent.
+    /// Returns the calls that covered outcomes first, with those outcomes.
+    pub fn avm(&mut self, eval: &mut dyn Evaluate) -> Vec<(Value, Vec<u32>)> {
+        let mut found = Vec::new();
+        let mut stalled: BTreeSet<u32> = BTreeSet::new();
+        while !eval.exhausted() {
+            let Some(target) = self.next_target(&stalled) else {
+                if stalled.is_empty() {
+                    break;
+                }
+                stalled.clear();
+                continue;
+            };
+            if !self.climb(target, eval, &mut found) {
+                stalled.insert(target);
+            }
+        }
+        found
+    }
+
+    /// The uncovered outcome whose best call is closest, skipping `stalled`.
+    fn next_target(&self, stalled: &BTreeSet<u32>) -> Option<u32> {
+        self.uncovered
+            .iter()
+            .filter(|id| !stalled.contains(id))
+            .filter_map(|id| self.archive.get(id).map(|(f, _)| (*id, *f)))
+            .min_by(|a, b| {
+                (a.1.level, a.1.distance)
+                    .partial_cmp(&(b.1.level, b.1.distance))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .map(|(id, _)| id)
+    }
+
+    /// Hill-climbs towards `target` from its best call, with perturbations
+    /// when stuck. Returns whether it covered the target.
+    fn climb(
+        &mut self,
+        target: u32,
+        eval: &mut dyn Evaluate,
+        found: &mut Vec<(Value, Vec<u32>)>,
+    ) -> bool {
+        let Some((mut best_f, best)) = self.archive.get(&target).cloned() else {
+            return false;
+        };
+        let mut current = best.args;
+        let mut stuck_rounds = 0;
+        const ROUNDS: u32 = 64;
+        while !eval.exhausted() && stuck_rounds < ROUNDS && self.uncovered.contains(&target) {
+            let mut improved = false;
+            for var in variables(&current) {
+                if !self.uncovered.contains(&target) || eval.exhausted() {
+                    break;
+                }
+                if let Some((args, f)) =
+                    self.avm_variable(target, &current, best_f, &var, eval, found)
+                {
+                    current = args;
+                    best_f = f;
+                    improved = true;
+                }
+            }
+            if improved {
+                stuck_rounds = 0;
+                continue;
+            }
+            stuck_rounds += 1;
+            // Iterated local search: a random jump (repaired), accepted when
+            // it keeps the approach level.
+            if let Some((args, f)) = self.perturb(target, &current, best_f, eval, found) {
+                current = args;
+                best_f = f;
+            }
+        }
+        !self.uncovered.contains(&target)
+    }
+
+    /// Tries one variable: exploratory ±1, pattern moves, halving, secant.
+    fn avm_variable(
+        &mut self,
+        target: u32,
+        current: &Value,
+        current_f: Fitness,
+        var: &Path,
+        eval: &mut dyn Evaluate,
+        found: &mut Vec<(Value, Vec<u32>)>,
+    ) -> Option<(Value, Fitness)> {
+        let mut best = (current.clone(), current_f);
+        // Distances are f64: at 1e19 a step of 1 changes nothing measurable,
+        // so the first step is the smallest one the distance can show.
+        let unit = if current_f.distance.is_finite() {
+            (current_f.distance / 2f64.powi(50)).max(1.0) as i128
+        } else {
+            1
+        };
+        for direction in [unit, -unit] {
+            let Some((args, f)) =
+                self.try_move(target, &best.0, best.1, var, direction, eval, found)
+            else {
+                continue;
+            };
+            if !f.better_than(best.1) {
+                continue;
+            }
+            // Secant: a linear distance reaches 0 after `d / (d_before - d)` more steps.
+            let slope = (best.1.distance - f.distance) / direction.unsigned_abs() as f64;
+            best = (args, f);
+            // Distances measured in f64 make the slope approximate: repeat the
+            // jump (either way, as the distance has no sign) while it helps.
+            if best.1.level == current_f.level && slope > 0.0 {
+                while best.1.distance.is_finite() && !best.1.covered() && !eval.exhausted() {
+                    let steps = (best.1.distance / slope).round();
+                    if !(1.0..1e38).contains(&steps) {
+                        break;
+                    }
+                    let jump = steps as i128;
+                    let mut improved = false;
+                    for d in [direction.signum() * jump, -direction.signum() * jump] {
+                        if let Some((a, f2)) =
+                            self.try_move(target, &best.0, best.1, var, d, eval, found)
+                        {
+                            if f2.better_than(best.1) {
+                                best = (a, f2);
+                                improved = true;
+                                break;
+                            }
+                        }
+                    }
+                    if !improved {
+                        break;
+                    }
+                }
+            }
+            // Pattern moves: double the step while it improves, then halve back.
+            let mut step = 2i128;
+            while !best.1.covered() && !eval.exhausted() {
+                match self.try_move(target, &best.0, best.1, var, direction * step, eval, found) {
+                    Some((a, f)) if f.better_than(best.1) => {
+                        best = (a, f);
+                        step = step.saturating_mul(2);
+                    }
+                    _ => break,
+                }
+            }
+            while step > 1 && !best.1.covered() && !eval.exhausted() {
+                step /= 2;
+                for d in [direction * step, -direction * step] {
+                    if let Some((a, f)) =
+                        self.try_move(target, &best.0, best.1, var, d, eval, found)
+                    {
+                        if f.better_than(best.1) {
+                            best = (a, f);
+                            break;
+                        }
+                    }
+                }
+            }
+            return Some(best);
+        }
+        None
+    }
+
+    /// Moves one variable and evaluates; if the move broke an enclosing
+    /// condition, repairs with a short search over the other variables.
+    #[allow(clippy::too_many_arguments)]
+    fn try_move(
+        &mut self,
+        target: u32,
+        from: &Value,
+        from_f: Fitness,
+        var: &Path,
+        delta: i128,
+        eval: &mut dyn Evaluate,
+        found: &mut Vec<(Value, Vec<u32>)>,
+    ) -> Option<(Value, Fitness)> {
+        let args = moved(from, var, delta)?;
+        let individual = self.evaluate(eval, args, found)?;
+        let f = fitness(self.sites, target, &individual.trace);
+        if std::env::var_os("CARVE_DEBUG_SEARCH").is_some() {
+            eprintln!(
+                "move {var:?} by {delta}: {} -> {f:?}",
+                individual.args.to_compact_ron()
+            );
+        }
+        if f.level > from_f.level && from_f.level != u32::MAX {
+            return self.repair(target, individual.args, f, var, from_f.level, eval, found);
+        }
+        Some((individual.args, f))
+    }
+
+    /// A short descent over the variables other than `moved_var`, back to
+    /// approach level `level` at most.
+    #[allow(clippy::too_many_arguments)]
+    fn repair(
+        &mut self,
+        target: u32,
+        mut args: Value,
+        mut f: Fitness,
+        moved_var: &Path,
+        level: u32,
+        eval: &mut dyn Evaluate,
+        found: &mut Vec<(Value, Vec<u32>)>,
+    ) -> Option<(Value, Fitness)> {
+        const REPAIR_EVALUATIONS: u32 = 24;
+        let mut spent = 0;
+        'vars: for var in variables(&args) {
+            if var == *moved_var || var.starts_with(moved_var) {
+                continue;
+            }
+            for direction in [1i128, -1] {
+                let mut step = 1i128;
+                let mut improved = false;
+                while spent < REPAIR_EVALUATIONS && !eval.exhausted() {
+                    spent += 1;
+                    let Some(candidate) = moved(&args, &var, direction * step) else {
+                        break;
+                    };
+                    let Some(individual) = self.evaluate(eval, candidate, found) else {
+                        break;
+                    };
+                    let f2 = fitness(self.sites, target, &individual.trace);
+                    if f2.better_than(f) {
+                        args = individual.args;
+                        f = f2;
+                        improved = true;
+                        if f.level <= level {
+                            break 'vars;
+                        }
+                        step = step.saturating_mul(2);
+                    } else if step > 1 {
+                        step /= 2;
+                    } else {
+                        break;
+                    }
+                }
+                if improved {
+                    continue 'vars;
+                }
+            }
+        }
+        Some((args, f))
+    }
+
+    /// A random jump of one variable, repaired; accepted if it keeps the
+    /// approach level of `current`.
+    fn perturb(
+        &mut self,
+        target: u32,
+        current: &Value,
+        current_f: Fitness,
+        eval: &mut dyn Evaluate,
+        found: &mut Vec<(Value, Vec<u32>)>,
+    ) -> Option<(Value, Fitness)> {
+        let vars = variables(current);
+        if vars.is_empty() {
+            return None;
+        }
+        let var = vars[self.rng.random_range(0..vars.len())].clone();
+        let magnitude = 1i128 << self.rng.random_range(0..20u32);
+        let delta = self.rng.random_range(-magnitude..=magnitude);
+        let (args, f) =
+            self.try_move(target, current, current_f, &var, delta.max(1), eval, found)?;
+        (f.level <= current_f.level).then_some((args, f))
+    }
+
+    /// A many-objective genetic algorithm (MOSA-style) over the archive and
+    /// `population`: each generation selects parents by tournament on their
+    /// best fitness for any uncovered outcome, crosses value trees over and
+    /// mutates them, and keeps the best per outcome.
+    pub fn evolve(&mut self, eval: &mut dyn Evaluate, population: usize) -> Vec<(Value, Vec<u32>)> {
+        let mut found = Vec::new();
+        let mut pool: Vec<Value> = self.archive.values().map(|(_, i)| i.args.clone()).collect();
+        while !eval.exhausted() && !self.uncovered.is_empty() && !pool.is_empty() {
+            let mut offspring = Vec::with_capacity(population);
+            for _ in 0..population {
+                let a = self.tournament(&pool);
+                let b = self.tournament(&pool);
+                let mut child = crossover(&a, &b, &mut self.rng);
+                child = self.mutate(&child);
+                offspring.push(child);
+            }
+            for child in offspring {
+                if eval.exhausted() {
+                    break;
+                }
+                let _ = self.evaluate(eval, child, &mut found);
+            }
+            // Survivors: the archive's best per uncovered outcome.
+            pool = self.archive.values().map(|(_, i)| i.args.clone()).collect();
+        }
+        found
+    }
+
+    fn tournament(&mut self, pool: &[Value]) -> Value {
+        let a = &pool[self.rng.random_range(0..pool.len())];
+        let b = &pool[self.rng.random_range(0..pool.len())];
+        let score = |v: &Value| {
+            self.archive
+                .values()
+                .filter(|(_, i)| i.args == *v)
+                .map(|(f, _)| f.value())
+                .fold(f64::INFINITY, f64::min)
+        };
+        if score(a) <= score(b) {
+            a.clone()
+        } else {
+            b.clone()
+        }
+    }
+
+    fn mutate(&mut self, value: &Value) -> Value {
+        let vars = variables(value);
+        if vars.is_empty() {
+            return value.clone();
+        }
+        let var = &vars[self.rng.random_range(0..vars.len())];
+        let magnitude = 1i128 << self.rng.random_range(0..16u32);
+        let delta = self.rng.random_range(-magnitude..=magnitude);
+        moved(value, var, if delta == 0 { 1 } else { delta }).unwrap_or_else(|| value.clone())
+    }
+}
+
+/// Uniform crossover of two value trees of the same shape: each child
+/// position comes from either parent; trees of different shapes give `a`.
+fn crossover(a: &Value, b: &Value, rng: &mut StdRng) -> Value {
+    let mut child = a.clone();
+    let paths = variables(a);
+    for path in paths {
+        if rng.random_bool(0.5) {
+            if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
+                if std::mem::discriminant(from_b) == std::mem::discriminant(slot) {
+                    *slot = from_b.clone();
+                }
+            }
+        }
+    }
+    child
+}
+
+fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
+    let mut node = value;
+    for index in path {
+        node = *children(node).get(*index)?;
+    }
+    Some(node)
+}
+
+fn get_mut<'a>(value: &'a mut Value, path: &[usize]) -> Option<&'a mut Value> {
+    let mut node = value;
+    for index in path {
+        node = child_mut(node, *index)?;
+    }
+    Some(node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_keep_values_in_range() {
+        let v = Value::Struct(
+            "args",
+            vec![("x", Value::U64(0)), ("s", Value::Str("ab".into()))],
+        );
+        assert_eq!(moved(&v, &[0], -1), None, "u64 stays non-negative");
+        assert_eq!(
+            get(&moved(&Value::I64(5), &[], i128::MIN).unwrap(), &[]),
+            Some(&Value::I64(i64::MIN)),
+            "saturates"
+        );
+        assert_eq!(
+            get(&moved(&v, &[0], 5).unwrap(), &[0]),
+            Some(&Value::U64(5))
+        );
+        assert_eq!(
+            get(&moved(&v, &[1, 1], 1).unwrap(), &[1]),
+            Some(&Value::Str("ac".into()))
+        );
+        assert_eq!(
+            get(&moved(&v, &[1], 1).unwrap(), &[1]),
+            Some(&Value::Str("abb".into()))
+        );
+        assert_eq!(
+            moved(&Value::I64(i64::MAX), &[], 1),
+            None,
+            "no overflow, no change"
+        );
+    }
+
+    #[test]
+    fn variables_include_string_characters_and_lengths() {
+        let v = Value::Struct(
+            "args",
+            vec![("s", Value::Str("ab".into())), ("n", Value::I64(1))],
+        );
+        assert_eq!(
+            variables(&v),
+            vec![vec![0], vec![0, 0], vec![0, 1], vec![1]]
+        );
+    }
+}
