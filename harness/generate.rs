@@ -101,9 +101,11 @@ impl Observer for Quiet {}
 /// (`seeds`), which already cover `covered`. Panics at `known_failures`
 /// (`file:line`) are not reported again.
 ///
-/// Half the budget goes to grammar-coverage generation; then search
-/// ([`crate::search`]) goes after the outcomes still uncovered; whatever
-/// budget is left goes back to the grammar, looking for failures.
+/// Grammar-coverage generation runs first (up to half the budget, less when
+/// it stops finding new outcomes); then search ([`crate::search`]) goes after
+/// the outcomes still uncovered, the alternating variable method up to 65%
+/// of the budget and the genetic algorithm up to 80%; the rest goes back to
+/// the grammar, which also looks for failures.
 pub fn generate(
     target: &'static Target,
     name: &str,
@@ -126,6 +128,7 @@ pub fn generate(
         start: Instant::now(),
         index: 0,
         traces: Vec::new(),
+        search_limit: 1.0,
     };
     let Some(grammar) = ArgsGrammar::mine(seeds) else {
         return generator.run;
@@ -141,20 +144,25 @@ pub fn generate(
             }
         };
     let total = target.sites.branches.len();
-    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 0.5);
+    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 0.5, Some(STAGNATION));
     if generator.run.after.len() < total && !generator.exhausted(1.0) {
         let seeds: Vec<Individual> = std::mem::take(&mut generator.traces);
         let mut search = Search::new(target.sites, &generator.run.after, seeds, settings.seed);
+        generator.search_limit = 0.65;
         search.avm(&mut generator);
+        generator.search_limit = 0.8;
         search.evolve(&mut generator, 16);
     }
-    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0);
+    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0, None);
     let index = generator.index;
     generator
         .observer
         .progress(index, generator.run.executions, generator.run.after.len());
     generator.run
 }
+
+/// Calls without new coverage after which the grammar hands over to search.
+const STAGNATION: u64 = 4_000;
 
 /// The state of one generation run: every call goes through [`Generator::call`].
 struct Generator<'o> {
@@ -168,6 +176,8 @@ struct Generator<'o> {
     index: u64,
     /// Calls of the grammar phase, seeds of the search.
     traces: Vec<Individual>,
+    /// The fraction of the budget search may spend up to.
+    search_limit: f64,
 }
 
 impl Generator<'_> {
@@ -179,7 +189,8 @@ impl Generator<'_> {
         }
     }
 
-    /// Derives and runs calls until `fraction` of the budget is spent.
+    /// Derives and runs calls until `fraction` of the budget is spent, or
+    /// after `stagnation` calls in a row that cover nothing new.
     /// Derivations up to `skip` are drawn but not run (a restarted worker).
     fn grammar_phase(
         &mut self,
@@ -187,10 +198,20 @@ impl Generator<'_> {
         fuzzer: &mut GrammarFuzzer,
         skip: u64,
         fraction: f64,
+        stagnation: Option<u64>,
     ) {
         // Derivations that fit no argument value cost no execution: bound them too.
         let max_index = self.index + skip + max_derivations(self.budget);
+        let mut last_gain = (self.run.executions, self.run.after.len());
         while !self.exhausted(fraction) && self.index < max_index {
+            if self.run.after.len() > last_gain.1 {
+                last_gain = (self.run.executions, self.run.after.len());
+            }
+            if stagnation
+                .is_some_and(|n| self.run.executions - last_gain.0 >= n && self.index > skip)
+            {
+                break;
+            }
             let tree = fuzzer.fuzz_tree();
             self.index += 1;
             if self.index <= skip {
@@ -251,7 +272,7 @@ impl Generator<'_> {
 
 impl Evaluate for Generator<'_> {
     fn evaluate(&mut self, args: &Value) -> Option<Trace> {
-        if self.exhausted(1.0) {
+        if Evaluate::exhausted(self) {
             return None;
         }
         self.index += 1;
@@ -259,7 +280,7 @@ impl Evaluate for Generator<'_> {
     }
 
     fn exhausted(&self) -> bool {
-        Generator::exhausted(self, 1.0)
+        Generator::exhausted(self, self.search_limit)
     }
 }
 

@@ -169,9 +169,11 @@ fn child_mut(value: &mut Value, index: usize) -> Option<&mut Value> {
         Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
             fields.get_mut(index).map(|(_, v)| v)
         }
-        Value::Map(entries) => entries
-            .get_mut(index / 2)
-            .map(|(k, v)| if index % 2 == 0 { k } else { v }),
+        Value::Map(entries) => {
+            entries
+                .get_mut(index / 2)
+                .map(|(k, v)| if index.is_multiple_of(2) { k } else { v })
+        }
         _ => None,
     }
 }
@@ -290,6 +292,8 @@ pub struct Search {
     /// Best individual per uncovered outcome.
     archive: BTreeMap<u32, (Fitness, Individual)>,
     rng: StdRng,
+    /// Inside a repair: moves are not repaired again.
+    repairing: bool,
 }
 
 impl Search {
@@ -309,6 +313,7 @@ impl Search {
             uncovered,
             archive: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
+            repairing: false,
         };
         for individual in seeds {
             search.offer(individual);
@@ -404,6 +409,7 @@ impl Search {
         let mut current = best.args;
         let mut stuck_rounds = 0;
         const ROUNDS: u32 = 64;
+        const PERTURBATIONS: u32 = 64;
         while !eval.exhausted() && stuck_rounds < ROUNDS && self.uncovered.contains(&target) {
             let mut improved = false;
             for var in variables(&current) {
@@ -423,9 +429,23 @@ impl Search {
                 continue;
             }
             stuck_rounds += 1;
-            // Iterated local search: a random jump (repaired), accepted when
-            // it keeps the approach level.
-            if let Some((args, f)) = self.perturb(target, &current, best_f, eval, found) {
+            // Iterated local search: random jumps (repaired) from the local
+            // optimum. A jump that gets closer is taken at once; otherwise the
+            // last one that kept the approach level is, to move on.
+            let mut sideways = None;
+            for _ in 0..PERTURBATIONS {
+                if eval.exhausted() || !self.uncovered.contains(&target) {
+                    break;
+                }
+                if let Some((args, f)) = self.perturb(target, &current, best_f, eval, found) {
+                    if f.better_than(best_f) {
+                        sideways = Some((args, f));
+                        break;
+                    }
+                    sideways = Some((args, f));
+                }
+            }
+            if let Some((args, f)) = sideways {
                 current = args;
                 best_f = f;
             }
@@ -489,6 +509,10 @@ impl Search {
                     }
                 }
             }
+            // A repair is done once the enclosing condition holds again.
+            if self.repairing && best.1.level < current_f.level {
+                return Some(best);
+            }
             // Pattern moves: double the step while it improves, then halve back.
             let mut step = 2i128;
             while !best.1.covered() && !eval.exhausted() {
@@ -534,20 +558,14 @@ impl Search {
         let args = moved(from, var, delta)?;
         let individual = self.evaluate(eval, args, found)?;
         let f = fitness(self.sites, target, &individual.trace);
-        if std::env::var_os("CARVE_DEBUG_SEARCH").is_some() {
-            eprintln!(
-                "move {var:?} by {delta}: {} -> {f:?}",
-                individual.args.to_compact_ron()
-            );
-        }
-        if f.level > from_f.level && from_f.level != u32::MAX {
+        if f.level > from_f.level && from_f.level != u32::MAX && !self.repairing {
             return self.repair(target, individual.args, f, var, from_f.level, eval, found);
         }
         Some((individual.args, f))
     }
 
-    /// A short descent over the variables other than `moved_var`, back to
-    /// approach level `level` at most.
+    /// A short descent (the same moves, without nested repairs) over the
+    /// variables other than `moved_var`, back to approach level `level`.
     #[allow(clippy::too_many_arguments)]
     fn repair(
         &mut self,
@@ -559,43 +577,20 @@ impl Search {
         eval: &mut dyn Evaluate,
         found: &mut Vec<(Value, Vec<u32>)>,
     ) -> Option<(Value, Fitness)> {
-        const REPAIR_EVALUATIONS: u32 = 24;
-        let mut spent = 0;
-        'vars: for var in variables(&args) {
-            if var == *moved_var || var.starts_with(moved_var) {
+        self.repairing = true;
+        for var in variables(&args) {
+            if var == *moved_var || var.starts_with(moved_var) || eval.exhausted() {
                 continue;
             }
-            for direction in [1i128, -1] {
-                let mut step = 1i128;
-                let mut improved = false;
-                while spent < REPAIR_EVALUATIONS && !eval.exhausted() {
-                    spent += 1;
-                    let Some(candidate) = moved(&args, &var, direction * step) else {
-                        break;
-                    };
-                    let Some(individual) = self.evaluate(eval, candidate, found) else {
-                        break;
-                    };
-                    let f2 = fitness(self.sites, target, &individual.trace);
-                    if f2.better_than(f) {
-                        args = individual.args;
-                        f = f2;
-                        improved = true;
-                        if f.level <= level {
-                            break 'vars;
-                        }
-                        step = step.saturating_mul(2);
-                    } else if step > 1 {
-                        step /= 2;
-                    } else {
-                        break;
-                    }
-                }
-                if improved {
-                    continue 'vars;
+            if let Some((a, f2)) = self.avm_variable(target, &args, f, &var, eval, found) {
+                args = a;
+                f = f2;
+                if f.level <= level {
+                    break;
                 }
             }
         }
+        self.repairing = false;
         Some((args, f))
     }
 
@@ -615,9 +610,11 @@ impl Search {
         }
         let var = vars[self.rng.random_range(0..vars.len())].clone();
         let magnitude = 1i128 << self.rng.random_range(0..20u32);
-        let delta = self.rng.random_range(-magnitude..=magnitude);
-        let (args, f) =
-            self.try_move(target, current, current_f, &var, delta.max(1), eval, found)?;
+        let delta = match self.rng.random_range(-magnitude..=magnitude) {
+            0 => 1,
+            delta => delta,
+        };
+        let (args, f) = self.try_move(target, current, current_f, &var, delta, eval, found)?;
         (f.level <= current_f.level).then_some((args, f))
     }
 

@@ -98,7 +98,7 @@ fn avm_hits_test_me_anywhere_in_the_i64_range_quickly() {
 fn fitness_is_approach_level_plus_normalized_distance() {
     let t = target("maths::needle");
     let (_, trace) = coverage::collect(|| maths::needle(5, 0));
-    // The innermost `(x ^ y) & 0xff == 0x5a` true is two levels below `x > 1_000_000`,
+    // The innermost `(x ^ y) & 0xff == 0x59` true is two levels below `x > 1_000_000`,
     // which missed by 1_000_000 - 5 + 1.
     let inner = (0..t.sites.branches.len() as u32)
         .find(|id| t.sites.depth(*id) == 2 && t.sites.branches[*id as usize].outcome == "true")

@@ -80,12 +80,13 @@ pub fn test_me(x: i64, y: i64) -> bool {
 }
 
 /// A needle: nested conditions that only search with branch distances
-/// reaches (written so that nothing overflows).
+/// reaches (written so that nothing overflows). The example used
+/// `0x5a`, which no input reaches: `x ^ (3x - 7)` is always odd.
 #[carve::target]
 pub fn needle(x: i64, y: i64) -> u8 {
     if x > 1_000_000 {
         if y == x.wrapping_mul(3).wrapping_sub(7) {
-            if (x ^ y) & 0xff == 0x5a {
+            if (x ^ y) & 0xff == 0x59 {
                 return 3;
             }
             return 2;
