@@ -72,6 +72,19 @@ pub struct Settings {
     /// skips what its predecessor ran, so the sequence is the same as
     /// without the restart.
     pub skip: u64,
+    /// Which phases run.
+    pub phases: Phases,
+}
+
+/// The phases of generation (all by default; benchmarks compare them alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phases {
+    /// Grammar, then search on what is left, then grammar.
+    All,
+    /// Grammar-coverage generation only.
+    GrammarOnly,
+    /// Search only, seeded from the existing calls.
+    SearchOnly,
 }
 
 /// Hooks into a generation run, for a worker process to report and save as
@@ -144,16 +157,47 @@ pub fn generate(
             }
         };
     let total = target.sites.branches.len();
-    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 0.5, Some(STAGNATION));
-    if generator.run.after.len() < total && !generator.exhausted(1.0) {
-        let seeds: Vec<Individual> = std::mem::take(&mut generator.traces);
-        let mut search = Search::new(target.sites, &generator.run.after, seeds, settings.seed);
-        generator.search_limit = 0.65;
+    let (grammar_share, search_share) = match settings.phases {
+        Phases::All => (0.5, (0.65, 0.8)),
+        Phases::GrammarOnly => (1.0, (0.0, 0.0)),
+        Phases::SearchOnly => (0.0, (0.8, 1.0)),
+    };
+    generator.grammar_phase(
+        &grammar,
+        &mut fuzzer,
+        settings.skip,
+        grammar_share,
+        Some(STAGNATION),
+    );
+    if generator.run.after.len() < total
+        && !generator.exhausted(1.0)
+        && settings.phases != Phases::GrammarOnly
+    {
+        // The existing calls come first: among equally close calls the
+        // archive keeps the first, and carved calls are the sanest starts.
+        let mut starts = Vec::with_capacity(seeds.len() + generator.traces.len());
+        for args in seeds {
+            if let Some((trace, failed)) = generator.call(args) {
+                starts.push(Individual {
+                    args: args.clone(),
+                    failed,
+                    trace,
+                });
+            }
+        }
+        let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
+        starts.append(&mut generator.traces);
+        let seeds = starts;
+        let mut search = Search::new(target.sites, &generator.run.after, seeds, settings.seed)
+            .with_dictionary(&original);
+        generator.search_limit = search_share.0;
         search.avm(&mut generator);
-        generator.search_limit = 0.8;
+        generator.search_limit = search_share.1;
         search.evolve(&mut generator, 16);
     }
-    generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0, None);
+    if settings.phases != Phases::SearchOnly {
+        generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0, None);
+    }
     let index = generator.index;
     generator
         .observer
@@ -162,7 +206,7 @@ pub fn generate(
 }
 
 /// Calls without new coverage after which the grammar hands over to search.
-const STAGNATION: u64 = 4_000;
+const STAGNATION: u64 = 1_000;
 
 /// The state of one generation run: every call goes through [`Generator::call`].
 struct Generator<'o> {
@@ -220,17 +264,22 @@ impl Generator<'_> {
             let Ok(args) = grammar.value_of(&tree) else {
                 continue;
             };
-            if let Some(trace) = self.call(&args) {
+            if let Some((trace, failed)) = self.call(&args) {
                 if self.traces.len() < 4096 {
-                    self.traces.push(Individual { args, trace });
+                    self.traces.push(Individual {
+                        args,
+                        failed,
+                        trace,
+                    });
                 }
             }
         }
     }
 
     /// Runs one call: keeps it if it covers something new, reports a new
-    /// failure (minimized). `None` when the call could not run.
-    fn call(&mut self, args: &Value) -> Option<Trace> {
+    /// failure (minimized). Returns what it reached and whether it failed;
+    /// `None` when the call could not run.
+    fn call(&mut self, args: &Value) -> Option<(Trace, bool)> {
         let (index, executions, covered) = (self.index, self.run.executions, self.run.after.len());
         self.observer.progress(index, executions, covered);
         if !self.observer.allow(args) {
@@ -239,9 +288,11 @@ impl Generator<'_> {
         self.run.executions += 1;
         self.observer.before_call(self.index, args);
         let (observation, trace, location) = execute(self.target, args, &mut self.run)?;
+        let failed = !matches!(observation.outcome, Outcome::Returned(_));
         let reached: BTreeSet<u32> = trace.covered(self.target.sites).collect();
         let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
-        self.run.after.extend(added.iter().copied());
+        // Only kept calls count as covering: a failing call is stored as a
+        // failure, and what it reached must still be reached by a passing one.
         match (&observation.outcome, location) {
             (Outcome::Panicked(_), Some(location)) if self.failed_at.insert(location.clone()) => {
                 let failure = minimize(
@@ -256,6 +307,7 @@ impl Generator<'_> {
             }
             (Outcome::Panicked(_), _) => {}
             _ if !added.is_empty() => {
+                self.run.after.extend(added.iter().copied());
                 let kept = Kept {
                     args: args.clone(),
                     observation,
@@ -266,12 +318,12 @@ impl Generator<'_> {
             }
             _ => {}
         }
-        Some(trace)
+        Some((trace, failed))
     }
 }
 
 impl Evaluate for Generator<'_> {
-    fn evaluate(&mut self, args: &Value) -> Option<Trace> {
+    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
         if Evaluate::exhausted(self) {
             return None;
         }

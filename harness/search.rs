@@ -244,6 +244,59 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
     Some(out)
 }
 
+/// Characters of the strings and chars in `values`, with the members of
+/// every character class one of them belongs to.
+fn dictionary<'a>(values: impl Iterator<Item = &'a Value>) -> Vec<char> {
+    const CLASSES: [&str; 4] = [
+        "0123456789",
+        "0123456789abcdefABCDEF",
+        "abcdefghijklmnopqrstuvwxyz",
+        "+-%&=.,/:;_ ",
+    ];
+    let mut seen = BTreeSet::new();
+    for value in values {
+        collect_chars(value, &mut seen);
+    }
+    let mut all = seen.clone();
+    for class in CLASSES {
+        if class.chars().any(|c| seen.contains(&c)) {
+            all.extend(class.chars());
+        }
+    }
+    all.into_iter().collect()
+}
+
+fn collect_chars(value: &Value, out: &mut BTreeSet<char>) {
+    match value {
+        Value::Str(s) => out.extend(s.chars()),
+        Value::Char(c) => {
+            out.insert(*c);
+        }
+        other => children(other)
+            .into_iter()
+            .for_each(|c| collect_chars(c, out)),
+    }
+}
+
+/// `value` with the character (of a string or a `char`) at `path` set to `c`.
+fn with_char(value: &Value, path: &[usize], c: char) -> Option<Value> {
+    let mut out = value.clone();
+    let (last, parents) = path.split_last()?;
+    let parent = get_mut(&mut out, parents)?;
+    match parent {
+        Value::Str(s) => {
+            let mut chars: Vec<char> = s.chars().collect();
+            *chars.get_mut(*last)? = c;
+            *s = chars.into_iter().collect();
+        }
+        other => match child_mut(other, *last)? {
+            Value::Char(slot) => *slot = c,
+            _ => return None,
+        },
+    }
+    Some(out)
+}
+
 /// The unit step of a float: 1, or a millionth of its magnitude when larger.
 fn float_unit(x: f64) -> f64 {
     if x.abs() > 1e6 {
@@ -260,7 +313,7 @@ fn shift_char(c: char, delta: i128) -> Option<char> {
 
 fn resize<T: Clone>(items: &mut Vec<T>, delta: i128, filler: T) -> Option<()> {
     let len = i128::try_from(items.len()).ok()?.checked_add(delta)?;
-    let len = usize::try_from(len).ok()?.min(items.len() + 64);
+    let len = usize::try_from(len).ok()?.min(items.len() + 8);
     let fill = items.last().cloned().unwrap_or(filler);
     items.resize(len, fill);
     Some(())
@@ -271,6 +324,8 @@ fn resize<T: Clone>(items: &mut Vec<T>, delta: i128, filler: T) -> Option<()> {
 pub struct Individual {
     /// Its arguments.
     pub args: Value,
+    /// Whether it failed (panicked): it guides search, but covers nothing.
+    pub failed: bool,
     /// What it reached.
     pub trace: Trace,
 }
@@ -279,7 +334,8 @@ pub struct Individual {
 /// not fit the parameters or the budget is spent.
 pub trait Evaluate {
     /// Evaluates `args`.
-    fn evaluate(&mut self, args: &Value) -> Option<Trace>;
+    /// Returns what the call reached and whether it failed (panicked).
+    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)>;
     /// Whether the budget is spent.
     fn exhausted(&self) -> bool;
 }
@@ -294,6 +350,9 @@ pub struct Search {
     rng: StdRng,
     /// Inside a repair: moves are not repaired again.
     repairing: bool,
+    /// Characters seen in the seeds' strings and their classes: perturbing a
+    /// character sometimes draws from these (a hex digit after a `%`).
+    dictionary: Vec<char>,
 }
 
 impl Search {
@@ -314,6 +373,7 @@ impl Search {
             archive: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
             repairing: false,
+            dictionary: dictionary(seeds.iter().map(|i| &i.args)),
         };
         for individual in seeds {
             search.offer(individual);
@@ -321,24 +381,37 @@ impl Search {
         search
     }
 
+    /// Draws perturbed characters from the characters of `values` (and
+    /// their classes) only: by default, from all seeds.
+    pub fn with_dictionary(mut self, values: &[Value]) -> Search {
+        self.dictionary = dictionary(values.iter());
+        self
+    }
+
     /// Records an evaluated call; returns the outcomes it covered first.
     fn offer(&mut self, individual: Individual) -> Vec<u32> {
-        let newly: Vec<u32> = individual
-            .trace
-            .covered(self.sites)
-            .filter(|id| self.uncovered.contains(id))
-            .collect();
+        let newly: Vec<u32> = if individual.failed {
+            Vec::new()
+        } else {
+            individual
+                .trace
+                .covered(self.sites)
+                .filter(|id| self.uncovered.contains(id))
+                .collect()
+        };
         for id in &newly {
             self.uncovered.remove(id);
             self.archive.remove(id);
         }
         for &id in &self.uncovered {
             let f = fitness(self.sites, id, &individual.trace);
+            // A failing call at distance 0 reached the outcome without covering it.
+            let usable = f.level != u32::MAX && !(individual.failed && f.covered());
             let better = self
                 .archive
                 .get(&id)
                 .is_none_or(|(best, _)| f.better_than(*best));
-            if better && f.level != u32::MAX {
+            if better && usable {
                 self.archive.insert(id, (f, individual.clone()));
             }
         }
@@ -351,8 +424,12 @@ impl Search {
         args: Value,
         found: &mut Vec<(Value, Vec<u32>)>,
     ) -> Option<Individual> {
-        let trace = eval.evaluate(&args)?;
-        let individual = Individual { args, trace };
+        let (trace, failed) = eval.evaluate(&args)?;
+        let individual = Individual {
+            args,
+            failed,
+            trace,
+        };
         let newly = self.offer(individual.clone());
         if !newly.is_empty() {
             found.push((individual.args.clone(), newly));
@@ -609,6 +686,14 @@ impl Search {
             return None;
         }
         let var = vars[self.rng.random_range(0..vars.len())].clone();
+        if !self.dictionary.is_empty() && self.rng.random_bool(0.5) {
+            let c = self.dictionary[self.rng.random_range(0..self.dictionary.len())];
+            if let Some(args) = with_char(current, &var, c) {
+                let individual = self.evaluate(eval, args, found)?;
+                let f = fitness(self.sites, target, &individual.trace);
+                return (f.level <= current_f.level).then_some((individual.args, f));
+            }
+        }
         let magnitude = 1i128 << self.rng.random_range(0..20u32);
         let delta = match self.rng.random_range(-magnitude..=magnitude) {
             0 => 1,

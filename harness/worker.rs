@@ -306,6 +306,7 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
         seed: config.seed,
         budget: config.budget,
         skip: number("CARVE_WORKER_SKIP"),
+        phases: generate::Phases::All,
     };
     let crashing = file
         .entries

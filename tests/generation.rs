@@ -28,6 +28,7 @@ fn run(seed: u64) -> carve::generate::Generation {
         seed,
         budget: Budget::Executions(DEFAULT_BUDGET),
         skip: 0,
+        phases: carve::generate::Phases::All,
     };
     generate(
         target,

@@ -27,14 +27,18 @@ struct Counter {
 }
 
 impl Evaluate for Counter {
-    fn evaluate(&mut self, args: &Value) -> Option<Trace> {
+    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
         if self.exhausted() {
             return None;
         }
         self.evaluations += 1;
         let (result, trace) =
             coverage::collect(|| quietly(|| (self.target.replay)(ArgsInput::Value(args))));
-        result.ok().map(|_| trace)
+        let failed = !matches!(
+            result.ok()?.observation.outcome,
+            carve::outcome::Outcome::Returned(_)
+        );
+        Some((trace, failed))
     }
 
     fn exhausted(&self) -> bool {
@@ -53,8 +57,12 @@ fn two(x: i64, y: i64) -> Value {
 }
 
 fn seed_individual(counter: &mut Counter, args: Value) -> Individual {
-    let trace = counter.evaluate(&args).expect("seed call runs");
-    Individual { args, trace }
+    let (trace, failed) = counter.evaluate(&args).expect("seed call runs");
+    Individual {
+        args,
+        failed,
+        trace,
+    }
 }
 
 #[test]
@@ -128,6 +136,7 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
             seed,
             budget: Budget::Executions(DEFAULT_BUDGET),
             skip: 0,
+            phases: carve::generate::Phases::All,
         };
         let generation = generate(
             t,
