@@ -244,6 +244,43 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
     Some(out)
 }
 
+/// Paths of the enum values inside `value`.
+fn enum_paths(value: &Value) -> Vec<Path> {
+    fn walk(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
+        if enum_name(value).is_some() {
+            out.push(path.clone());
+        }
+        for (i, child) in children(value).into_iter().enumerate() {
+            path.push(i);
+            walk(child, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut Vec::new(), &mut out);
+    out
+}
+
+fn enum_name(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::UnitVariant { name, .. }
+        | Value::NewtypeVariant { name, .. }
+        | Value::TupleVariant { name, .. }
+        | Value::StructVariant { name, .. } => Some(name),
+        _ => None,
+    }
+}
+
+fn variant_name(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::UnitVariant { variant, .. }
+        | Value::NewtypeVariant { variant, .. }
+        | Value::TupleVariant { variant, .. }
+        | Value::StructVariant { variant, .. } => Some(variant),
+        _ => None,
+    }
+}
+
 /// Characters of the strings and chars in `values`, with the members of
 /// every character class one of them belongs to.
 fn dictionary<'a>(values: impl Iterator<Item = &'a Value>) -> Vec<char> {
@@ -686,13 +723,22 @@ impl Search {
             return None;
         }
         let var = vars[self.rng.random_range(0..vars.len())].clone();
-        if !self.dictionary.is_empty() && self.rng.random_bool(0.5) {
-            let c = self.dictionary[self.rng.random_range(0..self.dictionary.len())];
-            if let Some(args) = with_char(current, &var, c) {
-                let individual = self.evaluate(eval, args, found)?;
-                let f = fitness(self.sites, target, &individual.trace);
-                return (f.level <= current_f.level).then_some((individual.args, f));
+        // Structural moves: insert or delete a character or element anywhere,
+        // switch an enum to a variant seen elsewhere, or draw a character
+        // from the dictionary. Then, or otherwise, a numeric jump.
+        let structural = match self.rng.random_range(0..4u32) {
+            0 => self.insert_or_delete(current, &var),
+            1 => self.switch_variant(current),
+            _ if !self.dictionary.is_empty() => {
+                let c = self.dictionary[self.rng.random_range(0..self.dictionary.len())];
+                with_char(current, &var, c)
             }
+            _ => None,
+        };
+        if let Some(args) = structural {
+            let individual = self.evaluate(eval, args, found)?;
+            let f = fitness(self.sites, target, &individual.trace);
+            return (f.level <= current_f.level).then_some((individual.args, f));
         }
         let magnitude = 1i128 << self.rng.random_range(0..20u32);
         let delta = match self.rng.random_range(-magnitude..=magnitude) {
@@ -701,6 +747,71 @@ impl Search {
         };
         let (args, f) = self.try_move(target, current, current_f, &var, delta, eval, found)?;
         (f.level <= current_f.level).then_some((args, f))
+    }
+
+    /// Inserts (a dictionary character, or a copy of a neighbouring element)
+    /// or deletes at a random position of the string or sequence at `var`.
+    fn insert_or_delete(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        let mut out = current.clone();
+        let insert = self.rng.random_bool(0.5);
+        let c = (!self.dictionary.is_empty())
+            .then(|| self.dictionary[self.rng.random_range(0..self.dictionary.len())]);
+        let position = self.rng.random_range(0..=64usize);
+        match get_mut(&mut out, var)? {
+            Value::Str(s) => {
+                let mut chars: Vec<char> = s.chars().collect();
+                let at = position % (chars.len() + 1);
+                if insert {
+                    chars.insert(at, c.unwrap_or('a'));
+                } else if at < chars.len() {
+                    chars.remove(at);
+                } else {
+                    return None;
+                }
+                *s = chars.into_iter().collect();
+            }
+            Value::Seq(items) if !items.is_empty() => {
+                let at = position % items.len();
+                if insert {
+                    items.insert(at, items[at].clone());
+                } else {
+                    items.remove(at);
+                }
+            }
+            _ => return None,
+        }
+        Some(out)
+    }
+
+    /// Replaces an enum value of `current` with another variant of the same
+    /// enum found in the archive (variants can only come from values seen).
+    fn switch_variant(&mut self, current: &Value) -> Option<Value> {
+        let paths = enum_paths(current);
+        if paths.is_empty() {
+            return None;
+        }
+        let path = &paths[self.rng.random_range(0..paths.len())];
+        let here = get(current, path)?;
+        let mut others: Vec<Value> = Vec::new();
+        for (_, individual) in self.archive.values() {
+            for p in enum_paths(&individual.args) {
+                if let Some(v) = get(&individual.args, &p) {
+                    if enum_name(v) == enum_name(here)
+                        && variant_name(v) != variant_name(here)
+                        && !others.contains(v)
+                    {
+                        others.push(v.clone());
+                    }
+                }
+            }
+        }
+        if others.is_empty() {
+            return None;
+        }
+        let replacement = others.swap_remove(self.rng.random_range(0..others.len()));
+        let mut out = current.clone();
+        *get_mut(&mut out, path)? = replacement;
+        Some(out)
     }
 
     /// A many-objective genetic algorithm (MOSA-style) over the archive and
@@ -764,7 +875,17 @@ impl Search {
 /// position comes from either parent; trees of different shapes give `a`.
 fn crossover(a: &Value, b: &Value, rng: &mut StdRng) -> Value {
     let mut child = a.clone();
-    let paths = variables(a);
+    // Whole enum values first (variants travel between parents), then leaves.
+    for path in enum_paths(a) {
+        if rng.random_bool(0.5) {
+            if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
+                if enum_name(from_b).is_some() && enum_name(from_b) == enum_name(slot) {
+                    *slot = from_b.clone();
+                }
+            }
+        }
+    }
+    let paths = variables(&child);
     for path in paths {
         if rng.random_bool(0.5) {
             if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
@@ -826,6 +947,41 @@ mod tests {
             None,
             "no overflow, no change"
         );
+    }
+
+    #[test]
+    fn variants_switch_to_ones_seen_in_the_archive() {
+        static SITES: Sites = Sites::new("c::m", "f", "f.rs", (1, 1), &[]);
+        let ok = |n| Value::NewtypeVariant {
+            name: "Result",
+            index: 0,
+            variant: "Ok",
+            value: Box::new(Value::I64(n)),
+        };
+        let err = Value::NewtypeVariant {
+            name: "Result",
+            index: 1,
+            variant: "Err",
+            value: Box::new(Value::Unit),
+        };
+        let mut search = Search::new(&SITES, &BTreeSet::new(), Vec::new(), 1);
+        search.archive.insert(
+            0,
+            (
+                Fitness::ZERO,
+                Individual {
+                    args: err.clone(),
+                    failed: false,
+                    trace: Trace::default(),
+                },
+            ),
+        );
+        let args = Value::Struct("args", vec![("r", ok(3))]);
+        assert_eq!(
+            search.switch_variant(&args),
+            Some(Value::Struct("args", vec![("r", err)]))
+        );
+        assert_eq!(enum_paths(&args), vec![vec![0]]);
     }
 
     #[test]
