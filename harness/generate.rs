@@ -2,11 +2,13 @@
 //!
 //! The arguments of the calls a target already has (carved and generated)
 //! are mined into a grammar ([`crate::mine`]); the grammar-coverage fuzzer
-//! ([`crate::grammar`]) derives new arguments from it; each call runs
-//! in-process with branch coverage, straight from the value tree (no RON text
-//! per call). A call is kept only if it covers an outcome that no earlier
-//! call covered. A call that panics is a found bug: its input is minimized
-//! and reported once per panic location.
+//! ([`crate::grammar`]) derives new arguments from it; search
+//! ([`crate::search`]) then goes after the outcomes the grammar misses. Each
+//! call runs in-process with branch coverage, straight from the value tree
+//! (no RON text per call). A call is kept only if it covers an outcome that
+//! no earlier call covered. A call that panics is a found bug: its input is
+//! minimized and reported once per panic line. [`crate::worker`] runs all
+//! this in a child process, so that aborts and endless loops are survived.
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
