@@ -22,7 +22,7 @@
 //! ```ignore
 //! // src/lib.rs
 //! #[carve::target]
-//! pub fn cgi_decode(s: &str) -> Result<String, DecodeError> { … }
+//! pub fn cgi_decode(s: &str) -> Result<String, DecodeError> { /* … */ }
 //!
 //! // tests/carve.rs
 //! use mycrate as _; // links the library so its targets register
@@ -38,7 +38,7 @@
 //! Modules follow the data flow: [`registry`] (what the attributes register)
 //! → [`record`] (carving calls) → [`store`] (carve files) → [`replay`]
 //! (calls as tests) → [`runner`] (the harness); [`value`] and [`outcome`] are
-//! the data carried between them and [`env`] the configuration.
+//! the data carried between them and [`env`](mod@env) the configuration.
 #![deny(missing_docs)]
 
 extern crate self as carve;
