@@ -178,9 +178,15 @@ static COLLECTING: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
-    static STATE: RefCell<State> = const { RefCell::new(State { distance: Vec::new(), touched: Vec::new() }) };
+    /// The state of the collection in progress on this thread, owned by the
+    /// frame of [`collect`]; null outside it. A plain pointer in a `Cell`
+    /// (no destructor, no borrow flag) keeps recording to a few instructions.
+    static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
+    /// Buffers of the previous collection, reused.
+    static SPARE: RefCell<State> = const { RefCell::new(State { distance: Vec::new(), touched: Vec::new() }) };
 }
 
+#[derive(Default)]
 struct State {
     /// Smallest distance per global outcome index; infinity when not reached.
     distance: Vec<f64>,
@@ -198,21 +204,27 @@ pub fn active() -> bool {
 #[inline]
 fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
     let first = (sites.base() + id) as usize;
-    STATE.with(|state| {
-        let state = &mut *state.borrow_mut();
-        if first + N > state.distance.len() {
-            state.distance.resize(first + N, f64::INFINITY);
+    let state = STATE.with(Cell::get);
+    if state.is_null() {
+        return;
+    }
+    // SAFETY: `collect` points STATE at a `State` in its own frame, on this
+    // thread, only while `f` runs, and resets it (even on unwind) before it
+    // touches the `State` again; `record` calls nothing that could reach
+    // the pointer, so this is the only reference while it lives.
+    let state = unsafe { &mut *state };
+    if first + N > state.distance.len() {
+        state.distance.resize(first + N, f64::INFINITY);
+    }
+    for (offset, distance) in distances.into_iter().enumerate() {
+        let slot = &mut state.distance[first + offset];
+        if *slot == f64::INFINITY {
+            state.touched.push((first + offset) as u32);
         }
-        for (offset, distance) in distances.into_iter().enumerate() {
-            let slot = &mut state.distance[first + offset];
-            if *slot == f64::INFINITY {
-                state.touched.push((first + offset) as u32);
-            }
-            if distance < *slot {
-                *slot = distance;
-            }
+        if distance < *slot {
+            *slot = distance;
         }
-    });
+    }
 }
 
 /// Records that outcome `id` was taken.
@@ -524,40 +536,38 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
     impl Drop for Stop {
         fn drop(&mut self) {
             ACTIVE.with(|a| a.set(self.0));
+            if !self.0 {
+                STATE.with(|s| s.set(std::ptr::null_mut()));
+            }
             COLLECTING.fetch_sub(1, Ordering::Relaxed);
         }
     }
-    COLLECTING.fetch_add(1, Ordering::Relaxed);
-    let stop = Stop(ACTIVE.with(|a| a.replace(true)));
     // Nested collection (a collected call inside another) reports to the
-    // outermost; start from a clean slate only at the top.
-    let outer = stop.0;
+    // outermost, which owns the state.
+    if ACTIVE.with(Cell::get) {
+        COLLECTING.fetch_add(1, Ordering::Relaxed);
+        let _stop = Stop(true);
+        return (f(), Trace::default());
+    }
+    let mut state = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    COLLECTING.fetch_add(1, Ordering::Relaxed);
+    ACTIVE.with(|a| a.set(true));
+    STATE.with(|s| s.set(std::ptr::addr_of_mut!(state)));
+    let stop = Stop(false);
     let value = f();
     drop(stop);
-    if outer {
-        return (value, Trace::default());
-    }
-    let touched: Vec<(u32, f64)> = STATE.with(|state| {
-        let state = &mut *state.borrow_mut();
-        let touched = std::mem::take(&mut state.touched);
-        touched
-            .into_iter()
-            .map(|i| {
-                (
-                    i,
-                    std::mem::replace(&mut state.distance[i as usize], f64::INFINITY),
-                )
-            })
-            .collect()
-    });
     let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let State { distance, touched } = &mut state;
     let mut reached: Vec<(&'static Sites, u32, f64)> = touched
-        .into_iter()
-        .map(|(index, distance)| {
+        .drain(..)
+        .map(|index| {
             let (base, sites) = registry[registry.partition_point(|(base, _)| *base <= index) - 1];
-            (sites, index - base, distance)
+            let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
+            (sites, index - base, d)
         })
         .collect();
+    drop(registry);
+    SPARE.with(|s| *s.borrow_mut() = state);
     reached.sort_by_key(|(sites, id, _)| (*sites as *const Sites, *id));
     (value, Trace { reached })
 }

@@ -151,6 +151,13 @@ pub mod __private {
         body()
     }
 
+    /// Calls the instrumented twin of a body out of line, so that it does not
+    /// change how the original body (the dormant path) is compiled.
+    #[inline(never)]
+    pub fn call_outlined<R>(body: impl FnOnce() -> R) -> R {
+        body()
+    }
+
     /// Compile-time check that a parameter type is carvable.
     pub const fn assert_arg<T: CarvableArg>() {}
     /// Compile-time check that a return type is carvable.

@@ -438,16 +438,38 @@ pub struct Instrumented {
 /// Instruments a function body whose site table is the static `sites`,
 /// describing function `function` (`name` or `Type::method`). With the
 /// `no-instrument` feature the body is left as it is and the table is empty.
-pub fn instrument_fn(block: &Block, sites: &Ident, function: &str) -> Instrumented {
+pub fn instrument_fn(
+    block: &Block,
+    sites: &Ident,
+    function: &str,
+    output: &syn::ReturnType,
+) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
     let (body, table) = if cfg!(feature = "no-instrument") {
         (block.clone(), quote!(&[]))
     } else {
         let (instrumented, outcomes) = instrument(block, sites);
-        let body = syn::parse_quote!({
-            if ::carve::__private::cov::active() #instrumented else #block
-        });
+        // The instrumented twin lives in a closure that is never inlined, so
+        // that it does not change how the original body is compiled (the
+        // dormant path). `impl Trait` cannot be named in a closure's type.
+        let ret = match output {
+            syn::ReturnType::Default => Some(quote!(())),
+            syn::ReturnType::Type(_, ty) if !matches!(**ty, syn::Type::ImplTrait(_)) => {
+                Some(quote!(#ty))
+            }
+            syn::ReturnType::Type(..) => None,
+        };
+        let body = match ret {
+            Some(ret) => syn::parse_quote!({
+                if ::carve::__private::cov::active() {
+                    ::carve::__private::call_outlined(|| -> #ret #instrumented)
+                } else #block
+            }),
+            None => syn::parse_quote!({
+                if ::carve::__private::cov::active() #instrumented else #block
+            }),
+        };
         (body, table(&outcomes))
     };
     let sites_static = quote! {
@@ -475,7 +497,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             let ident = item.sig.ident.clone();
             let sites = quote::format_ident!("__CARVE_SITES_{}", ident);
             let Instrumented { body, sites_static } =
-                instrument_fn(&item.block, &sites, &ident.to_string());
+                instrument_fn(&item.block, &sites, &ident.to_string(), &item.sig.output);
             *item.block = body;
             Ok(quote!(#item #sites_static))
         }
@@ -490,7 +512,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 let sites = quote::format_ident!("__CARVE_SITES_{}_{}", type_name, ident);
                 let function = format!("{type_name}::{ident}");
                 let Instrumented { body, sites_static } =
-                    instrument_fn(&method.block, &sites, &function);
+                    instrument_fn(&method.block, &sites, &function, &method.sig.output);
                 method.block = body;
                 statics.push(sites_static);
             }

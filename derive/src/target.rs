@@ -96,7 +96,7 @@ impl TargetFn {
         let Instrumented {
             body: block,
             sites_static,
-        } = instrument_fn(block, &self.sites_ident, &self.fn_name);
+        } = instrument_fn(block, &self.sites_ident, &self.fn_name, &self.sig.output);
         let static_ident = &self.static_ident;
         let captures = self.params.iter().map(|p| {
             let (name, binding) = (&p.name, &p.binding);
