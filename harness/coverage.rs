@@ -152,6 +152,7 @@ impl Sites {
             .last()
             .map_or(0, |(b, s): &(u32, &Sites)| b + s.branches.len() as u32);
         registry.push((base, self));
+        REGISTERED.store(registry.len(), Ordering::Release);
         self.base.store(base, Ordering::Release);
         base
     }
@@ -173,6 +174,9 @@ pub fn all_sites() -> Vec<&'static Sites> {
 
 /// Registered tables by base index, in registration order.
 static REGISTRY: Mutex<Vec<(u32, &'static Sites)>> = Mutex::new(Vec::new());
+/// How many tables are in [`REGISTRY`], so that threads refresh their copy
+/// only when it grew.
+static REGISTERED: AtomicUsize = AtomicUsize::new(0);
 /// Threads collecting now: when 0, instrumented bodies are never chosen.
 static COLLECTING: AtomicUsize = AtomicUsize::new(0);
 
@@ -184,6 +188,8 @@ thread_local! {
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
     /// Buffers of the previous collection, reused.
     static SPARE: RefCell<State> = const { RefCell::new(State { distance: Vec::new(), touched: Vec::new() }) };
+    /// This thread's copy of [`REGISTRY`].
+    static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
 }
 
 #[derive(Default)]
@@ -556,17 +562,21 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
     let stop = Stop(false);
     let value = f();
     drop(stop);
-    let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    let State { distance, touched } = &mut state;
-    let mut reached: Vec<(&'static Sites, u32, f64)> = touched
-        .drain(..)
-        .map(|index| {
-            let (base, sites) = registry[registry.partition_point(|(base, _)| *base <= index) - 1];
-            let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
-            (sites, index - base, d)
-        })
-        .collect();
-    drop(registry);
+    let mut reached: Vec<(&'static Sites, u32, f64)> = TABLES.with(|tables| {
+        let mut tables = tables.borrow_mut();
+        if tables.len() != REGISTERED.load(Ordering::Acquire) {
+            tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+        let State { distance, touched } = &mut state;
+        touched
+            .drain(..)
+            .map(|index| {
+                let (base, sites) = tables[tables.partition_point(|(base, _)| *base <= index) - 1];
+                let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
+                (sites, index - base, d)
+            })
+            .collect()
+    });
     SPARE.with(|s| *s.borrow_mut() = state);
     reached.sort_by_key(|(sites, id, _)| (*sites as *const Sites, *id));
     (value, Trace { reached })

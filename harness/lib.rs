@@ -165,7 +165,7 @@ pub mod __private {
 
     /// The result of a replay, from the pieces generated code collects.
     pub fn replayed(
-        args: Value,
+        args: Option<Value>,
         outcome: Result<Outcome, CaptureError>,
         after: ArgsBuilder,
         has_after: bool,

@@ -376,7 +376,7 @@ pub fn existing_calls(target: &'static Target, file: &CarveFile) -> Existing {
             coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Ron(&entry.args))));
         if let Ok(replayed) = replayed {
             existing.covered.extend(trace.covered(target.sites));
-            existing.seeds.push(replayed.args);
+            existing.seeds.extend(replayed.args);
         }
     }
     existing
