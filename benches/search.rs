@@ -24,13 +24,13 @@ mod maths;
 
 use std::collections::BTreeSet;
 
-use carve::coverage::{self, Trace};
+use carve::coverage;
 use carve::env::{Budget, DEFAULT_BUDGET};
 use carve::generate::{generate, Observer, Phases, Settings};
 use carve::outcome::quietly;
 use carve::registry::{Registry, Target};
 use carve::replay::ArgsInput;
-use carve::search::{Evaluate, Individual, Search};
+use carve::search::{Calls, Evaluate, Individual, Search};
 use carve::value::Value;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -48,32 +48,6 @@ impl Observer for FullCoverage {
         if covered >= self.total && self.at.is_none() {
             self.at = Some(executions);
         }
-    }
-}
-
-struct Counter {
-    target: &'static Target,
-    evaluations: u64,
-    limit: u64,
-}
-
-impl Evaluate for Counter {
-    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
-        if self.exhausted() {
-            return None;
-        }
-        self.evaluations += 1;
-        let (result, trace) =
-            coverage::collect(|| quietly(|| (self.target.replay)(ArgsInput::Value(args))));
-        let failed = !matches!(
-            result.ok()?.observation.outcome,
-            carve::outcome::Outcome::Returned(_)
-        );
-        Some((trace, failed))
-    }
-
-    fn exhausted(&self) -> bool {
-        self.evaluations >= self.limit
     }
 }
 
@@ -167,11 +141,7 @@ fn main() {
     for seed in 0..SEEDS {
         let mut rng = StdRng::seed_from_u64(seed);
         let start = two(rng.random(), rng.random());
-        let mut counter = Counter {
-            target: test_me,
-            evaluations: 0,
-            limit: DEFAULT_BUDGET,
-        };
+        let mut counter = Calls::new(test_me, DEFAULT_BUDGET);
         let (first, failed) = counter.evaluate(&start).expect("runs");
         let covered: BTreeSet<u32> = first.covered(test_me.sites).collect();
         let seeds = vec![Individual {

@@ -201,10 +201,7 @@ fn run_generate(args: &Arguments, registry: &Registry, config: &Config, checker:
         accept_new: !is_ci(),
         ..checker
     };
-    let mut trials = system_trials(registry, false);
-    trials.extend(replay_trials(registry, &checker).0);
-    trials.sort_by(|a, b| a.name().cmp(b.name()));
-    libtest_mimic::run(args, trials).has_failed() || failed
+    run_replay(args, registry, &checker) || failed
 }
 
 /// Generates calls for one target in worker processes, which add what they

@@ -34,7 +34,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::coverage::{normalize, Sites, Trace};
+use crate::coverage::{collect, normalize, Sites, Trace};
+use crate::outcome::{quietly, Outcome};
+use crate::registry::Target;
+use crate::replay::ArgsInput;
 use crate::value::Value;
 
 /// How far a call is from an outcome.
@@ -375,6 +378,42 @@ pub trait Evaluate {
     fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)>;
     /// Whether the budget is spent.
     fn exhausted(&self) -> bool;
+}
+
+/// The plain [`Evaluate`]: runs calls of one target with coverage, counting
+/// them up to a limit (for using search on its own, as benchmarks do).
+pub struct Calls {
+    target: &'static Target,
+    /// Calls run so far.
+    pub evaluations: u64,
+    limit: u64,
+}
+
+impl Calls {
+    /// At most `limit` calls of `target`.
+    pub fn new(target: &'static Target, limit: u64) -> Calls {
+        Calls {
+            target,
+            evaluations: 0,
+            limit,
+        }
+    }
+}
+
+impl Evaluate for Calls {
+    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
+        if self.exhausted() {
+            return None;
+        }
+        self.evaluations += 1;
+        let (result, trace) = collect(|| quietly(|| (self.target.replay)(ArgsInput::Value(args))));
+        let failed = !matches!(result.ok()?.observation.outcome, Outcome::Returned(_));
+        Some((trace, failed))
+    }
+
+    fn exhausted(&self) -> bool {
+        self.evaluations >= self.limit
+    }
 }
 
 /// Search state for the outcomes of one function.

@@ -10,41 +10,13 @@ mod maths;
 
 use std::collections::BTreeSet;
 
-use carve::coverage::{self, Trace};
+use carve::coverage;
 use carve::env::{Budget, DEFAULT_BUDGET};
 use carve::generate::{generate, Quiet, Settings};
-use carve::outcome::quietly;
 use carve::registry::{Registry, Target};
 use carve::replay::ArgsInput;
-use carve::search::{fitness, Evaluate, Individual, Search};
+use carve::search::{fitness, Calls, Evaluate, Individual, Search};
 use carve::value::Value;
-
-/// Runs calls of one target with coverage, counting them.
-struct Counter {
-    target: &'static Target,
-    evaluations: u64,
-    limit: u64,
-}
-
-impl Evaluate for Counter {
-    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
-        if self.exhausted() {
-            return None;
-        }
-        self.evaluations += 1;
-        let (result, trace) =
-            coverage::collect(|| quietly(|| (self.target.replay)(ArgsInput::Value(args))));
-        let failed = !matches!(
-            result.ok()?.observation.outcome,
-            carve::outcome::Outcome::Returned(_)
-        );
-        Some((trace, failed))
-    }
-
-    fn exhausted(&self) -> bool {
-        self.evaluations >= self.limit
-    }
-}
 
 fn target(name: &str) -> &'static Target {
     Registry::collect()
@@ -56,7 +28,7 @@ fn two(x: i64, y: i64) -> Value {
     Value::Struct("args", vec![("x", Value::I64(x)), ("y", Value::I64(y))])
 }
 
-fn seed_individual(counter: &mut Counter, args: Value) -> Individual {
+fn seed_individual(counter: &mut Calls, args: Value) -> Individual {
     let (trace, failed) = counter.evaluate(&args).expect("seed call runs");
     Individual {
         args,
@@ -75,11 +47,7 @@ fn avm_hits_test_me_anywhere_in_the_i64_range_quickly() {
         (-123_456_789_012, 987_654_321_098),
         (i64::MIN, i64::MAX / 3),
     ] {
-        let mut counter = Counter {
-            target: t,
-            evaluations: 0,
-            limit: 1000,
-        };
+        let mut counter = Calls::new(t, 1000);
         let start = seed_individual(&mut counter, two(x, y));
         let covered: BTreeSet<u32> = start.trace.covered(t.sites).collect();
         assert!(

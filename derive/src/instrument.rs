@@ -177,6 +177,25 @@ impl Rewriter {
         syn::parse_quote!(::carve::__private::cov::hit(&#sites, #id);)
     }
 
+    /// Instruments the scrutinee of a `let` condition and adds its matched
+    /// and not-matched outcomes; returns the first id and the two hits.
+    fn let_outcomes(
+        &mut self,
+        kind: &'static str,
+        let_expr: &mut syn::ExprLet,
+    ) -> (usize, Stmt, Stmt) {
+        self.visit_expr_mut(&mut let_expr.expr);
+        let label = format!("let {}", pretty(&let_expr.pat));
+        let id = self.add(
+            kind,
+            &let_expr.pat,
+            label,
+            &["matched", "not matched"],
+            self.parent,
+        );
+        (id, self.hit(id), self.hit(id + 1))
+    }
+
     /// `if let P = E { A } else { B }` → `match E { P => { hit; A } _ => { hit; B } }`
     /// (its desugaring), so both outcomes can be recorded.
     fn if_let(&mut self, expr: &mut Expr) -> bool {
@@ -186,17 +205,8 @@ impl Rewriter {
         let Expr::Let(let_expr) = &mut *if_expr.cond else {
             return false;
         };
-        let parent = self.parent;
-        self.visit_expr_mut(&mut let_expr.expr);
+        let (id, matched, unmatched) = self.let_outcomes("if let", let_expr);
         let pat = &let_expr.pat;
-        let id = self.add(
-            "if let",
-            &let_expr.pat,
-            format!("let {}", pretty(pat)),
-            &["matched", "not matched"],
-            parent,
-        );
-        let (matched, unmatched) = (self.hit(id), self.hit(id + 1));
         let mut then_branch = if_expr.then_branch.clone();
         self.with_parent(Some(id), |r| r.visit_block_mut(&mut then_branch));
         let mut else_expr: Expr = match if_expr.else_branch.take() {
@@ -222,17 +232,8 @@ impl Rewriter {
         let Expr::Let(let_expr) = &mut *while_expr.cond else {
             return false;
         };
-        let parent = self.parent;
-        self.visit_expr_mut(&mut let_expr.expr);
+        let (id, matched, unmatched) = self.let_outcomes("while let", let_expr);
         let pat = &let_expr.pat;
-        let id = self.add(
-            "while let",
-            &let_expr.pat,
-            format!("let {}", pretty(pat)),
-            &["matched", "not matched"],
-            parent,
-        );
-        let (matched, unmatched) = (self.hit(id), self.hit(id + 1));
         let mut body = while_expr.body.clone();
         self.with_parent(Some(id), |r| r.visit_block_mut(&mut body));
         let scrutinee = &let_expr.expr;

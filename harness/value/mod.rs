@@ -572,53 +572,29 @@ impl ser::Serializer for Capture {
     }
 }
 
-impl ser::SerializeSeq for Compound {
-    type Ok = Value;
-    type Error = CaptureError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
-        self.items.push(value.serialize(Capture)?);
-        Ok(())
-    }
-    fn end(self) -> Result<Value, CaptureError> {
-        Ok(self.finish())
-    }
+/// The four serde traits of positional compounds differ only in names.
+macro_rules! positional {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Compound {
+            type Ok = Value;
+            type Error = CaptureError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
+                self.items.push(value.serialize(Capture)?);
+                Ok(())
+            }
+            fn end(self) -> Result<Value, CaptureError> {
+                Ok(self.finish())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound {
-    type Ok = Value;
-    type Error = CaptureError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
-        self.items.push(value.serialize(Capture)?);
-        Ok(())
-    }
-    fn end(self) -> Result<Value, CaptureError> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound {
-    type Ok = Value;
-    type Error = CaptureError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
-        self.items.push(value.serialize(Capture)?);
-        Ok(())
-    }
-    fn end(self) -> Result<Value, CaptureError> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound {
-    type Ok = Value;
-    type Error = CaptureError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CaptureError> {
-        self.items.push(value.serialize(Capture)?);
-        Ok(())
-    }
-    fn end(self) -> Result<Value, CaptureError> {
-        Ok(self.finish())
-    }
-}
+positional!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound {
     type Ok = Value;
