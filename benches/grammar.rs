@@ -21,7 +21,7 @@
 
 use std::ops::Range;
 
-use carve::grammar::{examples, Grammar, GrammarFuzzer, Strategy, START_SYMBOL};
+use carve::generation::grammar::{examples, Grammar, GrammarFuzzer, Strategy, START_SYMBOL};
 
 const SEEDS: Range<u64> = 0..100;
 const TUNING_SEEDS: Range<u64> = 1000..1100;

@@ -37,10 +37,10 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use carve::record;
+use carve::call::ArgsInput;
+use carve::carving::record;
+use carve::carving::store::CarveFile;
 use carve::registry::Registry;
-use carve::replay::ArgsInput;
-use carve::store::CarveFile;
 
 const INPUT: &str = "Hello+World%21+carve+%41%42c+ok"; // takes every branch
 const ROUNDS: usize = 11;

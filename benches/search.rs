@@ -24,13 +24,13 @@ mod maths;
 
 use std::collections::BTreeSet;
 
+use carve::call::ArgsInput;
 use carve::coverage;
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generate::{generate, Observer, Phases, Settings};
+use carve::generation::generate::{generate, Observer, Phases, Settings};
+use carve::generation::search::{Calls, Evaluate, Individual, Search};
 use carve::outcome::quietly;
 use carve::registry::{Registry, Target};
-use carve::replay::ArgsInput;
-use carve::search::{Calls, Evaluate, Individual, Search};
 use carve::value::Value;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

@@ -35,30 +35,27 @@
 //! carve::main!();
 //! ```
 //!
-//! Modules follow the data flow: [`registry`] (what the attributes register)
-//! → [`record`] (carving calls) → [`store`] (carve files) → [`replay`]
-//! (calls as tests) → [`runner`] (the harness); [`value`] and [`outcome`] are
-//! the data carried between them and [`env`](mod@env) the configuration.
+//! Modules follow the data flow, one folder per phase: system test →
+//! [`carving`] (record calls, store them in carve files, replay them as
+//! tests) → [`coverage`] (branch outcomes of every call, and the report) →
+//! [`generation`] (mine grammars, generate and search, minimize, in worker
+//! processes) → back to the carve files; [`runner`] is the harness that
+//! drives the phases. Below them, shared by all: [`registry`] (what the
+//! attributes register), [`call`] and [`outcome`] (a call and what it did),
+//! [`value`] (argument trees) and [`env`](mod@env) (the configuration).
 #![deny(missing_docs)]
 
 extern crate self as carve;
 
+pub mod call;
+pub mod carving;
 pub mod coverage;
 pub mod env;
-pub mod generate;
-pub mod grammar;
-pub mod mine;
+pub mod generation;
 pub mod outcome;
-pub mod record;
 pub mod registry;
-pub mod replay;
-pub mod report;
 pub mod runner;
-pub mod search;
-pub mod shrink;
-pub mod store;
 pub mod value;
-pub mod worker;
 
 /// Carves calls of a function, or of the methods of an impl block.
 ///
@@ -116,11 +113,15 @@ pub mod __private {
     pub use ::inventory;
     pub use ::serde;
 
-    pub use crate::coverage as cov;
+    pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
+    pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame};
+    /// Branch recording and the site tables it records into.
+    pub mod cov {
+        pub use crate::coverage::*;
+        pub use crate::registry::{Branch, Sites, SitesRef};
+    }
     pub use crate::outcome::{observe, Observation, Outcome};
-    pub use crate::record::{begin, is_recording, ArgsBuilder, CallFrame};
     pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};
-    pub use crate::replay::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
     pub use crate::runner::{main, MainConfig};
     pub use crate::value::{CaptureError, Value};
 

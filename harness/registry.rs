@@ -4,7 +4,9 @@
 //! and submit a reference to it; [`Registry::collect`] gathers them and sorts
 //! them by name, because link order (and so registration order) is not stable.
 
-use crate::replay::{ArgsInput, ReplayResult};
+use std::sync::atomic::AtomicU32;
+
+use crate::call::{ArgsInput, ReplayResult};
 
 /// A function whose calls are carved, registered by `#[carve::target]`.
 #[derive(Debug)]
@@ -20,7 +22,7 @@ pub struct Target {
     /// Source line of the function.
     pub line: u32,
     /// Its branch outcomes.
-    pub sites: &'static crate::coverage::Sites,
+    pub sites: &'static Sites,
     /// Deserializes arguments (carved RON text or a generated value), calls
     /// the function, and observes its outcome.
     pub replay: fn(ArgsInput<'_>) -> ReplayResult,
@@ -72,6 +74,131 @@ impl SystemTest {
             format!("{module}::{}", self.fn_name)
         }
     }
+}
+
+/// One branch outcome of an instrumented function.
+#[derive(Debug)]
+pub struct Branch {
+    /// `condition`, `if let`, `while let`, `let else`, `for`, `match arm`.
+    pub kind: &'static str,
+    /// The condition, pattern or loop as written.
+    pub condition: &'static str,
+    /// `true`, `false`, `matched`, `not matched`, `entered`, `left`, `taken`.
+    pub outcome: &'static str,
+    /// Line of the condition (from 1; 0 when unknown).
+    pub line: u32,
+    /// Column of the condition (from 1; 0 when unknown).
+    pub col: u32,
+    /// The outcome that must be taken for this one to be reached
+    /// (`u32::MAX`: none, the function's entry).
+    pub parent: u32,
+}
+
+impl Branch {
+    /// The control-dependence parent, if any.
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != u32::MAX).then_some(self.parent)
+    }
+}
+
+/// The branch outcomes of one instrumented function.
+#[derive(Debug)]
+pub struct Sites {
+    /// `module_path!()` of the function.
+    pub module_path: &'static str,
+    /// Function name (`Type::method` for methods).
+    pub function: &'static str,
+    /// Source file.
+    pub file: &'static str,
+    /// First and last line of the function.
+    pub lines: (u32, u32),
+    /// Its outcomes, indexed by id.
+    pub branches: &'static [Branch],
+    /// Its first global outcome index while coverage is collected (given by
+    /// [`crate::coverage`] on first use).
+    pub(crate) base: AtomicU32,
+}
+
+/// `base` of a table not yet given its range of global outcome indices.
+pub(crate) const UNREGISTERED: u32 = u32::MAX;
+
+impl Sites {
+    /// A table (used by generated code).
+    pub const fn new(
+        module_path: &'static str,
+        function: &'static str,
+        file: &'static str,
+        lines: (u32, u32),
+        branches: &'static [Branch],
+    ) -> Sites {
+        Sites {
+            module_path,
+            function,
+            file,
+            lines,
+            branches,
+            base: AtomicU32::new(UNREGISTERED),
+        }
+    }
+
+    /// The function's path inside its crate (`cgi::cgi_decode`).
+    pub fn name(&self) -> String {
+        path_in_crate(self.module_path, self.function)
+    }
+
+    /// Where `id` is described, as `file:line:col`.
+    pub fn location(&self, id: u32) -> String {
+        let b = &self.branches[id as usize];
+        format!("{}:{}:{}", self.file, b.line, b.col)
+    }
+
+    /// `file:line:col `condition` outcome` of outcome `id`.
+    pub fn describe(&self, id: u32) -> String {
+        let b = &self.branches[id as usize];
+        format!("{} `{}` {}", self.location(id), b.condition, b.outcome)
+    }
+
+    /// Number of control-dependence levels between outcome `id` and the
+    /// function's entry (0 for a top-level outcome).
+    pub fn depth(&self, id: u32) -> u32 {
+        let mut depth = 0;
+        let mut current = self.branches[id as usize].parent();
+        while let Some(p) = current {
+            depth += 1;
+            current = self.branches[p as usize].parent();
+        }
+        depth
+    }
+
+    /// Approach level of `target` for a call that reached `reached`: the
+    /// number of control-dependence levels between the closest reached
+    /// ancestor of `target` and `target` itself.
+    pub fn approach_level(&self, target: u32, reached: impl Fn(u32) -> bool) -> u32 {
+        let mut level = 0;
+        let mut current = self.branches[target as usize].parent();
+        while let Some(p) = current {
+            if reached(p) {
+                return level;
+            }
+            level += 1;
+            current = self.branches[p as usize].parent();
+        }
+        level
+    }
+}
+
+#[doc(hidden)]
+pub struct SitesRef(pub &'static Sites);
+inventory::collect!(SitesRef);
+
+/// Every instrumented function linked into this binary, sorted by name.
+pub fn all_sites() -> Vec<&'static Sites> {
+    let mut all: Vec<&'static Sites> = inventory::iter::<SitesRef>
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    all.sort_by_key(|s| s.name());
+    all
 }
 
 #[doc(hidden)]
@@ -144,8 +271,7 @@ mod tests {
 
     #[test]
     fn target_names_drop_the_crate_and_keep_modules() {
-        static SITES: crate::coverage::Sites =
-            crate::coverage::Sites::new("m", "f", "", (0, 0), &[]);
+        static SITES: Sites = Sites::new("m", "f", "", (0, 0), &[]);
         let t = |module_path, fn_name| Target {
             module_path,
             fn_name,

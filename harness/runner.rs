@@ -13,14 +13,14 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
+use crate::carving::record;
+use crate::carving::replay::{snapshot_id, Case, Checker, SnapshotCheck};
+use crate::carving::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin};
+use crate::coverage::report::{self, Report};
 use crate::env::{Config, Mode};
+use crate::generation::worker;
 use crate::outcome::{install_panic_hook, panic_message, quietly};
-use crate::record;
 use crate::registry::{Registry, SystemTest, Target};
-use crate::replay::{snapshot_id, Case, Checker, SnapshotCheck};
-use crate::report::{self, Report};
-use crate::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin};
-use crate::worker;
 
 /// What `carve::main!()` passes in from the test crate.
 #[derive(Debug, Clone, Copy)]
@@ -230,7 +230,7 @@ fn generate_for(target: &'static Target, file: &CarveFile, config: &Config) -> R
                 "carve: {}: found a failing input, minimized: {}{} fails at {at}",
                 file.target,
                 file.target,
-                crate::replay::strip_layout(&entry.args)
+                crate::carving::replay::strip_layout(&entry.args)
             );
         }
     }

@@ -12,11 +12,12 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use carve::coverage::{self, Sites, Trace};
+use carve::call::ArgsInput;
+use carve::carving::store::CarveFile;
+use carve::coverage::report::TargetCoverage;
+use carve::coverage::{self, Trace};
 use carve::registry::Registry;
-use carve::replay::ArgsInput;
-use carve::report::TargetCoverage;
-use carve::store::CarveFile;
+use carve::registry::{self, Sites};
 
 fn target_sites(name: &str) -> &'static Sites {
     Registry::collect()
@@ -26,7 +27,7 @@ fn target_sites(name: &str) -> &'static Sites {
 }
 
 fn helper_sites(name: &str) -> &'static Sites {
-    coverage::all_sites()
+    registry::all_sites()
         .into_iter()
         .find(|s| s.name() == name)
         .unwrap_or_else(|| panic!("{name} is instrumented"))

@@ -8,7 +8,7 @@ mod cgi;
 use std::collections::BTreeSet;
 
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generate::{generate, Quiet, Settings};
+use carve::generation::generate::{generate, Quiet, Settings};
 use carve::outcome::Outcome;
 use carve::registry::Registry;
 use carve::value::Value;
@@ -17,7 +17,7 @@ fn args(s: &str) -> Value {
     Value::Struct("args", vec![("s", Value::Str(s.into()))])
 }
 
-fn run(seed: u64) -> carve::generate::Generation {
+fn run(seed: u64) -> carve::generation::generate::Generation {
     carve::outcome::install_panic_hook();
     let target = Registry::collect()
         .target("cgi::cgi_decode")
@@ -28,7 +28,7 @@ fn run(seed: u64) -> carve::generate::Generation {
         seed,
         budget: Budget::Executions(DEFAULT_BUDGET),
         skip: 0,
-        phases: carve::generate::Phases::All,
+        phases: carve::generation::generate::Phases::All,
     };
     generate(
         target,
@@ -80,8 +80,9 @@ fn from_hello_world_generation_covers_cgi_decode_and_finds_the_trailing_percent(
 #[test]
 fn the_same_seed_generates_the_same_calls() {
     let (a, b) = (run(7), run(7));
-    let kept =
-        |g: &carve::generate::Generation| g.kept.iter().map(|k| k.args.clone()).collect::<Vec<_>>();
+    let kept = |g: &carve::generation::generate::Generation| {
+        g.kept.iter().map(|k| k.args.clone()).collect::<Vec<_>>()
+    };
     assert_eq!(kept(&a), kept(&b));
     assert_eq!(a.executions, b.executions);
 }

@@ -10,12 +10,12 @@ mod maths;
 
 use std::collections::BTreeSet;
 
+use carve::call::ArgsInput;
 use carve::coverage;
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generate::{generate, Quiet, Settings};
+use carve::generation::generate::{generate, Quiet, Settings};
+use carve::generation::search::{fitness, Calls, Evaluate, Individual, Search};
 use carve::registry::{Registry, Target};
-use carve::replay::ArgsInput;
-use carve::search::{fitness, Calls, Evaluate, Individual, Search};
 use carve::value::Value;
 
 fn target(name: &str) -> &'static Target {
@@ -104,7 +104,7 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
             seed,
             budget: Budget::Executions(DEFAULT_BUDGET),
             skip: 0,
-            phases: carve::generate::Phases::All,
+            phases: carve::generation::generate::Phases::All,
         };
         let generation = generate(
             t,

@@ -7,8 +7,8 @@
 //! listing that marks what no test reaches.
 //!
 //! ```
-//! use carve::report::TargetCoverage;
-//! # static SITES: carve::coverage::Sites = carve::coverage::Sites::new("c::m", "f", "f.rs", (1, 2), &[]);
+//! use carve::coverage::report::TargetCoverage;
+//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[]);
 //! let mut cov = TargetCoverage::new("m::f".into(), &SITES);
 //! assert_eq!(cov.total(), 0);
 //! assert!(cov.missing().is_empty());
@@ -19,8 +19,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::coverage::{Sites, Trace};
+use crate::coverage::Trace;
 use crate::registry::Registry;
+use crate::registry::Sites;
 
 /// The coverage of one replayed (or generated) call.
 #[derive(Debug, Clone)]
@@ -326,7 +327,8 @@ fn json_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::{self, Branch};
+    use crate::coverage;
+    use crate::registry::Branch;
 
     static SITES: Sites = Sites::new(
         "krate::m",

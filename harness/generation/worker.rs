@@ -25,13 +25,13 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::call::ArgsInput;
+use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage;
 use crate::env::{Budget, Config};
-use crate::generate::{self, Failure, Kept, Observer, Progress, Settings};
+use crate::generation::generate::{self, Failure, Kept, Observer, Progress, Settings};
 use crate::outcome::{quietly, Outcome};
 use crate::registry::{Registry, Target};
-use crate::replay::ArgsInput;
-use crate::store::{CarveFile, Entry, Origin};
 use crate::value::Value;
 
 /// How long one generated call may run.
@@ -312,7 +312,7 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
         .entries
         .iter()
         .filter(|e| e.outcome.starts_with("Crashed("))
-        .map(|e| crate::replay::strip_layout(&e.args))
+        .map(|e| crate::carving::replay::strip_layout(&e.args))
         .collect();
     let mut observer = Reporter {
         target,

@@ -8,7 +8,7 @@
 //! never renames another call's snapshot.
 //!
 //! ```
-//! use carve::replay::snapshot_id;
+//! use carve::carving::replay::snapshot_id;
 //!
 //! // Layout does not matter, only the arguments do.
 //! assert_eq!(snapshot_id("(s: \"a b\")"), snapshot_id("(\n    s: \"a b\",\n)"));
@@ -19,85 +19,13 @@ use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use serde::de::DeserializeOwned;
-
+use crate::call::{ArgsInput, ReplayError};
+use crate::carving::store::{display_path, Entry, Origin};
 use crate::coverage;
+use crate::coverage::report::{self, CallCoverage};
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::report::{self, CallCoverage};
-use crate::store::{display_path, Entry, Origin, Position};
-use crate::value::{CaptureError, Value};
-
-/// What replaying a target's call gives: its arguments and what it did.
-pub type ReplayResult = Result<Replayed, ReplayError>;
-
-/// A replayed call.
-#[derive(Debug, Clone)]
-pub struct Replayed {
-    /// The arguments as deserialized, when they were given as RON text
-    /// (`None` for a value tree: the caller has it already).
-    pub args: Option<Value>,
-    /// What the call did.
-    pub observation: Observation,
-}
-
-/// A carved call that could not be replayed.
-#[derive(Debug, Clone)]
-pub enum ReplayError {
-    /// The arguments do not deserialize into the parameter types: the carve is
-    /// stale (the signature changed) or the entry was edited wrongly.
-    Args {
-        /// Where in the argument text deserialization stopped.
-        position: Position,
-        /// Why.
-        message: String,
-    },
-    /// The result could not be captured.
-    Capture(CaptureError),
-}
-
-impl From<CaptureError> for ReplayError {
-    fn from(e: CaptureError) -> Self {
-        ReplayError::Capture(e)
-    }
-}
-
-/// The arguments of a call to replay: carved RON text, or a generated value.
-#[derive(Debug, Clone, Copy)]
-pub enum ArgsInput<'a> {
-    /// `(name: value, …)` as written in a carve file.
-    Ron(&'a str),
-    /// A value tree of the same shape (generation builds these).
-    Value(&'a Value),
-}
-
-impl ArgsInput<'_> {
-    /// The arguments as a [`Value`] (`args` is what they deserialized
-    /// into), for text input; a value tree is not copied back.
-    pub fn to_value<A: serde::Serialize>(self, args: &A) -> Result<Option<Value>, ReplayError> {
-        match self {
-            ArgsInput::Value(_) => Ok(None),
-            ArgsInput::Ron(_) => Ok(Some(Value::capture(args)?)),
-        }
-    }
-}
-
-/// Deserializes a call's arguments; generated replay functions call this.
-pub fn parse_args<T: DeserializeOwned>(input: ArgsInput<'_>) -> Result<T, ReplayError> {
-    match input {
-        ArgsInput::Ron(text) => ron::from_str(text).map_err(|e| ReplayError::Args {
-            position: Position {
-                line: e.span.start.line,
-                col: e.span.start.col,
-            },
-            message: e.code.to_string(),
-        }),
-        ArgsInput::Value(value) => T::deserialize(value).map_err(|e| ReplayError::Args {
-            position: Position::default(),
-            message: e.to_string(),
-        }),
-    }
-}
+use crate::value::Value;
 
 /// The part of a snapshot name that identifies a call: a hash of its argument
 /// text with layout (whitespace and comments outside literals) removed.

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::grammar::{DerivationTree, Grammar};
+use crate::generation::grammar::{DerivationTree, Grammar};
 use crate::value::Value;
 
 /// What was observed at one position of the argument tree.

@@ -11,9 +11,9 @@
 //! after it:
 //!
 //! ```
-//! # use carve::record;
+//! # use carve::carving::record;
 //! # fn double(x: u32) -> u32 { x * 2 }
-//! # static SITES: carve::coverage::Sites = carve::coverage::Sites::new("demo", "double", "", (0, 0), &[]);
+//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("demo", "double", "", (0, 0), &[]);
 //! # static TARGET: carve::registry::Target = carve::registry::Target {
 //! #     module_path: "demo", fn_name: "double", signature: "fn double(x: u32) -> u32",
 //! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!() };

@@ -22,7 +22,7 @@
 //!   of value trees, mutation with the same moves.
 //!
 //! ```
-//! use carve::search::Fitness;
+//! use carve::generation::search::Fitness;
 //! let close = Fitness { level: 0, distance: 3.0 };
 //! let far = Fitness { level: 1, distance: 0.5 };
 //! assert!(close.value() < far.value());
@@ -34,10 +34,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::coverage::{collect, normalize, Sites, Trace};
+use crate::call::ArgsInput;
+use crate::coverage::{collect, normalize, Trace};
 use crate::outcome::{quietly, Outcome};
+use crate::registry::Sites;
 use crate::registry::Target;
-use crate::replay::ArgsInput;
 use crate::value::Value;
 
 /// How far a call is from an outcome.

@@ -1,27 +1,27 @@
 //! Generation: new calls of a target that raise its branch coverage.
 //!
 //! The arguments of the calls a target already has (carved and generated)
-//! are mined into a grammar ([`crate::mine`]); the grammar-coverage fuzzer
-//! ([`crate::grammar`]) derives new arguments from it; search
-//! ([`crate::search`]) then goes after the outcomes the grammar misses. Each
+//! are mined into a grammar ([`crate::generation::mine`]); the grammar-coverage fuzzer
+//! ([`crate::generation::grammar`]) derives new arguments from it; search
+//! ([`crate::generation::search`]) then goes after the outcomes the grammar misses. Each
 //! call runs in-process with branch coverage, straight from the value tree
 //! (no RON text per call). A call is kept only if it covers an outcome that
 //! no earlier call covered. A call that panics is a found bug: its input is
-//! minimized and reported once per panic line. [`crate::worker`] runs all
+//! minimized and reported once per panic line. [`crate::generation::worker`] runs all
 //! this in a child process, so that aborts and endless loops are survived.
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
 use std::time::Instant;
 
+use crate::call::{ArgsInput, ReplayError};
 use crate::coverage::{self, Trace};
 use crate::env::Budget;
-use crate::grammar::{GrammarFuzzer, Strategy};
-use crate::mine::ArgsGrammar;
+use crate::generation::grammar::{GrammarFuzzer, Strategy};
+use crate::generation::mine::ArgsGrammar;
+use crate::generation::search::{Evaluate, Individual, Search};
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::replay::{ArgsInput, ReplayError};
-use crate::search::{Evaluate, Individual, Search};
 use crate::value::Value;
 
 /// A generated call worth keeping.
@@ -117,7 +117,7 @@ impl Observer for Quiet {}
 /// (`file:line`) are not reported again.
 ///
 /// Grammar-coverage generation runs first (up to half the budget, less when
-/// it stops finding new outcomes); then search ([`crate::search`]) goes after
+/// it stops finding new outcomes); then search ([`crate::generation::search`]) goes after
 /// the outcomes still uncovered, the alternating variable method up to 65%
 /// of the budget and the genetic algorithm up to 80%; the rest goes back to
 /// the grammar, which also looks for failures.
@@ -385,7 +385,7 @@ fn minimize(
     const MAX_ATTEMPTS: usize = 2_000;
     let mut attempts = 0;
     'smaller: while attempts < MAX_ATTEMPTS {
-        for candidate in crate::shrink::candidates(&args) {
+        for candidate in crate::generation::shrink::candidates(&args) {
             attempts += 1;
             run.executions += 1;
             if let Some((obs, _, Some(at))) = execute(target, &candidate, run) {

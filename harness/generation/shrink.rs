@@ -2,7 +2,7 @@
 //! debugging over the value, not over its text).
 //!
 //! ```
-//! use carve::shrink::candidates;
+//! use carve::generation::shrink::candidates;
 //! use carve::value::Value;
 //!
 //! let smaller = candidates(&Value::Str("ab%".into()));

@@ -1,7 +1,7 @@
 //! Branch coverage of instrumented functions, with branch distances.
 //!
 //! The attributes emit, per instrumented function, a static [`Sites`] table
-//! (one [`Branch`] per branch outcome: its kind, condition, location and
+//! (one [`Branch`](crate::registry::Branch) per branch outcome: its kind, condition, location and
 //! control-dependence parent) and an instrumented copy of the body that runs
 //! only while [`collect`] is collecting on the current thread; otherwise the
 //! untouched body runs, so dormant code pays one relaxed load.
@@ -19,157 +19,40 @@
 //! assert_eq!(coverage::normalize(1.0), 0.5);
 //! ```
 
+pub mod report;
+
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// One branch outcome of an instrumented function.
-#[derive(Debug)]
-pub struct Branch {
-    /// `condition`, `if let`, `while let`, `let else`, `for`, `match arm`.
-    pub kind: &'static str,
-    /// The condition, pattern or loop as written.
-    pub condition: &'static str,
-    /// `true`, `false`, `matched`, `not matched`, `entered`, `left`, `taken`.
-    pub outcome: &'static str,
-    /// Line of the condition (from 1; 0 when unknown).
-    pub line: u32,
-    /// Column of the condition (from 1; 0 when unknown).
-    pub col: u32,
-    /// The outcome that must be taken for this one to be reached
-    /// (`u32::MAX`: none, the function's entry).
-    pub parent: u32,
-}
+use crate::registry::{Sites, UNREGISTERED};
 
-impl Branch {
-    /// The control-dependence parent, if any.
-    pub fn parent(&self) -> Option<u32> {
-        (self.parent != u32::MAX).then_some(self.parent)
-    }
-}
-
-/// The branch outcomes of one instrumented function.
-#[derive(Debug)]
-pub struct Sites {
-    /// `module_path!()` of the function.
-    pub module_path: &'static str,
-    /// Function name (`Type::method` for methods).
-    pub function: &'static str,
-    /// Source file.
-    pub file: &'static str,
-    /// First and last line of the function.
-    pub lines: (u32, u32),
-    /// Its outcomes, indexed by id.
-    pub branches: &'static [Branch],
-    base: AtomicU32,
-}
-
-const UNREGISTERED: u32 = u32::MAX;
-
-impl Sites {
-    /// A table (used by generated code).
-    pub const fn new(
-        module_path: &'static str,
-        function: &'static str,
-        file: &'static str,
-        lines: (u32, u32),
-        branches: &'static [Branch],
-    ) -> Sites {
-        Sites {
-            module_path,
-            function,
-            file,
-            lines,
-            branches,
-            base: AtomicU32::new(UNREGISTERED),
-        }
-    }
-
-    /// The function's path inside its crate (`cgi::cgi_decode`).
-    pub fn name(&self) -> String {
-        crate::registry::path_in_crate(self.module_path, self.function)
-    }
-
-    /// Where `id` is described, as `file:line:col`.
-    pub fn location(&self, id: u32) -> String {
-        let b = &self.branches[id as usize];
-        format!("{}:{}:{}", self.file, b.line, b.col)
-    }
-
-    /// `file:line:col `condition` outcome` of outcome `id`.
-    pub fn describe(&self, id: u32) -> String {
-        let b = &self.branches[id as usize];
-        format!("{} `{}` {}", self.location(id), b.condition, b.outcome)
-    }
-
-    /// Number of control-dependence levels between outcome `id` and the
-    /// function's entry (0 for a top-level outcome).
-    pub fn depth(&self, id: u32) -> u32 {
-        let mut depth = 0;
-        let mut current = self.branches[id as usize].parent();
-        while let Some(p) = current {
-            depth += 1;
-            current = self.branches[p as usize].parent();
-        }
-        depth
-    }
-
-    /// Approach level of `target` for a call that reached `reached`: the
-    /// number of control-dependence levels between the closest reached
-    /// ancestor of `target` and `target` itself.
-    pub fn approach_level(&self, target: u32, reached: impl Fn(u32) -> bool) -> u32 {
-        let mut level = 0;
-        let mut current = self.branches[target as usize].parent();
-        while let Some(p) = current {
-            if reached(p) {
-                return level;
-            }
-            level += 1;
-            current = self.branches[p as usize].parent();
-        }
-        level
-    }
-
-    #[inline]
-    fn base(&'static self) -> u32 {
-        let base = self.base.load(Ordering::Acquire);
-        if base != UNREGISTERED {
-            base
-        } else {
-            self.register()
-        }
-    }
-
-    /// Gives the table its range of global outcome indices, on first use.
-    #[cold]
-    fn register(&'static self) -> u32 {
-        let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-        let base = self.base.load(Ordering::Acquire);
-        if base != UNREGISTERED {
-            return base;
-        }
-        let base = registry
-            .last()
-            .map_or(0, |(b, s): &(u32, &Sites)| b + s.branches.len() as u32);
-        registry.push((base, self));
-        REGISTERED.store(registry.len(), Ordering::Release);
-        self.base.store(base, Ordering::Release);
+/// The first global outcome index of `sites`, given on first use.
+#[inline]
+fn base(sites: &'static Sites) -> u32 {
+    let base = sites.base.load(Ordering::Acquire);
+    if base != UNREGISTERED {
         base
+    } else {
+        register(sites)
     }
 }
 
-#[doc(hidden)]
-pub struct SitesRef(pub &'static Sites);
-inventory::collect!(SitesRef);
-
-/// Every instrumented function linked into this binary, sorted by name.
-pub fn all_sites() -> Vec<&'static Sites> {
-    let mut all: Vec<&'static Sites> = inventory::iter::<SitesRef>
-        .into_iter()
-        .map(|s| s.0)
-        .collect();
-    all.sort_by_key(|s| s.name());
-    all
+/// Gives a table its range of global outcome indices, on first use.
+#[cold]
+fn register(sites: &'static Sites) -> u32 {
+    let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let base = sites.base.load(Ordering::Acquire);
+    if base != UNREGISTERED {
+        return base;
+    }
+    let base = registry
+        .last()
+        .map_or(0, |(b, s): &(u32, &Sites)| b + s.branches.len() as u32);
+    registry.push((base, sites));
+    REGISTERED.store(registry.len(), Ordering::Release);
+    sites.base.store(base, Ordering::Release);
+    base
 }
 
 /// Registered tables by base index, in registration order.
@@ -209,7 +92,7 @@ pub fn active() -> bool {
 /// Keeps the smallest distance of outcomes `id..id + distances.len()`.
 #[inline]
 fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
-    let first = (sites.base() + id) as usize;
+    let first = (base(sites) + id) as usize;
     let state = STATE.with(Cell::get);
     if state.is_null() {
         return;
@@ -585,6 +468,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::Branch;
 
     fn d(op: Op, a: f64, b: f64) -> (f64, f64) {
         op.distances(Cmp::numeric(a - b))

@@ -7,7 +7,7 @@
 //! and a kept entry is written back byte for byte.
 //!
 //! ```
-//! use carve::store::{CarveFile, Entry, Origin};
+//! use carve::carving::store::{CarveFile, Entry, Origin};
 //!
 //! let entry = Entry::new(Origin::System("decodes".into()), "(\n    s: \"a+b\",\n)", "Returned(\"a b\")", None);
 //! let text = CarveFile::render("cgi_decode", &[entry]);
@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 use ron::value::RawValue;
 use serde::{Deserialize, Serialize};
 
+use crate::call::Position;
+use crate::carving::record::Call;
 use crate::outcome::Observation;
-use crate::record::Call;
 use crate::value::Value;
 
 /// Indentation of an entry's fields in a carve file.
@@ -78,39 +79,6 @@ impl Origin {
                 ..
             }
         )
-    }
-}
-
-/// A line and column (both from 1) in a carve file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Position {
-    /// Line, from 1.
-    pub line: usize,
-    /// Column, from 1.
-    pub col: usize,
-}
-
-impl Position {
-    /// The position `inner` (relative to a fragment) has in the file when the
-    /// fragment starts at `self`.
-    pub fn offset_by(self, inner: Position) -> Position {
-        if inner.line <= 1 {
-            Position {
-                line: self.line,
-                col: self.col + inner.col.saturating_sub(1),
-            }
-        } else {
-            Position {
-                line: self.line + inner.line - 1,
-                col: inner.col,
-            }
-        }
-    }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.line, self.col)
     }
 }
 

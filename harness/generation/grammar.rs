@@ -18,7 +18,7 @@
 //! names, so that their expansions are covered once per context.
 //!
 //! ```
-//! use carve::grammar::{Grammar, GrammarFuzzer, Strategy};
+//! use carve::generation::grammar::{Grammar, GrammarFuzzer, Strategy};
 //!
 //! let grammar = Grammar::new(&[
 //!     ("<start>", &["<number>"]),
@@ -34,7 +34,7 @@
 //! }
 //! assert!(fuzzer.expansion_coverage().contains("<digit> -> 2"));
 //! assert_eq!(fuzzer.expansion_coverage().len(), 6);
-//! # Ok::<(), carve::grammar::GrammarError>(())
+//! # Ok::<(), carve::generation::grammar::GrammarError>(())
 //! ```
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
@@ -69,7 +69,7 @@ impl Grammar {
     /// given twice keeps its last rule, and `check` reports it.
     ///
     /// ```
-    /// # use carve::grammar::Grammar;
+    /// # use carve::generation::grammar::Grammar;
     /// let grammar = Grammar::new(&[("<start>", &["a<start>", ""])]);
     /// assert_eq!(grammar.expansions("<start>").unwrap(), ["a<start>", ""]);
     /// ```
@@ -140,7 +140,7 @@ impl Grammar {
     /// from the start symbol, and every nonterminal has a finite derivation.
     ///
     /// ```
-    /// # use carve::grammar::{Grammar, GrammarError};
+    /// # use carve::generation::grammar::{Grammar, GrammarError};
     /// let grammar = Grammar::new(&[("<start>", &["<digit>"])]);
     /// assert_eq!(
     ///     grammar.check(),
@@ -345,7 +345,7 @@ fn parts(expansion: &str) -> Vec<Part<'_>> {
 /// The nonterminals of an expansion, in order and with repetitions.
 ///
 /// ```
-/// # use carve::grammar::nonterminals;
+/// # use carve::generation::grammar::nonterminals;
 /// assert_eq!(nonterminals("<letter><letters>"), ["<letter>", "<letters>"]);
 /// assert_eq!(nonterminals("(<expr>) < 2"), ["<expr>"]);
 /// ```
@@ -382,7 +382,7 @@ pub fn expansion_key(symbol: &str, expansion: &str) -> String {
 /// that pruning happens.
 ///
 /// ```
-/// # use carve::grammar::{duplicate_context, Grammar};
+/// # use carve::generation::grammar::{duplicate_context, Grammar};
 /// let grammar = Grammar::new(&[
 ///     ("<start>", &["<digit>.<digit>"]),
 ///     ("<digit>", &["0", "1"]),
@@ -525,7 +525,7 @@ impl DerivationTree {
     /// concatenated), or `None` for leaves.
     ///
     /// ```
-    /// # use carve::grammar::DerivationTree;
+    /// # use carve::generation::grammar::DerivationTree;
     /// let tree = DerivationTree {
     ///     symbol: "<start>".to_string(),
     ///     children: Some(vec![
