@@ -101,6 +101,47 @@ impl Branch {
     }
 }
 
+/// A call made in an instrumented function: how the callee was written and
+/// the outcome under which the call is made. Search follows these into
+/// helpers no call has entered yet.
+#[derive(Debug)]
+pub struct CallSite {
+    /// The callee's path as written (`part`, `Self::part`, `triple::part`),
+    /// or a method's name.
+    pub callee: &'static str,
+    /// The outcome that must be taken for the call to be made (`u32::MAX`:
+    /// none, the function's entry).
+    pub parent: u32,
+}
+
+impl CallSite {
+    /// The control-dependence parent, if any.
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != u32::MAX).then_some(self.parent)
+    }
+
+    /// Whether this call may call `function` (`name` or `Type::method`):
+    /// the last path segments agree, and a type written before a call's
+    /// name (`Version::parse`) must be the function's type.
+    pub fn may_call(&self, function: &str) -> bool {
+        let mut call = self.callee.rsplit("::");
+        let mut callee = function.rsplit("::");
+        if call.next() != callee.next() {
+            return false;
+        }
+        match (call.next(), callee.next()) {
+            (Some(written), Some(ty)) if starts_upper(written) && written != "Self" => {
+                written == ty
+            }
+            _ => true,
+        }
+    }
+}
+
+fn starts_upper(s: &str) -> bool {
+    s.chars().next().is_some_and(char::is_uppercase)
+}
+
 /// The branch outcomes of one instrumented function.
 #[derive(Debug)]
 pub struct Sites {
@@ -114,6 +155,8 @@ pub struct Sites {
     pub lines: (u32, u32),
     /// Its outcomes, indexed by id.
     pub branches: &'static [Branch],
+    /// The calls it makes.
+    pub calls: &'static [CallSite],
     /// Its first global outcome index while coverage is collected (given by
     /// [`crate::coverage`] on first use).
     pub(crate) base: AtomicU32,
@@ -130,6 +173,7 @@ impl Sites {
         file: &'static str,
         lines: (u32, u32),
         branches: &'static [Branch],
+        calls: &'static [CallSite],
     ) -> Sites {
         Sites {
             module_path,
@@ -137,6 +181,7 @@ impl Sites {
             file,
             lines,
             branches,
+            calls,
             base: AtomicU32::new(UNREGISTERED),
         }
     }
@@ -271,7 +316,7 @@ mod tests {
 
     #[test]
     fn target_names_drop_the_crate_and_keep_modules() {
-        static SITES: Sites = Sites::new("m", "f", "", (0, 0), &[]);
+        static SITES: Sites = Sites::new("m", "f", "", (0, 0), &[], &[]);
         let t = |module_path, fn_name| Target {
             module_path,
             fn_name,

@@ -7,11 +7,17 @@
 //!   `&&`/`||`, or the whole condition when it has none): true, false;
 //! - `if let` / `while let` / `let … else`: matched, not matched;
 //! - `for`: body entered, loop left;
-//! - each `match` arm: taken.
+//! - each `match` arm: taken;
+//! - each operand of `&&`/`||` anywhere else (a return value, a `let`, an
+//!   argument, a closure): true, false.
 //!
 //! Each outcome records its control-dependence parent: the outcome that must
 //! be taken for it to be reached. Closures are instrumented as part of the
 //! body; nested items (`fn`, `impl`) and macro arguments are not.
+//!
+//! The table also lists the body's call sites (the callee's path or method
+//! name as written, with the outcome under which the call is made), so that
+//! search can find its way into a helper that no call has entered yet.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -28,22 +34,47 @@ pub struct Outcome {
     parent: Option<usize>,
 }
 
+/// A call made in an instrumented body: the callee as written (`part`,
+/// `Self::part`, `triple::part`, or a method name) and the outcome it is
+/// made under.
+pub struct CallSite {
+    callee: String,
+    parent: Option<usize>,
+}
+
+/// What instrumenting a body found.
+pub struct Table {
+    outcomes: Vec<Outcome>,
+    calls: Vec<CallSite>,
+}
+
 /// Rewrites `block` to record into the site table `sites`; returns the
-/// rewritten block and the table's outcomes.
-pub fn instrument(block: &Block, sites: &Ident) -> (Block, Vec<Outcome>) {
+/// rewritten block and the table's outcomes and call sites.
+pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
     let mut rewriter = Rewriter {
         sites: sites.clone(),
         outcomes: Vec::new(),
+        calls: Vec::new(),
         parent: None,
     };
     let mut block = block.clone();
     rewriter.visit_block_mut(&mut block);
-    (block, rewriter.outcomes)
+    // Entering the function is recorded too: it tells a helper that was
+    // entered and took no branch from one never called.
+    block.stmts.insert(
+        0,
+        syn::parse_quote!(::carve::__private::cov::enter(&#sites);),
+    );
+    let table = Table {
+        outcomes: rewriter.outcomes,
+        calls: rewriter.calls,
+    };
+    (block, table)
 }
 
-/// The site table's static initializer.
-pub fn table(outcomes: &[Outcome]) -> TokenStream {
-    let rows = outcomes.iter().map(|o| {
+/// The site table's outcomes and call sites, as two static slices.
+pub fn table(table: &Table) -> (TokenStream, TokenStream) {
+    let rows = table.outcomes.iter().map(|o| {
         let Outcome { kind, condition, outcome, line, col, .. } = o;
         let (line, col) = (*line as u32, *col as u32);
         let parent = o.parent.map_or(u32::MAX, |p| p as u32);
@@ -51,12 +82,18 @@ pub fn table(outcomes: &[Outcome]) -> TokenStream {
             kind: #kind, condition: #condition, outcome: #outcome, line: #line, col: #col, parent: #parent,
         })
     });
-    quote!(&[#(#rows),*])
+    let calls = table.calls.iter().map(|c| {
+        let callee = &c.callee;
+        let parent = c.parent.map_or(u32::MAX, |p| p as u32);
+        quote!(::carve::__private::cov::CallSite { callee: #callee, parent: #parent })
+    });
+    (quote!(&[#(#rows),*]), quote!(&[#(#calls),*]))
 }
 
 struct Rewriter {
     sites: Ident,
     outcomes: Vec<Outcome>,
+    calls: Vec<CallSite>,
     parent: Option<usize>,
 }
 
@@ -170,6 +207,11 @@ impl Rewriter {
             on_true: Some(id),
             on_false: Some(id + 1),
         }
+    }
+
+    fn call_site(&mut self, callee: String) {
+        let parent = self.parent;
+        self.calls.push(CallSite { callee, parent });
     }
 
     fn hit(&self, id: usize) -> Stmt {
@@ -287,6 +329,27 @@ impl VisitMut for Rewriter {
                 *for_expr.expr = syn::parse_quote!(::carve::__private::cov::Loop::new(
                     ::core::iter::IntoIterator::into_iter(#iter), &#sites, #id32
                 ));
+            }
+            // `&&` and `||` outside a condition: each operand counts too.
+            Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+                self.condition(expr, self.parent);
+            }
+            Expr::Call(call) => {
+                if let Expr::Path(path) = &*call.func {
+                    let callee = path
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect::<Vec<_>>()
+                        .join("::");
+                    self.call_site(callee);
+                }
+                syn::visit_mut::visit_expr_call_mut(self, call);
+            }
+            Expr::MethodCall(call) => {
+                self.call_site(call.method.to_string());
+                syn::visit_mut::visit_expr_method_call_mut(self, call);
             }
             Expr::Match(match_expr) => {
                 self.visit_expr_mut(&mut match_expr.expr);
@@ -447,10 +510,10 @@ pub fn instrument_fn(
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
-    let (body, table) = if cfg!(feature = "no-instrument") {
-        (block.clone(), quote!(&[]))
+    let (body, (outcomes, calls)) = if cfg!(feature = "no-instrument") {
+        (block.clone(), (quote!(&[]), quote!(&[])))
     } else {
-        let (instrumented, outcomes) = instrument(block, sites);
+        let (instrumented, found) = instrument(block, sites);
         // The instrumented twin lives in a closure that is never inlined, so
         // that it does not change how the original body is compiled (the
         // dormant path). `impl Trait` cannot be named in a closure's type.
@@ -471,21 +534,41 @@ pub fn instrument_fn(
                 if ::carve::__private::cov::active() #instrumented else #block
             }),
         };
-        (body, table(&outcomes))
+        (body, table(&found))
     };
     let sites_static = quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         static #sites: ::carve::__private::cov::Sites = ::carve::__private::cov::Sites::new(
-            ::core::module_path!(), #function, ::core::file!(), (#first, #last), #table,
+            ::core::module_path!(), #function, ::core::file!(), (#first, #last), #outcomes, #calls,
         );
         ::carve::__private::inventory::submit! { ::carve::__private::cov::SitesRef(&#sites) }
     };
     Instrumented { body, sites_static }
 }
 
-/// `#[carve::instrument]`: branch coverage for a function or every method of
-/// an impl block, without carving.
+/// The name of the static holding the site table of `ident` (a method of
+/// `type_name`, or a function). The line keeps two impl blocks of one type
+/// with methods of the same name (`From<A>`, `From<B>`) apart.
+pub fn sites_ident(type_name: Option<&str>, ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    let name = name.trim_start_matches("r#");
+    let line = span_location(ident.span()).0;
+    match type_name {
+        Some(type_name) => quote::format_ident!("__CARVE_SITES_{}_{}_{}", type_name, name, line),
+        None => quote::format_ident!("__CARVE_SITES_{}_{}", name, line),
+    }
+}
+
+/// Whether a function can get an instrumented twin: `const fn` cannot call
+/// the recorder, and an `async fn` body is not run where it is called.
+pub fn instrumentable(sig: &syn::Signature) -> bool {
+    sig.constness.is_none() && sig.asyncness.is_none()
+}
+
+/// `#[carve::instrument]`: branch coverage for a function, every method of
+/// an impl block, or every function and method of an inline module (its
+/// inline submodules included), without carving.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
         return Err(syn::Error::new_spanned(
@@ -495,33 +578,124 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(mut item) => {
-            let ident = item.sig.ident.clone();
-            let sites = quote::format_ident!("__CARVE_SITES_{}", ident);
-            let Instrumented { body, sites_static } =
-                instrument_fn(&item.block, &sites, &ident.to_string(), &item.sig.output);
-            *item.block = body;
+            let sites_static = instrument_item_fn(&mut item);
             Ok(quote!(#item #sites_static))
         }
         syn::Item::Impl(mut item) => {
-            let type_name = crate::target::self_type_name(&item)?;
-            let mut statics = Vec::new();
-            for impl_item in &mut item.items {
-                let syn::ImplItem::Fn(method) = impl_item else {
-                    continue;
-                };
-                let ident = &method.sig.ident;
-                let sites = quote::format_ident!("__CARVE_SITES_{}_{}", type_name, ident);
-                let function = format!("{type_name}::{ident}");
-                let Instrumented { body, sites_static } =
-                    instrument_fn(&method.block, &sites, &function, &method.sig.output);
-                method.block = body;
-                statics.push(sites_static);
-            }
+            let statics = instrument_impl(&mut item)?;
             Ok(quote!(#item #(#statics)*))
         }
+        syn::Item::Mod(mut item) if item.content.is_some() => {
+            instrument_mod(&mut item)?;
+            Ok(quote!(#item))
+        }
+        syn::Item::Mod(item) => Err(syn::Error::new_spanned(
+            item,
+            "`#[carve::instrument]` on `mod name;` cannot see the module's file: put it on \
+             the items inside that file (functions, impl blocks, or an inline `mod`)",
+        )),
         other => Err(syn::Error::new_spanned(
             other,
-            "`#[carve::instrument]` goes on a function or an impl block",
+            "`#[carve::instrument]` goes on a function, an impl block or an inline module",
         )),
     }
+}
+
+fn instrument_item_fn(item: &mut syn::ItemFn) -> TokenStream {
+    if !instrumentable(&item.sig) {
+        return TokenStream::new();
+    }
+    let sites = sites_ident(None, &item.sig.ident);
+    let function = item.sig.ident.to_string();
+    let Instrumented { body, sites_static } = instrument_fn(
+        &item.block,
+        &sites,
+        function.trim_start_matches("r#"),
+        &item.sig.output,
+    );
+    *item.block = body;
+    sites_static
+}
+
+fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<Vec<TokenStream>> {
+    let type_name = crate::target::self_type_name(item)?;
+    let mut statics = Vec::new();
+    for impl_item in &mut item.items {
+        let syn::ImplItem::Fn(method) = impl_item else {
+            continue;
+        };
+        if let Some(sites_static) = instrument_method(method, &type_name) {
+            statics.push(sites_static);
+        }
+    }
+    Ok(statics)
+}
+
+/// Instruments one method of `type_name`; `None` when it cannot be.
+pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) -> Option<TokenStream> {
+    if !instrumentable(&method.sig) {
+        return None;
+    }
+    let ident = &method.sig.ident;
+    let sites = sites_ident(Some(type_name), ident);
+    let function = format!(
+        "{type_name}::{}",
+        ident.to_string().trim_start_matches("r#")
+    );
+    let Instrumented { body, sites_static } =
+        instrument_fn(&method.block, &sites, &function, &method.sig.output);
+    method.block = body;
+    Some(sites_static)
+}
+
+/// Instruments the functions and impl blocks of an inline module and of its
+/// inline submodules; items that carry a carve attribute of their own are
+/// left to it.
+fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
+    let Some((_, items)) = &mut item.content else {
+        return Ok(());
+    };
+    let mut statics = Vec::new();
+    for item in items.iter_mut() {
+        match item {
+            syn::Item::Fn(f) if !has_carve_attr(&f.attrs) && !is_test(&f.attrs) => {
+                statics.push(instrument_item_fn(f));
+            }
+            syn::Item::Impl(i) if !has_carve_attr(&i.attrs) => {
+                // Impl blocks of types carve cannot name are skipped, not errors.
+                if crate::target::self_type_name(i).is_ok() {
+                    statics.extend(instrument_impl(i)?);
+                }
+            }
+            syn::Item::Mod(m)
+                if m.content.is_some() && !has_carve_attr(&m.attrs) && !is_test(&m.attrs) =>
+            {
+                instrument_mod(m)?;
+            }
+            _ => {}
+        }
+    }
+    for tokens in statics.into_iter().filter(|t| !t.is_empty()) {
+        items.push(syn::Item::Verbatim(tokens));
+    }
+    Ok(())
+}
+
+/// Whether an item is a test (`#[test]`) or test-only (`#[cfg(test)]`).
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("test")
+            || (attr.path().is_ident("cfg")
+                && attr.meta.to_token_stream().to_string().replace(' ', "") == "cfg(test)")
+    })
+}
+
+/// Whether an item carries `#[carve::…]` or `#[cfg_attr(…, carve::…)]`.
+fn has_carve_attr(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let path = attr.path();
+        let names_carve = |tokens: String| tokens.replace(' ', "").contains("carve::");
+        path.segments.first().is_some_and(|s| s.ident == "carve")
+            || (path.is_ident("cfg_attr") && names_carve(attr.meta.to_token_stream().to_string()))
+    })
 }

@@ -60,12 +60,12 @@ impl TargetFn {
             Some((_, type_name)) => (
                 format!("{type_name}::{ident}"),
                 format_ident!("__CARVE_TARGET_{}_{}", type_name, ident),
-                format_ident!("__CARVE_SITES_{}_{}", type_name, ident),
+                crate::instrument::sites_ident(Some(type_name), &sig.ident),
             ),
             None => (
                 ident.to_owned(),
                 format_ident!("__CARVE_TARGET_{}", ident),
-                format_ident!("__CARVE_SITES_{}", ident),
+                crate::instrument::sites_ident(None, &sig.ident),
             ),
         };
         // A return value that borrows from the call's arguments keeps a `&mut`
@@ -265,6 +265,8 @@ fn expand_impl(mut item: ItemImpl) -> syn::Result<TokenStream> {
             item.trait_.is_some() || matches!(method.vis, Visibility::Public(_))
         };
         if !carved {
+            // The methods a target calls count for its coverage too.
+            registrations.extend(crate::instrument::instrument_method(method, &type_name));
             continue;
         }
         let ident = &method.sig.ident;

@@ -13,7 +13,7 @@
 //! ```
 //! # use carve::carving::record;
 //! # fn double(x: u32) -> u32 { x * 2 }
-//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("demo", "double", "", (0, 0), &[]);
+//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("demo", "double", "", (0, 0), &[], &[]);
 //! # static TARGET: carve::registry::Target = carve::registry::Target {
 //! #     module_path: "demo", fn_name: "double", signature: "fn double(x: u32) -> u32",
 //! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!() };

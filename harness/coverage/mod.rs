@@ -48,11 +48,17 @@ fn register(sites: &'static Sites) -> u32 {
     }
     let base = registry
         .last()
-        .map_or(0, |(b, s): &(u32, &Sites)| b + s.branches.len() as u32);
+        .map_or(0, |(b, s): &(u32, &Sites)| b + slots(s));
     registry.push((base, sites));
     REGISTERED.store(registry.len(), Ordering::Release);
     sites.base.store(base, Ordering::Release);
     base
+}
+
+/// Global indices a table takes: one per outcome, and one for entering the
+/// function.
+fn slots(sites: &Sites) -> u32 {
+    sites.branches.len() as u32 + 1
 }
 
 /// Registered tables by base index, in registration order.
@@ -114,6 +120,13 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
             *slot = distance;
         }
     }
+}
+
+/// Records that the function of `sites` was entered (its instrumented twin
+/// starts with this).
+#[inline]
+pub fn enter(sites: &'static Sites) {
+    record(sites, sites.branches.len() as u32, [0.0]);
 }
 
 /// Records that outcome `id` was taken.
@@ -400,9 +413,33 @@ impl Trace {
 
     /// Outcomes of `sites` that were reached, with their distances.
     pub fn reached<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = (u32, f64)> + 'a {
+        let outcomes = sites.branches.len() as u32;
+        self.of(sites).filter(move |(id, _)| *id < outcomes)
+    }
+
+    /// Whether the call entered the function of `sites`.
+    pub fn entered(&self, sites: &Sites) -> bool {
+        let entry = sites.branches.len() as u32;
+        self.of(sites).any(|(id, _)| id == entry)
+    }
+
+    /// The instrumented functions the call entered, directly or through
+    /// others, each once.
+    pub fn functions(&self) -> impl Iterator<Item = &'static Sites> + '_ {
         self.reached
             .iter()
-            .filter(move |(s, _, _)| std::ptr::eq(*s, sites))
+            .filter(|(sites, id, _)| *id as usize == sites.branches.len())
+            .map(|(sites, _, _)| *sites)
+    }
+
+    /// Everything recorded for `sites`: outcomes and the entry.
+    fn of<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = (u32, f64)> + 'a {
+        let start = self
+            .reached
+            .partition_point(|(s, _, _)| (*s as *const Sites) < (sites as *const Sites));
+        self.reached[start..]
+            .iter()
+            .take_while(move |(s, _, _)| std::ptr::eq(*s, sites))
             .map(|(_, id, d)| (*id, *d))
     }
 
@@ -572,6 +609,7 @@ mod tests {
                     parent: u32::MAX,
                 },
             ],
+            &[],
         );
         let (_, trace) =
             collect(|| compare(&SITES, 0, false, Op::Lt, Some(Cmp::numeric(f64::NAN))));

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use carve::coverage::report::TargetCoverage;
-//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[]);
+//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
 //! let mut cov = TargetCoverage::new("m::f".into(), &SITES);
 //! assert_eq!(cov.total(), 0);
 //! assert!(cov.missing().is_empty());
@@ -353,6 +353,7 @@ mod tests {
                 parent: u32::MAX,
             },
         ],
+        &[],
     );
 
     #[test]

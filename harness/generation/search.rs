@@ -991,7 +991,7 @@ mod tests {
 
     #[test]
     fn variants_switch_to_ones_seen_in_the_archive() {
-        static SITES: Sites = Sites::new("c::m", "f", "f.rs", (1, 1), &[]);
+        static SITES: Sites = Sites::new("c::m", "f", "f.rs", (1, 1), &[], &[]);
         let ok = |n| Value::NewtypeVariant {
             name: "Result",
             index: 0,
