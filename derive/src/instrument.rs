@@ -661,11 +661,11 @@ fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
             syn::Item::Fn(f) if !has_carve_attr(&f.attrs) && !is_test(&f.attrs) => {
                 statics.push(instrument_item_fn(f));
             }
-            syn::Item::Impl(i) if !has_carve_attr(&i.attrs) => {
-                // Impl blocks of types carve cannot name are skipped, not errors.
-                if crate::target::self_type_name(i).is_ok() {
-                    statics.extend(instrument_impl(i)?);
-                }
+            // Impl blocks of types carve cannot name are skipped, not errors.
+            syn::Item::Impl(i)
+                if !has_carve_attr(&i.attrs) && crate::target::self_type_name(i).is_ok() =>
+            {
+                statics.extend(instrument_impl(i)?);
             }
             syn::Item::Mod(m)
                 if m.content.is_some() && !has_carve_attr(&m.attrs) && !is_test(&m.attrs) =>
