@@ -16,7 +16,7 @@ use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 use crate::carving::record;
 use crate::carving::replay::{snapshot_id, Case, Checker, SnapshotCheck};
 use crate::carving::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin};
-use crate::coverage::report::{self, Report};
+use crate::coverage::report::{Calls, GenerationStats, Report};
 use crate::env::{Config, Mode};
 use crate::generation::worker;
 use crate::outcome::{install_panic_hook, panic_message, quietly};
@@ -43,26 +43,35 @@ pub fn main(main: MainConfig) -> ! {
         worker::worker_main(&registry, &config, &target);
     }
     let args = Arguments::from_args();
+    let coverage = Calls::default();
     let checker = Checker {
         dir: config.dir.clone(),
         check: main.check_snapshot,
         accept_new: false,
+        coverage: coverage.clone(),
     };
+    let mut generation = BTreeMap::new();
     let failed = match config.mode {
         Mode::Replay => run_replay(&args, &registry, &checker),
         Mode::Record if args.list => run_replay(&args, &registry, &checker),
         Mode::Record => run_record(&args, &registry, &config, checker),
         Mode::Generate if args.list => run_replay(&args, &registry, &checker),
-        Mode::Generate => run_generate(&args, &registry, &config, checker),
+        Mode::Generate => {
+            let (failed, stats) = run_generate(&args, &registry, &config, checker);
+            generation = stats;
+            failed
+        }
     };
-    let report_failed = !args.list && !report_coverage(&registry, &config);
+    let report_failed = !args.list && {
+        let report = Report::build(&registry, &coverage.take(), &generation, config.seed);
+        !report_coverage(&report, &config)
+    };
     std::process::exit(if failed || report_failed { 101 } else { 0 })
 }
 
 /// Prints the coverage summary (and the annotated listing when asked);
 /// writes the JSON report to `CARVE_REPORT`. Returns false if writing failed.
-fn report_coverage(registry: &Registry, config: &Config) -> bool {
-    let report = Report::build(registry, &report::take_log(), config.seed);
+fn report_coverage(report: &Report, config: &Config) -> bool {
     println!("{}", report.summary());
     if let Some(filter) = &config.annotate {
         println!("{}", report.annotate(filter));
@@ -163,7 +172,13 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
 
 /// Generate mode: for each target with a carve file, mine its calls, generate
 /// calls that raise its coverage, add them to the file; then replay.
-fn run_generate(args: &Arguments, registry: &Registry, config: &Config, checker: Checker) -> bool {
+/// Returns whether anything failed, and what generation did per target.
+fn run_generate(
+    args: &Arguments,
+    registry: &Registry,
+    config: &Config,
+    checker: Checker,
+) -> (bool, BTreeMap<String, GenerationStats>) {
     let paths = match CarveFile::list(&config.dir) {
         Ok(paths) => paths,
         Err(e) => fail_setup(&e.to_string()),
@@ -173,6 +188,7 @@ fn run_generate(args: &Arguments, registry: &Registry, config: &Config, checker:
         config.seed, config.budget
     );
     let mut failed = false;
+    let mut stats = BTreeMap::new();
     for path in paths {
         let file = match CarveFile::load(&path) {
             Ok(file) => file,
@@ -192,21 +208,30 @@ fn run_generate(args: &Arguments, registry: &Registry, config: &Config, checker:
         {
             continue;
         }
-        if let Err(e) = generate_for(target, &file, config) {
-            eprintln!("carve: {e}");
-            failed = true;
+        match generate_for(target, &file, config) {
+            Ok(done) => {
+                stats.insert(file.target.clone(), done);
+            }
+            Err(e) => {
+                eprintln!("carve: {e}");
+                failed = true;
+            }
         }
     }
     let checker = Checker {
         accept_new: !is_ci(),
         ..checker
     };
-    run_replay(args, registry, &checker) || failed
+    (run_replay(args, registry, &checker) || failed, stats)
 }
 
 /// Generates calls for one target in worker processes, which add what they
 /// find to its carve file; prints coverage before and after.
-fn generate_for(target: &'static Target, file: &CarveFile, config: &Config) -> Result<(), String> {
+fn generate_for(
+    target: &'static Target,
+    file: &CarveFile,
+    config: &Config,
+) -> Result<GenerationStats, String> {
     let before = worker::existing_calls(target, file).covered.len();
     let summary = worker::generate_in_workers(target, &file.target, config)?;
     let after_file = CarveFile::load(&file.path).map_err(|e| e.to_string())?;
@@ -234,8 +259,10 @@ fn generate_for(target: &'static Target, file: &CarveFile, config: &Config) -> R
             );
         }
     }
-    report::note_generation(&file.target, summary.executions, summary.failures);
-    Ok(())
+    Ok(GenerationStats {
+        executions: summary.executions,
+        failures: summary.failures,
+    })
 }
 
 /// Rewrites the carve file of `target` after recording.

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use carve::call::ArgsInput;
 use carve::carving::store::CarveFile;
-use carve::coverage::report::TargetCoverage;
+use carve::coverage::report::FunctionCoverage;
 use carve::coverage::{self, Trace};
 use carve::registry::Registry;
 use carve::registry::{self, Sites};
@@ -102,11 +102,15 @@ fn the_carved_suite_covers_every_outcome_of_cgi_decode() {
     let file =
         CarveFile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("carved/cgi::cgi_decode.ron"))
             .unwrap();
-    let mut cov = TargetCoverage::new("cgi::cgi_decode".into(), target.sites);
+    let mut cov = FunctionCoverage::new(target.sites);
     for (i, entry) in file.entries.iter().enumerate() {
         let (replayed, trace) = coverage::collect(|| (target.replay)(ArgsInput::Ron(&entry.args)));
         assert!(replayed.is_ok());
-        cov.add(&format!("carved::cgi::cgi_decode::{:04}", i + 1), &trace);
+        cov.add(
+            &format!("carved::cgi::cgi_decode::{:04}", i + 1),
+            &trace,
+            true,
+        );
     }
     assert!(cov.missing().is_empty(), "missing: {:?}", cov.missing());
     let outcomes: Vec<String> = cov

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::call::{ArgsInput, ReplayError};
 use crate::carving::store::{display_path, Entry, Origin};
 use crate::coverage;
-use crate::coverage::report::{self, CallCoverage};
+use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::Value;
@@ -85,6 +85,8 @@ pub struct Checker {
     pub check: SnapshotCheck,
     /// Accept snapshots of calls that have none yet (record mode).
     pub accept_new: bool,
+    /// Where each replayed call's coverage goes, for the report.
+    pub coverage: Calls,
 }
 
 /// One carved call to replay as a test.
@@ -139,11 +141,12 @@ impl Case {
         let (replayed, trace) = coverage::collect(|| {
             quietly(|| (self.target.replay)(ArgsInput::Ron(&self.entry.args)))
         });
-        if replayed.is_ok() {
-            report::log(CallCoverage {
+        if let Ok(replayed) = &replayed {
+            checker.coverage.push(CallCoverage {
                 test: self.test.clone(),
                 target: self.target_name.clone(),
                 generated: self.entry.origin.system_test().is_none(),
+                passed: matches!(replayed.observation.outcome, Outcome::Returned(_)),
                 trace,
             });
         }
