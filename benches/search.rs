@@ -26,8 +26,9 @@ use std::collections::BTreeSet;
 
 use carve::call::ArgsInput;
 use carve::coverage;
+use carve::coverage::reach::Reach;
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generation::generate::{generate, Observer, Phases, Settings};
+use carve::generation::generate::{generate, Existing, Observer, Phases, Settings};
 use carve::generation::search::{Calls, Evaluate, Individual, Search};
 use carve::outcome::quietly;
 use carve::registry::{Registry, Target};
@@ -117,15 +118,11 @@ fn run_generate(
         total: target.sites.branches.len(),
         at: None,
     };
-    let run = generate(
-        target,
-        name,
-        seeds,
+    let existing = Existing {
         covered,
-        &BTreeSet::new(),
-        settings,
-        &mut full,
-    );
+        ..Existing::seeds(target, seeds.to_vec())
+    };
+    let run = generate(target, name, &existing, settings, &mut full);
     full.at
         .or((run.after.len() == target.sites.branches.len()).then_some(run.executions))
 }
@@ -149,7 +146,7 @@ fn main() {
             failed,
             trace: first,
         }];
-        let mut search = Search::new(test_me.sites, &covered, seeds, seed);
+        let mut search = Search::new(Reach::single(test_me.sites), &covered, seeds, seed);
         search.avm(&mut counter);
         avm.push(search.uncovered.is_empty().then_some(counter.evaluations));
         random.push(random_ints(test_me, seed, DEFAULT_BUDGET, &covered));

@@ -208,7 +208,7 @@ fn run_generate(
         {
             continue;
         }
-        match generate_for(target, &file, config) {
+        match generate_for(registry, target, &file, config) {
             Ok(done) => {
                 stats.insert(file.target.clone(), done);
             }
@@ -228,17 +228,28 @@ fn run_generate(
 /// Generates calls for one target in worker processes, which add what they
 /// find to its carve file; prints coverage before and after.
 fn generate_for(
+    registry: &Registry,
     target: &'static Target,
     file: &CarveFile,
     config: &Config,
 ) -> Result<GenerationStats, String> {
-    let before = worker::existing_calls(target, file).covered.len();
-    let summary = worker::generate_in_workers(target, &file.target, config)?;
+    let before = worker::existing_calls(registry, target, file, &config.dir)?;
+    if before.reach.is_empty() {
+        println!(
+            "carve: {}: skipped: no branch outcomes in reach (mark the functions that hold its \
+             logic with `#[carve::instrument]`)",
+            file.target
+        );
+        return Ok(GenerationStats::default());
+    }
+    let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
     let after_file = CarveFile::load(&file.path).map_err(|e| e.to_string())?;
-    let after = worker::existing_calls(target, &after_file).covered.len();
-    let total = target.sites.branches.len();
+    let after = worker::existing_calls(registry, target, &after_file, &config.dir)?;
+    let (covered_before, total_before) = (before.covered.len(), before.reach.len());
+    let (covered_after, total_after) = (after.covered.len(), after.reach.len());
     println!(
-        "carve: {}: branch coverage {before}/{total} -> {after}/{total}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
+        "carve: {}: branch coverage {covered_before}/{total_before} -> \
+         {covered_after}/{total_after}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
         file.target,
         summary.kept,
         summary.failures,

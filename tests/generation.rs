@@ -8,7 +8,7 @@ mod cgi;
 use std::collections::BTreeSet;
 
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generation::generate::{generate, Quiet, Settings};
+use carve::generation::generate::{generate, Existing, Quiet, Settings};
 use carve::outcome::Outcome;
 use carve::registry::Registry;
 use carve::value::Value;
@@ -30,15 +30,11 @@ fn run(seed: u64) -> carve::generation::generate::Generation {
         skip: 0,
         phases: carve::generation::generate::Phases::All,
     };
-    generate(
-        target,
-        "cgi::cgi_decode",
-        &[args("Hello+World")],
+    let existing = Existing {
         covered,
-        &BTreeSet::new(),
-        settings,
-        &mut Quiet,
-    )
+        ..Existing::seeds(target, vec![args("Hello+World")])
+    };
+    generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet)
 }
 
 #[test]

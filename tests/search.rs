@@ -12,9 +12,10 @@ use std::collections::BTreeSet;
 
 use carve::call::ArgsInput;
 use carve::coverage;
+use carve::coverage::reach::{fitness_within, Reach};
 use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generation::generate::{generate, Quiet, Settings};
-use carve::generation::search::{fitness, Calls, Evaluate, Individual, Search};
+use carve::generation::generate::{generate, Existing, Quiet, Settings};
+use carve::generation::search::{Calls, Evaluate, Individual, Search};
 use carve::registry::{Registry, Target};
 use carve::value::Value;
 
@@ -54,7 +55,7 @@ fn avm_hits_test_me_anywhere_in_the_i64_range_quickly() {
             !covered.contains(&0),
             "({x}, {y}) does not hit the true branch already"
         );
-        let mut search = Search::new(t.sites, &covered, vec![start], 1);
+        let mut search = Search::new(Reach::single(t.sites), &covered, vec![start], 1);
         let found = search.avm(&mut counter);
         assert!(
             search.uncovered.is_empty(),
@@ -79,7 +80,7 @@ fn fitness_is_approach_level_plus_normalized_distance() {
     let inner = (0..t.sites.branches.len() as u32)
         .find(|id| t.sites.depth(*id) == 2 && t.sites.branches[*id as usize].outcome == "true")
         .unwrap();
-    let f = fitness(t.sites, inner, &trace);
+    let f = fitness_within(t.sites, inner, &trace);
     assert_eq!((f.level, f.distance), (2, 999_996.0));
     assert!((f.value() - (2.0 + 999_996.0 / 999_997.0)).abs() < 1e-12);
 }
@@ -106,15 +107,11 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
             skip: 0,
             phases: carve::generation::generate::Phases::All,
         };
-        let generation = generate(
-            t,
-            "maths::needle",
-            &seeds,
-            covered.clone(),
-            &BTreeSet::new(),
-            settings,
-            &mut Quiet,
-        );
+        let existing = Existing {
+            covered: covered.clone(),
+            ..Existing::seeds(t, seeds.to_vec())
+        };
+        let generation = generate(t, "maths::needle", &existing, settings, &mut Quiet);
         assert_eq!(
             generation.after.len(),
             t.sites.branches.len(),

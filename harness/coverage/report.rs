@@ -339,8 +339,8 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "  {:width$}  kind    {:<16}  {}",
-            "function", "own outcomes", "targets: outcomes of all they reach"
+            "  {:width$}  kind    own outcomes      targets: outcomes of all they reach",
+            "function"
         );
         let mut blind = Vec::new();
         for (i, f) in self.functions.iter().enumerate() {

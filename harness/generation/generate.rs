@@ -15,6 +15,7 @@ use std::io::{IsTerminal, Write as _};
 use std::time::Instant;
 
 use crate::call::{ArgsInput, ReplayError};
+use crate::coverage::reach::Reach;
 use crate::coverage::{self, Trace};
 use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
@@ -31,7 +32,7 @@ pub struct Kept {
     pub args: Value,
     /// What it did.
     pub observation: Observation,
-    /// The outcomes it covered first.
+    /// The goals it covered first.
     pub added: Vec<u32>,
 }
 
@@ -49,9 +50,9 @@ pub struct Failure {
 /// What generation did for one target.
 #[derive(Debug, Clone, Default)]
 pub struct Generation {
-    /// Outcomes covered before (by the existing calls).
+    /// Goals (outcomes in reach) covered before, by existing calls.
     pub before: BTreeSet<u32>,
-    /// Outcomes covered after.
+    /// Goals covered after.
     pub after: BTreeSet<u32>,
     /// Calls run.
     pub executions: u64,
@@ -61,6 +62,33 @@ pub struct Generation {
     pub kept: Vec<Kept>,
     /// Failures found.
     pub failures: Vec<Failure>,
+}
+
+/// What generation starts from: the target's reach and what its existing
+/// calls (and those of every other target) already do.
+#[derive(Debug, Clone)]
+pub struct Existing {
+    /// The functions whose outcomes are goals, and the goals' numbering.
+    pub reach: Reach,
+    /// Arguments of the target's existing calls: the grammar is mined from
+    /// them, and search starts from them.
+    pub seeds: Vec<Value>,
+    /// Goals some passing call, of any target, already covers.
+    pub covered: BTreeSet<u32>,
+    /// Where its found failures panicked (`file:line`): not reported again.
+    pub known_failures: BTreeSet<String>,
+}
+
+impl Existing {
+    /// Nothing but seeds, for generation on `target` alone.
+    pub fn seeds(target: &'static Target, seeds: Vec<Value>) -> Existing {
+        Existing {
+            reach: Reach::single(target.sites),
+            seeds,
+            covered: BTreeSet::new(),
+            known_failures: BTreeSet::new(),
+        }
+    }
 }
 
 /// Settings of one generation run.
@@ -112,9 +140,8 @@ pub trait Observer {
 pub struct Quiet;
 impl Observer for Quiet {}
 
-/// Generates calls of `target` from the arguments of its existing calls
-/// (`seeds`), which already cover `covered`. Panics at `known_failures`
-/// (`file:line`) are not reported again.
+/// Generates calls of `target` from its `existing` calls, aiming at every
+/// goal in its reach that no passing call covers yet.
 ///
 /// Grammar-coverage generation runs first (up to half the budget, less when
 /// it stops finding new outcomes); then search ([`crate::generation::search`]) goes after
@@ -124,20 +151,20 @@ impl Observer for Quiet {}
 pub fn generate(
     target: &'static Target,
     name: &str,
-    seeds: &[Value],
-    covered: BTreeSet<u32>,
-    known_failures: &BTreeSet<String>,
+    existing: &Existing,
     settings: Settings,
     observer: &mut dyn Observer,
 ) -> Generation {
+    let seeds = &existing.seeds;
     let mut generator = Generator {
         target,
+        reach: &existing.reach,
         run: Generation {
-            before: covered.clone(),
-            after: covered,
+            before: existing.covered.clone(),
+            after: existing.covered.clone(),
             ..Generation::default()
         },
-        failed_at: known_failures.clone(),
+        failed_at: existing.known_failures.clone(),
         observer,
         budget: settings.budget,
         start: Instant::now(),
@@ -158,7 +185,7 @@ pub fn generate(
                 return generator.run;
             }
         };
-    let total = target.sites.branches.len();
+    let total = existing.reach.len() as usize;
     let (grammar_share, search_share) = match settings.phases {
         Phases::All => (0.5, (0.65, 0.8)),
         Phases::GrammarOnly => (1.0, (0.0, 0.0)),
@@ -190,8 +217,13 @@ pub fn generate(
         let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
         starts.append(&mut generator.traces);
         let seeds = starts;
-        let mut search = Search::new(target.sites, &generator.run.after, seeds, settings.seed)
-            .with_dictionary(&original);
+        let mut search = Search::new(
+            existing.reach.clone(),
+            &generator.run.after,
+            seeds,
+            settings.seed,
+        )
+        .with_dictionary(&original);
         generator.search_limit = search_share.0;
         search.avm(&mut generator);
         generator.search_limit = search_share.1;
@@ -213,6 +245,7 @@ const STAGNATION: u64 = 1_000;
 /// The state of one generation run: every call goes through [`Generator::call`].
 struct Generator<'o> {
     target: &'static Target,
+    reach: &'o Reach,
     run: Generation,
     failed_at: BTreeSet<String>,
     observer: &'o mut dyn Observer,
@@ -291,7 +324,7 @@ impl Generator<'_> {
         self.observer.before_call(self.index, args);
         let (observation, trace, location) = execute(self.target, args, &mut self.run)?;
         let failed = !matches!(observation.outcome, Outcome::Returned(_));
-        let reached: BTreeSet<u32> = trace.covered(self.target.sites).collect();
+        let reached = self.reach.covered(&trace);
         let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
         // Only kept calls count as covering: a failing call is stored as a
         // failure, and what it reached must still be reached by a passing one.

@@ -21,13 +21,9 @@
 //!   MOSA: tournament selection on the outcomes still uncovered, crossover
 //!   of value trees, mutation with the same moves.
 //!
-//! ```
-//! use carve::generation::search::Fitness;
-//! let close = Fitness { level: 0, distance: 3.0 };
-//! let far = Fitness { level: 1, distance: 0.5 };
-//! assert!(close.value() < far.value());
-//! assert_eq!(close.value(), 0.75);
-//! ```
+//! Goals are the branch outcomes of every function in the target's
+//! [`Reach`]: helpers count, and a helper no call entered yet is approached
+//! through the call sites that lead to it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,74 +31,11 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use crate::call::ArgsInput;
-use crate::coverage::{collect, normalize, Trace};
+use crate::coverage::reach::{Fitness, Reach};
+use crate::coverage::{collect, Trace};
 use crate::outcome::{quietly, Outcome};
-use crate::registry::Sites;
 use crate::registry::Target;
 use crate::value::Value;
-
-/// How far a call is from an outcome.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Fitness {
-    /// Control-dependence levels between the closest reached ancestor and the outcome.
-    pub level: u32,
-    /// Raw branch distance at the point of divergence.
-    pub distance: f64,
-}
-
-impl Fitness {
-    /// Covered.
-    pub const ZERO: Fitness = Fitness {
-        level: 0,
-        distance: 0.0,
-    };
-    /// Not evaluable (arguments did not fit, or the outcome's function never ran).
-    pub const WORST: Fitness = Fitness {
-        level: u32::MAX,
-        distance: f64::INFINITY,
-    };
-
-    /// approach level + d/(d+1): smaller is better, 0 is covered.
-    pub fn value(self) -> f64 {
-        f64::from(self.level) + normalize(self.distance)
-    }
-
-    /// Whether `self` is closer than `other`. Compares level, then raw
-    /// distance: normalized distances of 1e19 and 2e19 are both 1.0 in f64.
-    pub fn better_than(self, other: Fitness) -> bool {
-        (self.level, self.distance).partial_cmp(&(other.level, other.distance))
-            == Some(std::cmp::Ordering::Less)
-    }
-
-    /// Whether the outcome is covered.
-    pub fn covered(self) -> bool {
-        self.level == 0 && self.distance == 0.0
-    }
-}
-
-/// The fitness of a call (its `trace`) for outcome `target` of `sites`.
-pub fn fitness(sites: &Sites, target: u32, trace: &Trace) -> Fitness {
-    let mut level = 0;
-    let mut node = target;
-    loop {
-        if let Some(distance) = trace.distance(sites, node) {
-            return Fitness { level, distance };
-        }
-        match sites.branches[node as usize].parent() {
-            Some(parent) => {
-                level += 1;
-                node = parent;
-            }
-            // Not even the top-level condition was reached on this path.
-            None => {
-                return Fitness {
-                    level: level + 1,
-                    distance: f64::INFINITY,
-                }
-            }
-        }
-    }
-}
 
 /// A position in a value tree: child indices from the root.
 type Path = Vec<usize>;
@@ -419,8 +352,8 @@ impl Evaluate for Calls {
 
 /// Search state for the outcomes of one function.
 pub struct Search {
-    sites: &'static Sites,
-    /// Outcomes still uncovered.
+    reach: Reach,
+    /// Goals still uncovered.
     pub uncovered: BTreeSet<u32>,
     /// Best individual per uncovered outcome.
     archive: BTreeMap<u32, (Fitness, Individual)>,
@@ -433,19 +366,14 @@ pub struct Search {
 }
 
 impl Search {
-    /// A search for the outcomes of `sites` not in `covered`, seeded with
+    /// A search for the goals of `reach` not in `covered`, seeded with
     /// calls already made.
-    pub fn new(
-        sites: &'static Sites,
-        covered: &BTreeSet<u32>,
-        seeds: Vec<Individual>,
-        seed: u64,
-    ) -> Search {
-        let uncovered = (0..sites.branches.len() as u32)
+    pub fn new(reach: Reach, covered: &BTreeSet<u32>, seeds: Vec<Individual>, seed: u64) -> Search {
+        let uncovered = (0..reach.len())
             .filter(|id| !covered.contains(id))
             .collect();
         let mut search = Search {
-            sites,
+            reach,
             uncovered,
             archive: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
@@ -470,9 +398,9 @@ impl Search {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
         } else {
-            individual
-                .trace
-                .covered(self.sites)
+            self.reach
+                .covered(&individual.trace)
+                .into_iter()
                 .filter(|id| self.uncovered.contains(id))
                 .collect()
         };
@@ -481,7 +409,7 @@ impl Search {
             self.archive.remove(id);
         }
         for &id in &self.uncovered {
-            let f = fitness(self.sites, id, &individual.trace);
+            let f = self.reach.fitness(id, &individual.trace);
             // A failing call at distance 0 reached the outcome without covering it.
             let usable = f.level != u32::MAX && !(individual.failed && f.covered());
             let better = self
@@ -711,7 +639,7 @@ impl Search {
     ) -> Option<(Value, Fitness)> {
         let args = moved(from, var, delta)?;
         let individual = self.evaluate(eval, args, found)?;
-        let f = fitness(self.sites, target, &individual.trace);
+        let f = self.reach.fitness(target, &individual.trace);
         if f.level > from_f.level && from_f.level != u32::MAX && !self.repairing {
             return self.repair(target, individual.args, f, var, from_f.level, eval, found);
         }
@@ -777,7 +705,7 @@ impl Search {
         };
         if let Some(args) = structural {
             let individual = self.evaluate(eval, args, found)?;
-            let f = fitness(self.sites, target, &individual.trace);
+            let f = self.reach.fitness(target, &individual.trace);
             return (f.level <= current_f.level).then_some((individual.args, f));
         }
         let magnitude = 1i128 << self.rng.random_range(0..20u32);
@@ -991,7 +919,8 @@ mod tests {
 
     #[test]
     fn variants_switch_to_ones_seen_in_the_archive() {
-        static SITES: Sites = Sites::new("c::m", "f", "f.rs", (1, 1), &[], &[]);
+        static SITES: crate::registry::Sites =
+            crate::registry::Sites::new("c::m", "f", "f.rs", (1, 1), &[], &[]);
         let ok = |n| Value::NewtypeVariant {
             name: "Result",
             index: 0,
@@ -1004,7 +933,7 @@ mod tests {
             variant: "Err",
             value: Box::new(Value::Unit),
         };
-        let mut search = Search::new(&SITES, &BTreeSet::new(), Vec::new(), 1);
+        let mut search = Search::new(Reach::single(&SITES), &BTreeSet::new(), Vec::new(), 1);
         search.archive.insert(
             0,
             (

@@ -28,8 +28,9 @@ use std::time::{Duration, Instant};
 use crate::call::ArgsInput;
 use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage;
+use crate::coverage::reach::Reach;
 use crate::env::{Budget, Config};
-use crate::generation::generate::{self, Failure, Kept, Observer, Progress, Settings};
+use crate::generation::generate::{self, Existing, Failure, Kept, Observer, Progress, Settings};
 use crate::outcome::{quietly, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
@@ -60,10 +61,11 @@ pub struct Summary {
 }
 
 /// Generates calls of `target_name` in worker processes; the carve file is
-/// updated as they go.
+/// updated as they go. `goals` is the number of outcomes in its reach (for
+/// progress).
 pub fn generate_in_workers(
-    target: &'static Target,
     target_name: &str,
+    goals: u32,
     config: &Config,
 ) -> Result<Summary, String> {
     let exe = std::env::current_exe()
@@ -71,7 +73,7 @@ pub fn generate_in_workers(
     let path = CarveFile::path_for(&config.dir, target_name);
     let mut summary = Summary::default();
     let mut progress = Progress::new(target_name, config.budget);
-    let total = target.sites.branches.len();
+    let total = goals as usize;
     let (mut skip, mut careful_until) = (0u64, 0u64);
     let start = Instant::now();
     while let Some(budget) = remaining(config.budget, summary.executions, start) {
@@ -301,7 +303,7 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
         .ok_or_else(|| format!("no target `{target_name}`"))?;
     let path = CarveFile::path_for(&config.dir, target_name);
     let file = CarveFile::load(&path).map_err(|e| e.to_string())?;
-    let existing = existing_calls(target, &file);
+    let existing = existing_calls(registry, target, &file, &config.dir)?;
     let settings = Settings {
         seed: config.seed,
         budget: config.budget,
@@ -315,7 +317,7 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
         .map(|e| crate::carving::replay::strip_layout(&e.args))
         .collect();
     let mut observer = Reporter {
-        target,
+        reach: &existing.reach,
         crashing,
         out: std::io::stdout(),
         careful_until: number("CARVE_WORKER_CAREFUL"),
@@ -325,15 +327,7 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
         last_report: (0, Instant::now()),
         error: None,
     };
-    let generation = generate::generate(
-        target,
-        target_name,
-        &existing.seeds,
-        existing.covered,
-        &existing.known_failures,
-        settings,
-        &mut observer,
-    );
+    let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
     if let Some(e) = observer.error {
         return Err(e);
     }
@@ -347,44 +341,78 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
     out.flush().map_err(|e| e.to_string())
 }
 
-/// The calls a carve file already holds, replayed.
-pub struct Existing {
-    /// Their arguments.
-    pub seeds: Vec<Value>,
-    /// The outcomes they cover.
-    pub covered: BTreeSet<u32>,
-    /// Where their found failures panicked.
-    pub known_failures: BTreeSet<String>,
-}
-
-/// Replays the entries of `file` to learn what they cover. Crashing entries
-/// are not run.
-pub fn existing_calls(target: &'static Target, file: &CarveFile) -> Existing {
-    let mut existing = Existing {
-        seeds: Vec::new(),
-        covered: BTreeSet::new(),
-        known_failures: BTreeSet::new(),
+/// Replays the carve files to learn where generation for `target` starts:
+/// its own entries (`file`) give the seeds, known failures and the
+/// functions its calls enter; every passing call of every target in `dir`
+/// counts for what is already covered. Crashing entries are not run.
+pub fn existing_calls(
+    registry: &Registry,
+    target: &'static Target,
+    file: &CarveFile,
+    dir: &Path,
+) -> Result<Existing, String> {
+    let mut seeds = Vec::new();
+    let mut known_failures = BTreeSet::new();
+    let mut entered = BTreeSet::new();
+    let mut passing = Vec::new();
+    let mut replay = |called: &'static Target, entry: &Entry| {
+        if entry.outcome.starts_with("Crashed(") {
+            return None;
+        }
+        let (replayed, trace) =
+            coverage::collect(|| quietly(|| (called.replay)(ArgsInput::Ron(&entry.args))));
+        let replayed = replayed.ok()?;
+        if matches!(replayed.observation.outcome, Outcome::Returned(_)) {
+            passing.push(trace.clone());
+        }
+        Some((replayed, trace))
     };
     for entry in &file.entries {
         if let Origin::Found { at, .. } = &entry.origin {
-            existing.known_failures.insert(at.clone());
-            if entry.outcome.starts_with("Crashed(") {
-                continue;
-            }
+            known_failures.insert(at.clone());
         }
-        let (replayed, trace) =
-            coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Ron(&entry.args))));
-        if let Ok(replayed) = replayed {
-            existing.covered.extend(trace.covered(target.sites));
-            existing.seeds.extend(replayed.args);
+        if let Some((replayed, trace)) = replay(target, entry) {
+            entered.extend(trace.functions().map(|s| s as *const _ as usize));
+            seeds.extend(replayed.args);
         }
     }
-    existing
+    for path in CarveFile::list(dir).map_err(|e| e.to_string())? {
+        if path == file.path {
+            continue;
+        }
+        // A file that does not load fails its own test; here it only
+        // covers nothing.
+        let Ok(other) = CarveFile::load(&path) else {
+            continue;
+        };
+        let Some(called) = registry.target(&other.target) else {
+            continue;
+        };
+        for entry in &other.entries {
+            replay(called, entry);
+        }
+    }
+    let all = crate::registry::all_sites();
+    let entered = all
+        .iter()
+        .copied()
+        .filter(|s| entered.contains(&(*s as *const _ as usize)));
+    let reach = Reach::new(target.sites, entered, &all);
+    let covered = passing
+        .iter()
+        .flat_map(|trace| reach.covered(trace))
+        .collect();
+    Ok(Existing {
+        reach,
+        seeds,
+        covered,
+        known_failures,
+    })
 }
 
 /// Reports to the parent and saves what is found, as it is found.
 struct Reporter<'a> {
-    target: &'static Target,
+    reach: &'a Reach,
     /// Arguments known to crash, without layout.
     crashing: BTreeSet<String>,
     out: std::io::Stdout,
@@ -442,7 +470,7 @@ impl Observer for Reporter<'_> {
         let added = kept
             .added
             .iter()
-            .map(|id| self.target.sites.describe(*id))
+            .map(|goal| self.reach.describe(*goal))
             .collect();
         self.save(
             Origin::Generated {

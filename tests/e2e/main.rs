@@ -54,6 +54,14 @@ impl Run {
     }
 }
 
+/// The entry called `name` of a JSON report's `targets` or `functions`.
+#[track_caller]
+fn entry<'a>(list: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    list.as_array()
+        .and_then(|l| l.iter().find(|e| e["name"] == name))
+        .unwrap_or_else(|| panic!("no {name:?} in {list}"))
+}
+
 impl Project {
     /// A fresh copy of the fixture crate.
     fn new(name: &str) -> Project {
@@ -91,6 +99,8 @@ impl Project {
             "CARVE_BUDGET",
             "CARVE_DIR",
             "CARVE_REPORT",
+            "CARVE_ANNOTATE",
+            "CARVE_WORKER",
             "CI",
             "INSTA_UPDATE",
             "INSTA_FORCE_PASS",
@@ -112,6 +122,12 @@ impl Project {
 
     fn record(&self) -> Run {
         self.test(&[("CARVE", "record")], &[])
+    }
+
+    /// The JSON report written to `path`.
+    fn report(&self, path: &str) -> serde_json::Value {
+        let text = self.read(path);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}\n{text}"))
     }
 
     fn read(&self, path: &str) -> String {
@@ -263,20 +279,25 @@ fn record_replay_change_review() {
         &[],
     );
     run.assert_success();
-    run.assert_line("decode::cgi_decode 5/5 100.0% (3 carved, 0 generated calls)");
-    let json = p.read("report.json");
-    // cgi_decode: `while i < bytes.len()` true/false and three match arms.
-    assert!(json.starts_with("{ \"seed\": 1,"), "{json}");
-    assert!(
-        json.contains(r#"{ "name": "decode::cgi_decode", "branches": 5, "covered": 5, "carved_calls": 3, "generated_calls": 0, "executions": 3, "failures": 0 }"#),
-        "{json}"
+    run.assert_line(
+        "decode::cgi_decode target 5/5 100.0% reach 5/5 100.0% (3 carved, 0 generated calls)",
     );
-    assert!(
-        json.contains(r#"{ "name": "unlucky", "branches": 2, "covered": 1, "carved_calls": 1,"#),
-        "{json}"
+    let json = p.report("report.json");
+    assert_eq!(json["seed"], 1);
+    // cgi_decode: `while i < bytes.len()` true/false and three match arms.
+    assert_eq!(
+        entry(&json["targets"], "decode::cgi_decode"),
+        &serde_json::json!({ "name": "decode::cgi_decode", "branches": 5, "covered": 5,
+            "reach_branches": 5, "reach_covered": 5, "carved_calls": 3, "generated_calls": 0,
+            "executions": 3, "failures": 0 })
+    );
+    let unlucky = entry(&json["targets"], "unlucky");
+    assert_eq!(
+        (&unlucky["branches"], &unlucky["covered"]),
+        (&2.into(), &1.into())
     );
     run.assert_line("unlucky: 1/2 branch outcomes covered (50.0%), src/lib.rs");
-    run.assert_line("#   73     if x == 13 {");
+    run.assert_line("#  124     if x == 13 {");
     run.assert_line("^ missed: `x == 13` true (closest distance 6)");
 
     // A behaviour change fails with a diff and a pending snapshot.
@@ -420,13 +441,73 @@ fn no_instrument_feature_carves_without_branch_instrumentation() {
     let run = p.test(&[("CARVE_REPORT", "report.json")], &[]);
     run.assert_success()
         .assert_line("test carved::decode::cgi_decode::0001 ... ok");
-    let json = p.read("report.json");
-    assert!(
-        json.contains(
-            r#"{ "name": "decode::cgi_decode", "branches": 0, "covered": 0, "carved_calls": 3,"#
+    let json = p.report("report.json");
+    let decode = entry(&json["targets"], "decode::cgi_decode");
+    assert_eq!(decode["branches"], 0, "{json}");
+    assert_eq!(decode["carved_calls"], 3, "{json}");
+    assert_eq!(
+        json["total"],
+        serde_json::json!({ "branches": 0, "covered": 0 })
+    );
+}
+
+/// A thin target that delegates to `#[carve::instrument]` helpers (an inline
+/// module): the report lists the helpers with exact counts, the target's
+/// reach adds them up, and generation covers the whole reach.
+#[test]
+fn coverage_and_generation_follow_the_call_tree() {
+    let p = Project::new("call-tree");
+    p.record().assert_success();
+    let run = p.test(&[("CARVE_REPORT", "report.json")], &[]);
+    run.assert_success()
+        .assert_line("triple::part helper 7/14 50.0% reached from compatible, parse_triple");
+    let json = p.report("report.json");
+    // part: let-else 2, `is_empty() || len() > 9` 4, for 2, `!is_ascii_digit()` 2,
+    // `len() > 1 && starts_with('0')` 4. parse: `is_some()` 2.
+    assert_eq!(
+        entry(&json["functions"], "triple::part"),
+        &serde_json::json!({ "name": "triple::part", "kind": "helper", "branches": 14,
+            "covered": 7, "reached_from": ["compatible", "parse_triple"] })
+    );
+    let compatible = entry(&json["functions"], "triple::compatible");
+    assert_eq!(
+        (&compatible["branches"], &compatible["covered"]),
+        (&4.into(), &2.into()),
+        "`&&` in a return value counts each operand: {json}"
+    );
+    let thin = entry(&json["targets"], "parse_triple");
+    assert_eq!(
+        (
+            &thin["branches"],
+            &thin["reach_branches"],
+            &thin["reach_covered"]
         ),
+        (&0.into(), &16.into(), &8.into()),
         "{json}"
     );
+    assert_eq!(entry(&json["functions"], "parse_triple")["kind"], "target");
+
+    let generate = p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "5000"),
+            ("CARVE_REPORT", "report.json"),
+        ],
+        &["parse_triple"],
+    );
+    generate
+        .assert_success()
+        .assert_line("carve: parse_triple: branch coverage 8/16 -> 16/16;");
+    let json = p.report("report.json");
+    let thin = entry(&json["targets"], "parse_triple");
+    assert_eq!(thin["reach_covered"], 16, "{json}");
+    assert!(thin["executions"].as_u64().unwrap() > 16, "{json}");
+    assert_eq!(entry(&json["functions"], "triple::part")["covered"], 14);
+
+    // A target with nothing to cover in reach gets no budget.
+    p.test(&[("CARVE", "generate")], &["first_word"])
+        .assert_success()
+        .assert_line("carve: first_word: skipped: no branch outcomes in reach");
 }
 
 #[test]

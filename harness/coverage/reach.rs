@@ -1,0 +1,390 @@
+//! A target's reach: the instrumented functions its calls enter, and the
+//! branch outcomes of all of them numbered as one set of *goals*, with the
+//! fitness of a call for each (approach level + normalized branch distance),
+//! across function boundaries.
+//!
+//! Within a function, the approach level counts control-dependence levels
+//! between the closest outcome the call reached and the goal. When the call
+//! never entered the goal's function, the fitness follows the call sites
+//! that lead to it (each instrumented function lists the calls it makes): it
+//! is the fitness of reaching the call site's outcome in the caller, plus
+//! one level for entering the callee, plus the goal's depth inside it.
+//!
+//! ```
+//! use carve::coverage::reach::Reach;
+//! # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+//! let reach = Reach::single(&SITES);
+//! assert_eq!(reach.len(), 0);
+//! ```
+
+use std::collections::BTreeSet;
+
+use crate::coverage::{normalize, Trace};
+use crate::registry::Sites;
+
+/// How far a call is from a goal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fitness {
+    /// Control-dependence levels (and call steps) between the closest
+    /// reached point and the goal.
+    pub level: u32,
+    /// Raw branch distance at the point of divergence.
+    pub distance: f64,
+}
+
+impl Fitness {
+    /// Covered.
+    pub const ZERO: Fitness = Fitness {
+        level: 0,
+        distance: 0.0,
+    };
+    /// Not evaluable (arguments did not fit, or no known path leads to the
+    /// goal's function).
+    pub const WORST: Fitness = Fitness {
+        level: u32::MAX,
+        distance: f64::INFINITY,
+    };
+
+    /// approach level + d/(d+1): smaller is better, 0 is covered.
+    ///
+    /// ```
+    /// use carve::coverage::reach::Fitness;
+    /// let close = Fitness { level: 0, distance: 3.0 };
+    /// let far = Fitness { level: 1, distance: 0.5 };
+    /// assert!(close.value() < far.value());
+    /// assert_eq!(close.value(), 0.75);
+    /// ```
+    pub fn value(self) -> f64 {
+        f64::from(self.level) + normalize(self.distance)
+    }
+
+    /// Whether `self` is closer than `other`. Compares level, then raw
+    /// distance: normalized distances of 1e19 and 2e19 are both 1.0 in f64.
+    pub fn better_than(self, other: Fitness) -> bool {
+        (self.level, self.distance).partial_cmp(&(other.level, other.distance))
+            == Some(std::cmp::Ordering::Less)
+    }
+
+    /// Whether the goal is covered.
+    pub fn covered(self) -> bool {
+        self.level == 0 && self.distance == 0.0
+    }
+
+    /// `levels` further away.
+    fn deeper(self, levels: u32) -> Fitness {
+        Fitness {
+            level: self.level.saturating_add(levels),
+            distance: self.distance,
+        }
+    }
+}
+
+/// The fitness of a call (its `trace`) for outcome `target` of `sites`,
+/// within that function: when the call reached no ancestor of `target`, one
+/// level above the function's top-level outcomes, at infinite distance.
+pub fn fitness_within(sites: &Sites, target: u32, trace: &Trace) -> Fitness {
+    let mut level = 0;
+    let mut node = target;
+    loop {
+        if let Some(distance) = trace.distance(sites, node) {
+            return Fitness { level, distance };
+        }
+        match sites.branches[node as usize].parent() {
+            Some(parent) => {
+                level += 1;
+                node = parent;
+            }
+            None => {
+                return Fitness {
+                    level: level + 1,
+                    distance: f64::INFINITY,
+                }
+            }
+        }
+    }
+}
+
+/// The functions in a target's reach, their outcomes numbered as goals
+/// (the target's own outcomes first, with their own ids), and the call
+/// sites between them.
+#[derive(Debug, Clone)]
+pub struct Reach {
+    functions: Vec<&'static Sites>,
+    /// First goal of each function.
+    offsets: Vec<u32>,
+    /// Per function: `(caller, outcome the call is made under)` for every
+    /// call site in reach that may call it.
+    callers: Vec<Vec<(usize, Option<u32>)>>,
+    goals: u32,
+}
+
+impl Reach {
+    /// A reach of one function alone.
+    pub fn single(sites: &'static Sites) -> Reach {
+        Reach::new(sites, [], &[])
+    }
+
+    /// The reach of `target`: itself, the functions its calls `entered`, and
+    /// the functions in `known` that any of those calls by name (and so on,
+    /// transitively), so that search can steer into a helper no call has
+    /// entered yet.
+    pub fn new(
+        target: &'static Sites,
+        entered: impl IntoIterator<Item = &'static Sites>,
+        known: &[&'static Sites],
+    ) -> Reach {
+        let mut functions = vec![target];
+        let mut entered: Vec<&'static Sites> = entered
+            .into_iter()
+            .filter(|s| !std::ptr::eq(*s, target))
+            .collect();
+        entered.sort_by_key(|s| (s.name(), s.file, s.lines));
+        for sites in entered {
+            if !functions.iter().any(|f| std::ptr::eq(*f, sites)) {
+                functions.push(sites);
+            }
+        }
+        // Close over the call sites: callees in `known` join, in name order.
+        let mut i = 0;
+        while i < functions.len() {
+            let caller = functions[i];
+            let mut callees: Vec<&'static Sites> = known
+                .iter()
+                .copied()
+                .filter(|callee| !functions.iter().any(|f| std::ptr::eq(*f, *callee)))
+                .filter(|callee| caller.calls.iter().any(|c| c.may_call(callee.function)))
+                .collect();
+            callees.sort_by_key(|s| (s.name(), s.file, s.lines));
+            callees.dedup_by(|a, b| std::ptr::eq(*a, *b));
+            functions.extend(callees);
+            i += 1;
+        }
+        let callers = functions
+            .iter()
+            .map(|callee| {
+                let mut into = Vec::new();
+                for (index, caller) in functions.iter().enumerate() {
+                    for call in caller.calls.iter().filter(|c| c.may_call(callee.function)) {
+                        into.push((index, call.parent()));
+                    }
+                }
+                into.dedup();
+                into
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(functions.len());
+        let mut goals = 0u32;
+        for sites in &functions {
+            offsets.push(goals);
+            goals += sites.branches.len() as u32;
+        }
+        Reach {
+            functions,
+            offsets,
+            callers,
+            goals,
+        }
+    }
+
+    /// Number of goals (branch outcomes of every function in reach).
+    pub fn len(&self) -> u32 {
+        self.goals
+    }
+
+    /// Whether there is nothing to cover.
+    pub fn is_empty(&self) -> bool {
+        self.goals == 0
+    }
+
+    /// The functions in reach, the target first.
+    pub fn functions(&self) -> &[&'static Sites] {
+        &self.functions
+    }
+
+    /// The function and outcome id of `goal`.
+    pub fn locate(&self, goal: u32) -> (&'static Sites, u32) {
+        let (sites, id) = self.index_of(goal);
+        (self.functions[sites], id)
+    }
+
+    fn index_of(&self, goal: u32) -> (usize, u32) {
+        // A function without outcomes shares its offset with the next one:
+        // the last function starting at or before `goal` holds it.
+        let f = self.offsets.partition_point(|o| *o <= goal) - 1;
+        (f, goal - self.offsets[f])
+    }
+
+    fn outcomes(&self, function: usize) -> u32 {
+        self.functions[function].branches.len() as u32
+    }
+
+    /// The goal of outcome `id` of `sites`, if that function is in reach.
+    pub fn goal(&self, sites: &Sites, id: u32) -> Option<u32> {
+        let f = self
+            .functions
+            .iter()
+            .position(|f| std::ptr::eq(*f, sites))?;
+        (id < self.outcomes(f)).then(|| self.offsets[f] + id)
+    }
+
+    /// The goals a call took.
+    pub fn covered(&self, trace: &Trace) -> BTreeSet<u32> {
+        let mut out = BTreeSet::new();
+        for (f, sites) in self.functions.iter().enumerate() {
+            out.extend(trace.covered(sites).map(|id| self.offsets[f] + id));
+        }
+        out
+    }
+
+    /// `file:line:col `condition` outcome` of `goal`, with the function's
+    /// name for goals outside the target.
+    pub fn describe(&self, goal: u32) -> String {
+        let (f, id) = self.index_of(goal);
+        let sites = self.functions[f];
+        if f == 0 {
+            sites.describe(id)
+        } else {
+            format!("{} in {}", sites.describe(id), sites.name())
+        }
+    }
+
+    /// The fitness of a call for `goal`.
+    pub fn fitness(&self, goal: u32, trace: &Trace) -> Fitness {
+        let (f, id) = self.index_of(goal);
+        self.fitness_in(f, id, trace, &mut Vec::new())
+    }
+
+    fn fitness_in(&self, f: usize, id: u32, trace: &Trace, visiting: &mut Vec<usize>) -> Fitness {
+        let sites = self.functions[f];
+        if trace.entered(sites) || f == 0 {
+            return fitness_within(sites, id, trace);
+        }
+        // Not entered: how close did the call come to a call site of it?
+        let levels = sites.depth(id) + 1;
+        self.entry_fitness(f, trace, visiting).deeper(levels)
+    }
+
+    /// How close a call that did not enter function `f` came to calling it.
+    fn entry_fitness(&self, f: usize, trace: &Trace, visiting: &mut Vec<usize>) -> Fitness {
+        if visiting.contains(&f) {
+            return Fitness::WORST;
+        }
+        visiting.push(f);
+        let mut best = Fitness::WORST;
+        for &(caller, parent) in &self.callers[f] {
+            let candidate = match parent {
+                Some(p) => self.fitness_in(caller, p, trace, visiting),
+                // Called at the caller's top level: entering the caller is
+                // the step before.
+                None if trace.entered(self.functions[caller]) => Fitness {
+                    level: 0,
+                    distance: 1.0,
+                },
+                None => self.entry_fitness(caller, trace, visiting).deeper(1),
+            };
+            if candidate.better_than(best) {
+                best = candidate;
+            }
+        }
+        visiting.pop();
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coverage::{self, collect};
+    use crate::registry::{Branch, CallSite};
+
+    const fn branch(outcome: &'static str, parent: u32) -> Branch {
+        Branch {
+            kind: "condition",
+            condition: "x",
+            outcome,
+            line: 1,
+            col: 1,
+            parent,
+        }
+    }
+
+    // helper: `if x { if y { … } }`: outcomes 0/1 (x), 2/3 (y under x true).
+    static HELPER: Sites = Sites::new(
+        "k::m",
+        "helper",
+        "m.rs",
+        (1, 5),
+        &[
+            branch("true", u32::MAX),
+            branch("false", u32::MAX),
+            branch("true", 0),
+            branch("false", 0),
+        ],
+        &[],
+    );
+    // target: `if a { helper() }`: outcomes 0/1 (a), calls helper under 0.
+    static TARGET: Sites = Sites::new(
+        "k::m",
+        "target",
+        "m.rs",
+        (6, 9),
+        &[branch("true", u32::MAX), branch("false", u32::MAX)],
+        &[CallSite {
+            callee: "helper",
+            parent: 0,
+        }],
+    );
+    static UNRELATED: Sites = Sites::new(
+        "k::m",
+        "other",
+        "m.rs",
+        (10, 11),
+        &[branch("true", u32::MAX)],
+        &[],
+    );
+
+    #[test]
+    fn goals_number_the_target_first_then_its_callees() {
+        let reach = Reach::new(&TARGET, [], &[&UNRELATED, &HELPER]);
+        assert_eq!(reach.len(), 6);
+        assert_eq!(reach.functions().len(), 2, "`other` is never called");
+        assert_eq!(reach.locate(1).1, 1);
+        assert!(std::ptr::eq(reach.locate(2).0, &HELPER));
+        assert_eq!(reach.goal(&HELPER, 3), Some(5));
+        assert!(reach.describe(5).ends_with("in m::helper"));
+    }
+
+    #[test]
+    fn a_helper_never_entered_is_approached_through_its_call_site() {
+        let reach = Reach::new(&TARGET, [], &[&HELPER]);
+        // The call took `a` false (1 away from true): the helper's inner
+        // outcome is its depth (1) + entering it (1) + 0 levels in the target.
+        let (_, trace) = collect(|| {
+            coverage::enter(&TARGET);
+            coverage::compare(&TARGET, 0, false, coverage::Op::Eq, None)
+        });
+        let inner = reach.goal(&HELPER, 2).unwrap();
+        assert_eq!(
+            reach.fitness(inner, &trace),
+            Fitness {
+                level: 2,
+                distance: 1.0
+            }
+        );
+        // Once the helper is entered, only its own levels count.
+        let (_, trace) = collect(|| {
+            coverage::enter(&TARGET);
+            coverage::hit(&TARGET, 0);
+            coverage::enter(&HELPER);
+            coverage::compare(&HELPER, 0, false, coverage::Op::Eq, None)
+        });
+        assert_eq!(
+            reach.fitness(inner, &trace),
+            Fitness {
+                level: 1,
+                distance: 1.0
+            }
+        );
+        assert_eq!(reach.covered(&trace), BTreeSet::from([0, 3]));
+    }
+}
