@@ -55,15 +55,43 @@ pub fn urlparse(url: &str) -> Result<Url, UrlError> {
     })
 }
 
-/// Splits a query into decoded `(key, value)` pairs.
+/// Splits a query into decoded `(key, value)` pairs: a thin entry point, as
+/// published parsers have; the logic is in the helpers of `query`.
 #[carve::target]
 pub fn parse_query(query: &str) -> Result<Vec<(String, String)>, crate::cgi::DecodeError> {
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            Ok((crate::cgi::cgi_decode(key)?, crate::cgi::cgi_decode(value)?))
-        })
-        .collect()
+    query::pairs(query)
+}
+
+/// The query-string parser behind [`parse_query`], instrumented as a whole.
+#[carve::instrument]
+mod query {
+    use crate::cgi::{cgi_decode, DecodeError};
+
+    pub fn pairs(query: &str) -> Result<Vec<(String, String)>, DecodeError> {
+        let mut out = Vec::new();
+        for pair in query.split(separator(query)) {
+            if pair.is_empty() {
+                continue;
+            }
+            out.push(pair_of(pair)?);
+        }
+        Ok(out)
+    }
+
+    /// `;` separates pairs where no `&` does (old HTML forms).
+    fn separator(query: &str) -> char {
+        if !query.contains('&') && query.contains(';') {
+            ';'
+        } else {
+            '&'
+        }
+    }
+
+    fn pair_of(pair: &str) -> Result<(String, String), DecodeError> {
+        match pair.split_once('=') {
+            Some((key, value)) if !key.is_empty() => Ok((cgi_decode(key)?, cgi_decode(value)?)),
+            Some((_, value)) => Ok((String::new(), cgi_decode(value)?)),
+            None => Ok((cgi_decode(pair)?, String::new())),
+        }
+    }
 }

@@ -488,11 +488,7 @@ fn coverage_and_generation_follow_the_call_tree() {
     assert_eq!(entry(&json["functions"], "parse_triple")["kind"], "target");
 
     let generate = p.test(
-        &[
-            ("CARVE", "generate"),
-            ("CARVE_BUDGET", "5000"),
-            ("CARVE_REPORT", "report.json"),
-        ],
+        &[("CARVE", "generate"), ("CARVE_REPORT", "report.json")],
         &["parse_triple"],
     );
     generate

@@ -1,0 +1,171 @@
+//! Coverage and generation follow the call tree, on the dogfood's thin
+//! `url::parse_query`, which delegates to the `#[carve::instrument]` helpers
+//! of an inline module and to the target `cgi::cgi_decode`.
+
+#[path = "dogfood/cgi.rs"]
+mod cgi;
+#[path = "dogfood/url.rs"]
+#[allow(dead_code)]
+mod url;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use carve::carving::store::CarveFile;
+use carve::coverage::reach::Reach;
+use carve::coverage::report::{CallCoverage, Report};
+use carve::coverage::{self, Trace};
+use carve::env::Budget;
+use carve::generation::generate::{generate, Phases, Quiet, Settings};
+use carve::generation::worker::existing_calls;
+use carve::registry::{self, Registry, Sites};
+
+const HELPERS: [&str; 3] = [
+    "url::query::pair_of",
+    "url::query::pairs",
+    "url::query::separator",
+];
+
+fn names(functions: impl IntoIterator<Item = &'static Sites>) -> BTreeSet<String> {
+    functions.into_iter().map(|s| s.name()).collect()
+}
+
+fn parse_query(query: &str) -> Trace {
+    coverage::collect(|| url::parse_query(query)).1
+}
+
+#[test]
+fn a_call_records_every_instrumented_function_it_enters() {
+    let trace = parse_query("a=1&b=%41");
+    let mut expected: BTreeSet<String> = HELPERS.iter().map(|s| s.to_string()).collect();
+    expected.extend(["url::parse_query".into(), "cgi::cgi_decode".into()]);
+    assert_eq!(names(trace.functions()), expected);
+}
+
+#[test]
+fn the_reach_numbers_the_outcomes_of_target_and_helpers() {
+    let target = Registry::collect().target("url::parse_query").unwrap();
+    let reach = Reach::new(
+        target.sites,
+        parse_query("a=1").functions(),
+        &registry::all_sites(),
+    );
+    // pairs: `for` 2, `is_empty()` 2; separator: `!contains('&') && contains(';')` 4;
+    // pair_of: guard 2, three arms; cgi_decode: 8.
+    let counts: BTreeMap<String, usize> = reach
+        .functions()
+        .iter()
+        .map(|s| (s.name(), s.branches.len()))
+        .collect();
+    assert_eq!(
+        counts,
+        BTreeMap::from([
+            ("cgi::cgi_decode".into(), 8),
+            ("url::parse_query".into(), 0),
+            ("url::query::pair_of".into(), 5),
+            ("url::query::pairs".into(), 4),
+            ("url::query::separator".into(), 4),
+        ])
+    );
+    assert_eq!(reach.len(), 21);
+}
+
+#[test]
+fn a_helper_no_call_entered_is_in_reach_through_its_call_site() {
+    let target = Registry::collect().target("url::parse_query").unwrap();
+    // Only the target's own function was entered; the helpers are found by
+    // the calls it makes, and the helper's outcomes get a finite fitness.
+    let reach = Reach::new(target.sites, [], &registry::all_sites());
+    assert!(names(reach.functions().iter().copied()).contains("url::query::pair_of"));
+    let (_, empty) = coverage::collect(|| coverage::enter(target.sites));
+    let pairs = registry::all_sites()
+        .into_iter()
+        .find(|s| s.name() == "url::query::pairs")
+        .unwrap();
+    let goal = reach.goal(pairs, 2).unwrap();
+    let fitness = reach.fitness(goal, &empty);
+    assert!(fitness.level < u32::MAX, "{fitness:?}");
+}
+
+#[test]
+fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
+    let registry = Registry::collect();
+    let calls: Vec<CallCoverage> = ["q=carving+unit%21", "a=1&b=%41"]
+        .iter()
+        .enumerate()
+        .map(|(i, q)| CallCoverage {
+            test: format!("carved::url::parse_query::{:04}", i + 1),
+            target: "url::parse_query".into(),
+            generated: false,
+            passed: true,
+            trace: parse_query(q),
+        })
+        .collect();
+    let report = Report::build(&registry, &calls, &BTreeMap::new(), 1);
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    let function = |name: &str| {
+        json["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {json}"))
+            .clone()
+    };
+    assert_eq!(
+        function("url::query::pairs"),
+        serde_json::json!({ "name": "url::query::pairs", "kind": "helper", "branches": 4,
+            "covered": 3, "reached_from": ["url::parse_query"] }),
+        "`is_empty()` true is never taken"
+    );
+    assert_eq!(function("cgi::cgi_decode")["kind"], "target");
+    assert_eq!(
+        function("cgi::cgi_decode")["reached_from"],
+        serde_json::json!(["url::parse_query"])
+    );
+    let target = json["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "url::parse_query")
+        .unwrap();
+    assert_eq!(target["branches"], 0);
+    assert_eq!(target["reach_branches"], 21);
+    assert_eq!(target["carved_calls"], 2);
+    assert!(report.summary().contains("reached from url::parse_query"));
+}
+
+#[test]
+fn generation_from_the_carved_calls_covers_the_helpers() {
+    carve::outcome::install_panic_hook();
+    let registry = Registry::collect();
+    let target = registry.target("url::parse_query").unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
+    let file = CarveFile::load(&CarveFile::path_for(&dir, "url::parse_query")).unwrap();
+    let existing = existing_calls(&registry, target, &file, &dir).unwrap();
+    let helper_goals: BTreeSet<u32> = existing
+        .reach
+        .functions()
+        .iter()
+        .filter(|s| HELPERS.contains(&s.name().as_str()))
+        .flat_map(|s| (0..s.branches.len() as u32).map(|id| existing.reach.goal(s, id).unwrap()))
+        .collect();
+    assert_eq!(helper_goals.len(), 13);
+    assert!(
+        !helper_goals.is_subset(&existing.covered),
+        "the carved calls leave helper outcomes uncovered"
+    );
+    let settings = Settings {
+        seed: 1,
+        budget: Budget::Executions(5_000),
+        skip: 0,
+        phases: Phases::All,
+    };
+    let run = generate(target, "url::parse_query", &existing, settings, &mut Quiet);
+    let missed: Vec<String> = helper_goals
+        .difference(&run.after)
+        .map(|g| existing.reach.describe(*g))
+        .collect();
+    assert!(missed.is_empty(), "missed: {missed:#?}");
+    assert!(!run.kept.is_empty());
+}
