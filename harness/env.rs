@@ -7,7 +7,7 @@
 //! | `CARVE_BUDGET` | per target: `30s`, `500ms` or a number of executions | [`DEFAULT_BUDGET`] executions |
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
-//! | `CARVE_ANNOTATE` | print annotated source of targets whose name contains it (`all`: every target) | none |
+//! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
 //!
 //! ```
 //! use carve::env::{Budget, Config, Mode};
@@ -62,7 +62,7 @@ pub struct Config {
     pub dir: PathBuf,
     /// `CARVE_REPORT`.
     pub report: Option<PathBuf>,
-    /// `CARVE_ANNOTATE`: a target name filter (empty: all targets).
+    /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
     pub annotate: Option<String>,
 }
 

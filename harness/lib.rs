@@ -70,13 +70,21 @@ pub mod value;
 /// `Serialize`. Anything else is a compile error naming the parameter.
 pub use carve_derive::target;
 
-/// Measures branch coverage of a function, or of every method of an impl
-/// block, without carving its calls (for helpers of targets).
+/// Measures branch coverage of a function, of every method of an impl
+/// block, or of every function and method of an inline module (inline
+/// submodules included), without carving its calls: for the helpers behind
+/// targets. Their outcomes count for every target whose calls reach them.
 ///
 /// ```ignore
 /// #[carve::instrument]
-/// fn hex_value(c: char) -> Option<u32> { c.to_digit(16) }
+/// mod triple {
+///     pub fn parse(s: &str) -> Option<(u32, u32, u32)> { /* … */ }
+///     fn part(s: &str) -> Option<u32> { /* … */ }
+/// }
 /// ```
+///
+/// A file module (`mod x;`) is not visible from its declaration: put the
+/// attribute on the items inside its file.
 pub use carve_derive::instrument;
 
 /// Registers a system test: it runs as `system::<fn>`, and under
