@@ -242,8 +242,8 @@ impl Report {
         seed: u64,
     ) -> Report {
         let mut all = crate::registry::all_sites();
-        // A target's table is registered with it; make sure it is listed
-        // even when inventory missed nothing else.
+        // Every target submits its table; a target built by hand (tests)
+        // may not have, and must still be listed.
         for (_, target) in registry.targets() {
             if !all.iter().any(|s| std::ptr::eq(*s, target.sites)) {
                 all.push(target.sites);

@@ -353,7 +353,7 @@ pub fn existing_calls(
 ) -> Result<Existing, String> {
     let mut seeds = Vec::new();
     let mut known_failures = BTreeSet::new();
-    let mut entered = BTreeSet::new();
+    let mut entered: Vec<&'static crate::registry::Sites> = Vec::new();
     let mut passing = Vec::new();
     let mut replay = |called: &'static Target, entry: &Entry| {
         if entry.outcome.starts_with("Crashed(") {
@@ -372,7 +372,11 @@ pub fn existing_calls(
             known_failures.insert(at.clone());
         }
         if let Some((replayed, trace)) = replay(target, entry) {
-            entered.extend(trace.functions().map(|s| s as *const _ as usize));
+            for sites in trace.functions() {
+                if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                    entered.push(sites);
+                }
+            }
             seeds.extend(replayed.args);
         }
     }
@@ -392,12 +396,7 @@ pub fn existing_calls(
             replay(called, entry);
         }
     }
-    let all = crate::registry::all_sites();
-    let entered = all
-        .iter()
-        .copied()
-        .filter(|s| entered.contains(&(*s as *const _ as usize)));
-    let reach = Reach::new(target.sites, entered, &all);
+    let reach = Reach::new(target.sites, entered, &crate::registry::all_sites());
     let covered = passing
         .iter()
         .flat_map(|trace| reach.covered(trace))
