@@ -50,17 +50,13 @@ pub fn main(main: MainConfig) -> ! {
         accept_new: false,
         coverage: coverage.clone(),
     };
-    let mut generation = BTreeMap::new();
-    let failed = match config.mode {
-        Mode::Replay => run_replay(&args, &registry, &checker),
-        Mode::Record if args.list => run_replay(&args, &registry, &checker),
-        Mode::Record => run_record(&args, &registry, &config, checker),
-        Mode::Generate if args.list => run_replay(&args, &registry, &checker),
-        Mode::Generate => {
-            let (failed, stats) = run_generate(&args, &registry, &config, checker);
-            generation = stats;
-            failed
-        }
+    let (failed, generation) = match config.mode {
+        Mode::Generate if !args.list => run_generate(&args, &registry, &config, checker),
+        Mode::Record if !args.list => (
+            run_record(&args, &registry, &config, checker),
+            BTreeMap::new(),
+        ),
+        _ => (run_replay(&args, &registry, &checker), BTreeMap::new()),
     };
     let report_failed = !args.list && {
         let report = Report::build(&registry, &coverage.take(), &generation, config.seed);

@@ -56,10 +56,15 @@ fn register(sites: &'static Sites) -> u32 {
     base
 }
 
-/// Global indices a table takes: one per outcome, and one for entering the
-/// function.
+/// The id under which entering the function of `sites` is recorded: the
+/// slot after its outcomes.
+fn entry_id(sites: &Sites) -> u32 {
+    sites.branches.len() as u32
+}
+
+/// Global indices a table takes: its outcomes and its entry.
 fn slots(sites: &Sites) -> u32 {
-    sites.branches.len() as u32 + 1
+    entry_id(sites) + 1
 }
 
 /// Registered tables by base index, in registration order.
@@ -127,7 +132,7 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
 /// starts with this).
 #[inline]
 pub fn enter(sites: &'static Sites) {
-    record(sites, sites.branches.len() as u32, [0.0]);
+    record(sites, entry_id(sites), [0.0]);
 }
 
 /// Records that outcome `id` was taken.
@@ -420,7 +425,7 @@ impl Trace {
 
     /// Whether the call entered the function of `sites`.
     pub fn entered(&self, sites: &Sites) -> bool {
-        let entry = sites.branches.len() as u32;
+        let entry = entry_id(sites);
         self.of(sites).any(|(id, _)| id == entry)
     }
 
@@ -429,7 +434,7 @@ impl Trace {
     pub fn functions(&self) -> impl Iterator<Item = &'static Sites> + '_ {
         self.reached
             .iter()
-            .filter(|(sites, id, _)| *id as usize == sites.branches.len())
+            .filter(|(sites, id, _)| *id == entry_id(sites))
             .map(|(sites, _, _)| *sites)
     }
 
