@@ -21,7 +21,9 @@
 
 use std::ops::Range;
 
-use carve::generation::grammar::{examples, Grammar, GrammarFuzzer, Strategy, START_SYMBOL};
+use carve::_internals::generation::grammar::{
+    examples, Grammar, GrammarFuzzer, Strategy, START_SYMBOL,
+};
 
 const SEEDS: Range<u64> = 0..100;
 const TUNING_SEEDS: Range<u64> = 1000..1100;

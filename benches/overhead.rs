@@ -37,10 +37,10 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use carve::call::ArgsInput;
-use carve::carving::record;
-use carve::carving::store::CarveFile;
-use carve::registry::Registry;
+use carve::_internals::call::ArgsInput;
+use carve::_internals::carving::record;
+use carve::_internals::carving::store::CarveFile;
+use carve::_internals::registry::Registry;
 
 const INPUT: &str = "Hello+World%21+carve+%41%42c+ok"; // takes every branch
 const ROUNDS: usize = 11;
@@ -101,7 +101,7 @@ fn main() {
                 black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
             },
             &mut || {
-                black_box(carve::coverage::collect(|| {
+                black_box(carve::_internals::coverage::collect(|| {
                     cgi::cgi_decode(black_box(INPUT))
                 }))
                 .0
@@ -121,8 +121,10 @@ fn main() {
     let target = registry_for_generation
         .target("cgi::cgi_decode")
         .expect("registered");
-    let args =
-        carve::value::Value::Struct("args", vec![("s", carve::value::Value::Str(INPUT.into()))]);
+    let args = carve::_internals::value::Value::Struct(
+        "args",
+        vec![("s", carve::_internals::value::Value::Str(INPUT.into()))],
+    );
     let [plain_calls, executions] = compare(
         50_000,
         [
@@ -130,7 +132,7 @@ fn main() {
                 black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
             },
             &mut || {
-                black_box(carve::coverage::collect(|| {
+                black_box(carve::_internals::coverage::collect(|| {
                     (target.replay)(ArgsInput::Value(black_box(&args)))
                 }))
                 .0

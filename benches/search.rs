@@ -24,15 +24,15 @@ mod maths;
 
 use std::collections::BTreeSet;
 
-use carve::call::ArgsInput;
-use carve::coverage;
-use carve::coverage::reach::Reach;
-use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generation::generate::{generate, Existing, Observer, Phases, Settings};
-use carve::generation::search::{Calls, Evaluate, Individual, Search};
-use carve::outcome::quietly;
-use carve::registry::{Registry, Target};
-use carve::value::Value;
+use carve::_internals::call::ArgsInput;
+use carve::_internals::coverage;
+use carve::_internals::coverage::reach::Reach;
+use carve::_internals::env::{Budget, DEFAULT_BUDGET};
+use carve::_internals::generation::generate::{generate, Existing, Observer, Phases, Settings};
+use carve::_internals::generation::search::{Calls, Evaluate, Individual, Search};
+use carve::_internals::outcome::quietly;
+use carve::_internals::registry::{Registry, Target};
+use carve::_internals::value::Value;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -128,7 +128,7 @@ fn run_generate(
 }
 
 fn main() {
-    carve::outcome::install_panic_hook();
+    carve::_internals::outcome::install_panic_hook();
     let registry = Registry::collect();
     println!("search-based generation, {SEEDS} seeds each, budget {DEFAULT_BUDGET} executions\n");
 

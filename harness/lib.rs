@@ -35,27 +35,35 @@
 //! carve::main!();
 //! ```
 //!
-//! Modules follow the data flow, one folder per phase: system test →
-//! [`carving`] (record calls, store them in carve files, replay them as
-//! tests) → [`coverage`] (branch outcomes of every call, and the report) →
-//! [`generation`] (mine grammars, generate and search, minimize, in worker
-//! processes) → back to the carve files; [`runner`] is the harness that
-//! drives the phases. Below them, shared by all: [`registry`] (what the
-//! attributes register), [`call`] and [`outcome`] (a call and what it did),
-//! [`value`] (argument trees) and [`env`](mod@env) (the configuration).
+//! The public API is the three attributes and [`main!`]. How the runtime
+//! is laid out, for contributors: modules follow the data flow, one folder
+//! per phase. System test → `carving/` (`record` calls, `store` them in
+//! carve files, `replay` them as tests) → `coverage/` (branch outcomes of
+//! every call, the `reach` of a target, the `report`) → `generation/`
+//! (`mine` grammars, `grammar` coverage fuzzing, `search`, `shrink`,
+//! `generate` running the phases, `worker` processes) → back to the carve
+//! files; `runner` is the harness that drives the modes. Below them, shared
+//! by all: `registry` (what the attributes register), `call` and `outcome`
+//! (a call and how it ended), `value` (argument trees), `env` (the
+//! configuration) and `error`.
 #![deny(missing_docs)]
 
 extern crate self as carve;
 
-pub mod call;
-pub mod carving;
-pub mod coverage;
-pub mod env;
-pub mod generation;
-pub mod outcome;
-pub mod registry;
-pub mod runner;
-pub mod value;
+/// Declares the runtime's modules: private, or public (and hidden) for
+/// carve's own tests and benches with the `_internals` feature, which reach
+/// them through [`_internals`].
+macro_rules! runtime_modules {
+    ($($module:ident),* $(,)?) => {$(
+        #[cfg(feature = "_internals")]
+        #[doc(hidden)]
+        pub mod $module;
+        #[cfg(not(feature = "_internals"))]
+        mod $module;
+    )*};
+}
+
+runtime_modules!(call, carving, coverage, env, error, generation, outcome, registry, runner, value);
 
 /// Carves calls of a function, or of the methods of an impl block.
 ///
@@ -111,6 +119,16 @@ macro_rules! main {
                 },
             })
         }
+    };
+}
+
+/// carve's internals, for its own tests and benches (feature `_internals`).
+/// Not a public API: no stability guarantees.
+#[cfg(feature = "_internals")]
+#[doc(hidden)]
+pub mod _internals {
+    pub use crate::{
+        call, carving, coverage, env, error, generation, outcome, registry, runner, value,
     };
 }
 

@@ -15,9 +15,12 @@ use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::carving::record;
 use crate::carving::replay::{snapshot_id, Case, Checker, SnapshotCheck};
-use crate::carving::store::{display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin};
+use crate::carving::store::{
+    display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
+};
 use crate::coverage::report::{Calls, GenerationStats, Report};
 use crate::env::{Config, Mode};
+use crate::error::Error;
 use crate::generation::worker;
 use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::registry::{Registry, SystemTest, Target};
@@ -151,6 +154,9 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         let new = carved.remove(target).unwrap_or_default();
         if let Err(e) = store_recorded(&config.dir, target, new, &ran, registry) {
             eprintln!("carve: {e}");
+            if matches!(e, StoreError::Syntax { .. } | StoreError::TargetMismatch { .. }) {
+                eprintln!("carve: {} was left as it is", display_path(e.path()));
+            }
             store_failed = true;
         }
     }
@@ -228,7 +234,7 @@ fn generate_for(
     target: &'static Target,
     file: &CarveFile,
     config: &Config,
-) -> Result<GenerationStats, String> {
+) -> Result<GenerationStats, Error> {
     let before = worker::existing_calls(registry, target, file, &config.dir)?;
     if before.reach.is_empty() {
         println!(
@@ -239,7 +245,7 @@ fn generate_for(
         return Ok(GenerationStats::default());
     }
     let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
-    let after_file = CarveFile::load(&file.path).map_err(|e| e.to_string())?;
+    let after_file = CarveFile::load(&file.path)?;
     let after = worker::existing_calls(registry, target, &after_file, &config.dir)?;
     let (covered_before, total_before) = (before.covered.len(), before.reach.len());
     let (covered_after, total_after) = (after.covered.len(), after.reach.len());
@@ -279,12 +285,10 @@ fn store_recorded(
     carved: Vec<Entry>,
     ran: &BTreeSet<String>,
     registry: &Registry,
-) -> Result<(), String> {
+) -> Result<(), StoreError> {
     let path = CarveFile::path_for(dir, target);
     let existing = if path.exists() {
-        CarveFile::load(&path)
-            .map_err(|e| format!("{e}\ncarve: {} was left as it is", display_path(&path)))?
-            .entries
+        CarveFile::load(&path)?.entries
     } else {
         Vec::new()
     };
@@ -292,7 +296,7 @@ fn store_recorded(
     let entries = merge_recorded(&existing, carved, ran, |t| registry.has_system_test(t));
     if entries.is_empty() {
         if path.exists() {
-            fs::remove_file(&path).map_err(|e| format!("{}: {e}", display_path(&path)))?;
+            fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
             println!(
                 "carve: removed {} (no system test calls `{target}` any more)",
                 display_path(&path)
@@ -300,8 +304,7 @@ fn store_recorded(
         }
         return Ok(());
     }
-    let changed =
-        CarveFile::write(&path, &CarveFile::render(target, &entries)).map_err(|e| e.to_string())?;
+    let changed = CarveFile::write(&path, &CarveFile::render(target, &entries))?;
     println!(
         "carve: {} {}: {} call(s) stored, {new_calls} carved in this run",
         if changed { "wrote" } else { "unchanged" },

@@ -11,14 +11,14 @@ mod url;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use carve::carving::store::CarveFile;
-use carve::coverage::reach::Reach;
-use carve::coverage::report::{CallCoverage, Report};
-use carve::coverage::{self, Trace};
-use carve::env::Budget;
-use carve::generation::generate::{generate, Phases, Quiet, Settings};
-use carve::generation::worker::existing_calls;
-use carve::registry::{self, Registry, Sites};
+use carve::_internals::carving::store::CarveFile;
+use carve::_internals::coverage::reach::Reach;
+use carve::_internals::coverage::report::{CallCoverage, Report};
+use carve::_internals::coverage::{self, Trace};
+use carve::_internals::env::Budget;
+use carve::_internals::generation::generate::{generate, Phases, Quiet, Settings};
+use carve::_internals::generation::worker::existing_calls;
+use carve::_internals::registry::{self, Registry, Sites};
 
 const HELPERS: [&str; 3] = [
     "url::query::pair_of",
@@ -137,7 +137,7 @@ fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
 
 #[test]
 fn generation_from_the_carved_calls_covers_the_helpers() {
-    carve::outcome::install_panic_hook();
+    carve::_internals::outcome::install_panic_hook();
     let registry = Registry::collect();
     let target = registry.target("url::parse_query").unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");

@@ -12,12 +12,12 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use carve::call::ArgsInput;
-use carve::carving::store::CarveFile;
-use carve::coverage::report::FunctionCoverage;
-use carve::coverage::{self, Trace};
-use carve::registry::Registry;
-use carve::registry::{self, Sites};
+use carve::_internals::call::ArgsInput;
+use carve::_internals::carving::store::CarveFile;
+use carve::_internals::coverage::report::FunctionCoverage;
+use carve::_internals::coverage::{self, Trace};
+use carve::_internals::registry::Registry;
+use carve::_internals::registry::{self, Sites};
 
 fn target_sites(name: &str) -> &'static Sites {
     Registry::collect()

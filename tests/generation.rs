@@ -7,28 +7,36 @@ mod cgi;
 
 use std::collections::BTreeSet;
 
-use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generation::generate::{generate, Existing, Quiet, Settings};
-use carve::outcome::Outcome;
-use carve::registry::Registry;
-use carve::value::Value;
+use carve::_internals::env::{Budget, DEFAULT_BUDGET};
+use carve::_internals::generation::generate::{generate, Existing, Quiet, Settings};
+use carve::_internals::outcome::Outcome;
+use carve::_internals::registry::Registry;
+use carve::_internals::value::Value;
 
 fn args(s: &str) -> Value {
     Value::Struct("args", vec![("s", Value::Str(s.into()))])
 }
 
-fn run(seed: u64) -> carve::generation::generate::Generation {
-    carve::outcome::install_panic_hook();
+/// What the carved call `cgi_decode("Hello+World")` covers.
+fn hello_world_coverage() -> BTreeSet<u32> {
     let target = Registry::collect()
         .target("cgi::cgi_decode")
         .expect("registered");
-    let (_, trace) = carve::coverage::collect(|| cgi::cgi_decode("Hello+World"));
-    let covered: BTreeSet<u32> = trace.covered(target.sites).collect();
+    let (_, trace) = carve::_internals::coverage::collect(|| cgi::cgi_decode("Hello+World"));
+    trace.covered(target.sites).collect()
+}
+
+fn run(seed: u64) -> carve::_internals::generation::generate::Generation {
+    carve::_internals::outcome::install_panic_hook();
+    let target = Registry::collect()
+        .target("cgi::cgi_decode")
+        .expect("registered");
+    let covered = hello_world_coverage();
     let settings = Settings {
         seed,
         budget: Budget::Executions(DEFAULT_BUDGET),
         skip: 0,
-        phases: carve::generation::generate::Phases::All,
+        phases: carve::_internals::generation::generate::Phases::All,
     };
     let existing = Existing {
         covered,
@@ -41,7 +49,7 @@ fn run(seed: u64) -> carve::generation::generate::Generation {
 fn from_hello_world_generation_covers_cgi_decode_and_finds_the_trailing_percent() {
     let generation = run(1);
     assert_eq!(
-        generation.before.len(),
+        hello_world_coverage().len(),
         5,
         "Hello+World misses `c == '%'` true and both match arms"
     );
@@ -76,7 +84,7 @@ fn from_hello_world_generation_covers_cgi_decode_and_finds_the_trailing_percent(
 #[test]
 fn the_same_seed_generates_the_same_calls() {
     let (a, b) = (run(7), run(7));
-    let kept = |g: &carve::generation::generate::Generation| {
+    let kept = |g: &carve::_internals::generation::generate::Generation| {
         g.kept.iter().map(|k| k.args.clone()).collect::<Vec<_>>()
     };
     assert_eq!(kept(&a), kept(&b));

@@ -10,14 +10,14 @@ mod maths;
 
 use std::collections::BTreeSet;
 
-use carve::call::ArgsInput;
-use carve::coverage;
-use carve::coverage::reach::{fitness_within, Reach};
-use carve::env::{Budget, DEFAULT_BUDGET};
-use carve::generation::generate::{generate, Existing, Quiet, Settings};
-use carve::generation::search::{Calls, Evaluate, Individual, Search};
-use carve::registry::{Registry, Target};
-use carve::value::Value;
+use carve::_internals::call::ArgsInput;
+use carve::_internals::coverage;
+use carve::_internals::coverage::reach::{fitness_within, Reach};
+use carve::_internals::env::{Budget, DEFAULT_BUDGET};
+use carve::_internals::generation::generate::{generate, Existing, Quiet, Settings};
+use carve::_internals::generation::search::{Calls, Evaluate, Individual, Search};
+use carve::_internals::registry::{Registry, Target};
+use carve::_internals::value::Value;
 
 fn target(name: &str) -> &'static Target {
     Registry::collect()
@@ -40,7 +40,7 @@ fn seed_individual(counter: &mut Calls, args: Value) -> Individual {
 
 #[test]
 fn avm_hits_test_me_anywhere_in_the_i64_range_quickly() {
-    carve::outcome::install_panic_hook();
+    carve::_internals::outcome::install_panic_hook();
     let t = target("maths::test_me");
     for (x, y) in [
         (0, 0),
@@ -87,7 +87,7 @@ fn fitness_is_approach_level_plus_normalized_distance() {
 
 #[test]
 fn generation_finds_the_needle_from_calls_that_never_reach_it() {
-    carve::outcome::install_panic_hook();
+    carve::_internals::outcome::install_panic_hook();
     let t = target("maths::needle");
     let seeds = [two(3, 4), two(2_000_000, 5)];
     let mut covered = BTreeSet::new();
@@ -105,7 +105,7 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
             seed,
             budget: Budget::Executions(DEFAULT_BUDGET),
             skip: 0,
-            phases: carve::generation::generate::Phases::All,
+            phases: carve::_internals::generation::generate::Phases::All,
         };
         let existing = Existing {
             covered: covered.clone(),

@@ -20,7 +20,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use crate::call::{ArgsInput, ReplayError};
-use crate::carving::store::{display_path, Entry, Origin};
+use crate::carving::store::{display_path, Ending, Entry, Origin};
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{quietly, Observation, Outcome};
@@ -120,19 +120,15 @@ impl Case {
     /// Replays the call and checks its observation.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
         let here = format!("{}:{}", display_path(&self.file), self.entry.args_position);
-        if self.entry.outcome.starts_with("Crashed(") {
+        if let Ending::Crashed(crash) = &self.entry.outcome.ending {
             // Replaying it would take this test binary down with it.
             return match &self.entry.origin {
                 Origin::Found { expected: true, .. } => Ok(()),
                 _ => Err(CaseFailure(format!(
-                    "{here}: generation found an input on which `{}` {}: `{}{}`. It is not \
+                    "{here}: generation found an input on which `{}` {crash}: `{}{}`. It is not \
                      replayed here, as it would take the test binary down. Fix the code and \
                      delete the entry; or mark it `expected: true` if that is intended.",
                     self.target_name,
-                    self.entry
-                        .outcome
-                        .trim_start_matches("Crashed(\"")
-                        .trim_end_matches("\")"),
                     self.target_name,
                     strip_layout(&self.entry.args),
                 ))),

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::call::Position;
 use crate::carving::record::Call;
-use crate::outcome::Observation;
+use crate::outcome::{Observation, Outcome};
 use crate::value::Value;
 
 /// Indentation of an entry's fields in a carve file.
@@ -89,8 +89,9 @@ pub struct Entry {
     pub origin: Origin,
     /// The arguments, `(name: value, …)`, as RON text.
     pub args: String,
-    /// The recorded outcome as RON text (informative: snapshots are the oracle).
-    pub outcome: String,
+    /// How the call ended when it was carved (informative: snapshots are
+    /// the oracle).
+    pub outcome: StoredOutcome,
     /// The recorded state of `&mut` arguments after the call, as RON text.
     pub after: Option<String>,
     /// Where `args` starts in the file it was read from.
@@ -104,7 +105,7 @@ impl Entry {
         Entry {
             origin,
             args: indent(args),
-            outcome: indent(outcome),
+            outcome: StoredOutcome::from_written(outcome),
             after: after.map(indent),
             args_position: Position::default(),
         }
@@ -126,14 +127,88 @@ impl Entry {
         observation: &Observation,
     ) -> Result<Entry, ron::Error> {
         let args = pretty(args)?;
-        let outcome = pretty(&observation.outcome)?;
+        let outcome = StoredOutcome {
+            ending: Ending::of(&observation.outcome),
+            text: indent(&pretty(&observation.outcome)?),
+        };
         let after = observation.after.as_ref().map(pretty).transpose()?;
-        Ok(Entry::new(origin, &args, &outcome, after.as_deref()))
+        Ok(Entry {
+            outcome,
+            ..Entry::new(origin, &args, "", after.as_deref())
+        })
     }
 
     /// Whether both entries hold the same call with the same outcome.
     pub fn same_call(&self, other: &Entry) -> bool {
         self.args == other.args && self.outcome == other.outcome && self.after == other.after
+    }
+}
+
+/// How a carved call ended, as its carve file says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// It returned (the value is in [`StoredOutcome::text`]).
+    Returned,
+    /// It panicked with this message.
+    Panicked(String),
+    /// It took its process down or timed out, as described.
+    Crashed(String),
+}
+
+impl Ending {
+    fn of(outcome: &Outcome) -> Ending {
+        match outcome {
+            Outcome::Returned(_) => Ending::Returned,
+            Outcome::Panicked(message) => Ending::Panicked(message.clone()),
+            Outcome::Crashed(message) => Ending::Crashed(message.clone()),
+        }
+    }
+}
+
+/// A carved call's outcome: parsed once, when its file is read, and kept as
+/// the RON text it was written as, so that it is written back unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredOutcome {
+    /// How the call ended.
+    pub ending: Ending,
+    /// `Returned(…)`, `Panicked("…")` or `Crashed("…")`, as written.
+    pub text: String,
+}
+
+impl StoredOutcome {
+    /// The outcome RON `text` holds. Text carve did not write (only possible
+    /// through [`Entry::new`]) counts as a returned value.
+    fn from_written(text: &str) -> StoredOutcome {
+        let ending = ron::from_str::<ParsedOutcome>(text)
+            .map(ParsedOutcome::ending)
+            .unwrap_or(Ending::Returned);
+        StoredOutcome {
+            ending,
+            text: indent(text),
+        }
+    }
+
+    /// Whether the call crashed its process, so replaying it would too.
+    pub fn is_crash(&self) -> bool {
+        matches!(self.ending, Ending::Crashed(_))
+    }
+}
+
+/// The shape of an `outcome:` in a carve file.
+#[derive(Deserialize)]
+enum ParsedOutcome {
+    Returned(serde::de::IgnoredAny),
+    Panicked(String),
+    Crashed(String),
+}
+
+impl ParsedOutcome {
+    fn ending(self) -> Ending {
+        match self {
+            ParsedOutcome::Returned(_) => Ending::Returned,
+            ParsedOutcome::Panicked(message) => Ending::Panicked(message),
+            ParsedOutcome::Crashed(message) => Ending::Crashed(message),
+        }
     }
 }
 
@@ -240,17 +315,49 @@ impl CarveFile {
                 expected,
             });
         }
-        let entries = raw
-            .calls
-            .into_iter()
-            .map(|call| Entry {
+        let syntax = |at: Position, message: String| StoreError::Syntax {
+            path: path.to_owned(),
+            position: at,
+            message,
+        };
+        let mut entries = Vec::with_capacity(raw.calls.len());
+        for call in raw.calls {
+            let outcome_text = call.outcome.trim().get_ron();
+            let ending = call
+                .outcome
+                .trim()
+                .into_rust::<ParsedOutcome>()
+                .map_err(|e| {
+                    let inner = Position {
+                        line: e.span.start.line,
+                        col: e.span.start.col,
+                    };
+                    let what = match e.code {
+                        ron::Error::NoSuchEnumVariant { found, .. } => {
+                            format!("`{found}` is not an outcome")
+                        }
+                        other => other.to_string(),
+                    };
+                    syntax(
+                        position_of(text, outcome_text).offset_by(inner),
+                        format!(
+                            "{what}; an outcome is `Returned(value)`, `Panicked(\"message\")` \
+                             or `Crashed(\"message\")`"
+                        ),
+                    )
+                })?
+                .ending();
+            entries.push(Entry {
                 origin: call.origin,
                 args: call.args.get_ron().trim().to_owned(),
-                outcome: call.outcome.get_ron().trim().to_owned(),
+                outcome: StoredOutcome {
+                    ending,
+                    text: outcome_text.to_owned(),
+                },
                 after: call.after.map(|a| a.get_ron().trim().to_owned()),
                 args_position: position_of(text, call.args.trim().get_ron()),
-            })
-            .collect();
+            });
+        }
         Ok(CarveFile {
             path: path.to_owned(),
             target: raw.target,
@@ -272,7 +379,7 @@ impl CarveFile {
             out.push_str("        (\n");
             out.push_str(&format!("{FIELD_INDENT}origin: {},\n", indent(&origin)));
             out.push_str(&format!("{FIELD_INDENT}args: {},\n", entry.args));
-            out.push_str(&format!("{FIELD_INDENT}outcome: {},\n", entry.outcome));
+            out.push_str(&format!("{FIELD_INDENT}outcome: {},\n", entry.outcome.text));
             if let Some(after) = &entry.after {
                 out.push_str(&format!("{FIELD_INDENT}after: {after},\n"));
             }
@@ -404,10 +511,20 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    fn io(path: &Path, error: io::Error) -> StoreError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, error: io::Error) -> StoreError {
         StoreError::Io {
             path: path.to_owned(),
             error,
+        }
+    }
+
+    /// The file or directory the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            StoreError::Io { path, .. }
+            | StoreError::Syntax { path, .. }
+            | StoreError::TargetMismatch { path, .. } => path,
         }
     }
 }
@@ -467,9 +584,36 @@ mod tests {
     fn syntax_errors_name_file_line_and_column() {
         let text = "(\n    target: \"f\",\n    calls: [\n        (origin: System(\"t\") args: ()),\n    ],\n)\n";
         let err = CarveFile::parse(Path::new("carved/f.ron"), text).unwrap_err();
-        let msg = err.to_string();
-        assert!(msg.starts_with("carved/f.ron:4:"), "{msg}");
-        assert!(msg.contains("re-record"), "{msg}");
+        insta::assert_snapshot!(err, @"carved/f.ron:4:30: this carve file does not parse: Expected comma. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.");
+    }
+
+    #[test]
+    fn outcomes_are_parsed_once_on_load() {
+        let entries = [
+            entry("a", "x"),
+            Entry::new(Origin::System("b".into()), "(s: \"y\")", "Panicked(\"no\")", None),
+            Entry::new(Origin::System("c".into()), "(s: \"z\")", "Crashed(\"signal 6\")", None),
+        ];
+        let text = CarveFile::render("f", &entries);
+        let file = CarveFile::parse(Path::new("f.ron"), &text).unwrap();
+        let endings: Vec<_> = file.entries.iter().map(|e| &e.outcome.ending).collect();
+        assert_eq!(
+            endings,
+            [
+                &Ending::Returned,
+                &Ending::Panicked("no".into()),
+                &Ending::Crashed("signal 6".into())
+            ]
+        );
+        assert!(file.entries[2].outcome.is_crash());
+        assert_eq!(CarveFile::render("f", &file.entries), text);
+    }
+
+    #[test]
+    fn an_outcome_carve_did_not_write_is_an_error_at_its_position() {
+        let text = CarveFile::render("f", &[entry("a", "x")]).replace("Returned(1)", "Retruned(1)");
+        let err = CarveFile::parse(Path::new("carved/f.ron"), &text).unwrap_err();
+        insta::assert_snapshot!(err, @r#"carved/f.ron:10:22: this carve file does not parse: `Retruned` is not an outcome; an outcome is `Returned(value)`, `Panicked("message")` or `Crashed("message")`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
     }
 
     #[test]

@@ -50,8 +50,6 @@ pub struct Failure {
 /// What generation did for one target.
 #[derive(Debug, Clone, Default)]
 pub struct Generation {
-    /// Goals (outcomes in reach) covered before, by existing calls.
-    pub before: BTreeSet<u32>,
     /// Goals covered after.
     pub after: BTreeSet<u32>,
     /// Calls run.
@@ -80,7 +78,8 @@ pub struct Existing {
 }
 
 impl Existing {
-    /// Nothing but seeds, for generation on `target` alone.
+    /// Nothing but seeds, for generation on `target` alone (benches and tests).
+    #[cfg(any(test, feature = "_internals"))]
     pub fn seeds(target: &'static Target, seeds: Vec<Value>) -> Existing {
         Existing {
             reach: Reach::single(target.sites),
@@ -136,9 +135,12 @@ pub trait Observer {
     fn progress(&mut self, _index: u64, _executions: u64, _covered: usize) {}
 }
 
-/// An observer that does nothing.
+/// An observer that does nothing (benches and tests).
+#[cfg(any(test, feature = "_internals"))]
 pub struct Quiet;
+#[cfg(any(test, feature = "_internals"))]
 impl Observer for Quiet {}
+
 
 /// Generates calls of `target` from its `existing` calls, aiming at every
 /// goal in its reach that no passing call covers yet.
@@ -160,7 +162,6 @@ pub fn generate(
         target,
         reach: &existing.reach,
         run: Generation {
-            before: existing.covered.clone(),
             after: existing.covered.clone(),
             ..Generation::default()
         },

@@ -37,6 +37,11 @@
 //! # Ok::<(), carve::generation::grammar::GrammarError>(())
 //! ```
 
+// The fuzzer is complete (every strategy, grammar checks, the book's
+// grammars) so that the benches can compare strategies; generation itself
+// uses one strategy.
+#![cfg_attr(not(any(test, feature = "_internals")), allow(dead_code))]
+
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt;

@@ -403,6 +403,7 @@ impl ArgsGrammar {
     }
 
     /// The merged shape of the arguments.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn shape(&self) -> &Shape {
         &self.shape
     }

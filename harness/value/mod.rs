@@ -17,8 +17,6 @@
 
 mod de;
 
-pub use de::DeserializeError;
-
 use std::fmt;
 use std::hash::{Hash, Hasher};
 

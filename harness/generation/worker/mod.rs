@@ -4,22 +4,18 @@
 //! The test binary re-executes itself as a worker (`CARVE_WORKER=<target>`)
 //! that runs [`generate`] in-process, saves every kept call and failure to
 //! the carve file as soon as it is found (atomically), and reports progress
-//! on stdout at least every 100 ms. The parent watches: a worker that exits
-//! abnormally, or stays silent longer than the call timeout, crashed on some
-//! call. Generation is deterministic, so the parent restarts a worker that
-//! redraws the same derivations without running those already run, and runs
-//! the suspect window carefully, announcing each call before making it; the
-//! call that crashes is stored as a `Found` entry with a `Crashed` outcome,
-//! and generation resumes after it.
-//!
-//! Protocol, one line each, on the worker's stdout:
-//! `carve-worker progress <derivation> <executions> <covered>`,
-//! `carve-worker calling <derivation> <lines>` followed by the call's
-//! arguments as that many lines of RON, `carve-worker kept`,
-//! `carve-worker failure`, `carve-worker done <executions> <undeserializable>`.
+//! to its parent at least every 100 ms ([`protocol`]). The parent watches: a
+//! worker that exits abnormally, or stays silent longer than the call
+//! timeout, crashed on some call. Generation is deterministic, so the parent
+//! restarts a worker that redraws the same derivations without running those
+//! already run, and runs the suspect window carefully, announcing each call
+//! before making it; the call that crashes is stored as a `Found` entry with
+//! a `Crashed` outcome, and generation resumes after it.
+
+pub mod protocol;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -31,15 +27,16 @@ use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::env::{Budget, Config};
 use crate::generation::generate::{self, Existing, Failure, Kept, Observer, Progress, Settings};
-use crate::outcome::{quietly, Outcome};
+use crate::error::Error;
+use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
+use protocol::{Channel, WorkerMessage};
 
 /// How long one generated call may run.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(1);
 /// The variable that makes a test binary a worker for the named target.
 pub const WORKER_VAR: &str = "CARVE_WORKER";
-const PREFIX: &str = "carve-worker";
 /// Derivations a worker may run between two progress lines.
 const PROGRESS_EVERY: u64 = 256;
 /// Restarts after which the parent gives up on a target.
@@ -67,9 +64,8 @@ pub fn generate_in_workers(
     target_name: &str,
     goals: u32,
     config: &Config,
-) -> Result<Summary, String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot re-run the test binary as a worker: {e}"))?;
+) -> Result<Summary, Error> {
+    let exe = std::env::current_exe().map_err(Error::StartWorker)?;
     let path = CarveFile::path_for(&config.dir, target_name);
     let mut summary = Summary::default();
     let mut progress = Progress::new(target_name, config.budget);
@@ -149,7 +145,7 @@ fn run_worker(
     skip: u64,
     careful_until: u64,
     on_progress: &mut dyn FnMut(u64, usize),
-) -> Result<WorkerRun, String> {
+) -> Result<WorkerRun, Error> {
     let budget_text = match budget {
         Budget::Executions(n) => n.to_string(),
         Budget::Time(d) => format!("{}ms", d.as_millis().max(1)),
@@ -164,8 +160,10 @@ fn run_worker(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start a worker: {e}"))?;
-    let stdout = child.stdout.take().ok_or("worker without stdout")?;
+        .map_err(Error::StartWorker)?;
+    let Some(stdout) = child.stdout.take() else {
+        return Err(Error::WorkerIo(io::Error::other("worker without stdout")));
+    };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
@@ -184,51 +182,59 @@ fn run_worker(
         calling: None,
         crash: None,
     };
+    let stop = |child: &mut std::process::Child| {
+        let _ = child.kill();
+        let _ = child.wait();
+    };
     let mut done = false;
     loop {
-        match rx.recv_timeout(CALL_TIMEOUT + Duration::from_millis(200)) {
-            Ok(line) => {
-                let mut words = line.split(' ');
-                if words.next() != Some(PREFIX) {
-                    continue;
-                }
-                let numbers: Vec<u64> = words
-                    .clone()
-                    .skip(1)
-                    .filter_map(|w| w.parse().ok())
-                    .collect();
-                match (words.next(), numbers.as_slice()) {
-                    (Some("progress"), [index, executions, covered]) => {
-                        run.last_index = *index;
-                        run.executions = *executions;
-                        on_progress(*executions, *covered as usize);
-                    }
-                    (Some("calling"), [index, lines]) => {
-                        let args: Vec<String> = (0..*lines)
-                            .map_while(|_| rx.recv_timeout(CALL_TIMEOUT).ok())
-                            .collect();
-                        run.calling = Some((*index, args.join("\n")));
-                    }
-                    (Some("kept"), _) => run.kept += 1,
-                    (Some("failure"), _) => run.failures += 1,
-                    (Some("done"), [executions, undeserializable]) => {
-                        run.executions = *executions;
-                        run.undeserializable = *undeserializable;
-                        done = true;
-                    }
-                    _ => {}
-                }
-            }
+        let line = match rx.recv_timeout(CALL_TIMEOUT + Duration::from_millis(200)) {
+            Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                stop(&mut child);
                 run.crash = Some(format!("did not return within {}s", CALL_TIMEOUT.as_secs()));
                 return Ok(run);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let message = match line.parse::<WorkerMessage>() {
+            Ok(message) => message,
+            Err(e) => {
+                stop(&mut child);
+                return Err(e.into());
+            }
+        };
+        match message {
+            WorkerMessage::Progress {
+                derivation,
+                executions,
+                covered,
+            } => {
+                run.last_index = derivation;
+                run.executions = executions;
+                on_progress(executions, covered as usize);
+            }
+            WorkerMessage::Calling { derivation, args } => run.calling = Some((derivation, args)),
+            WorkerMessage::Kept => run.kept += 1,
+            WorkerMessage::Failure => run.failures += 1,
+            WorkerMessage::Error { message } => {
+                stop(&mut child);
+                return Err(Error::Worker {
+                    target: target_name.to_owned(),
+                    message,
+                });
+            }
+            WorkerMessage::Done {
+                executions,
+                undeserializable,
+            } => {
+                run.executions = executions;
+                run.undeserializable = undeserializable;
+                done = true;
+            }
         }
     }
-    let status = child.wait().map_err(|e| format!("worker: {e}"))?;
+    let status = child.wait().map_err(Error::WorkerIo)?;
     if !(done && status.success()) {
         run.crash = Some(describe_exit(status));
     }
@@ -257,8 +263,8 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 
 /// Stores a crashing call as a `Found` entry, once per kind of crash.
 /// Returns whether it was new.
-fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, String> {
-    let file = CarveFile::load(path).map_err(|e| e.to_string())?;
+fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, Error> {
+    let file = CarveFile::load(path)?;
     if file
         .entries
         .iter()
@@ -266,7 +272,7 @@ fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, 
     {
         return Ok(false);
     }
-    let outcome = ron::to_string(&Outcome::Crashed(crash.to_owned())).map_err(|e| e.to_string())?;
+    let outcome = ron::to_string(&Outcome::Crashed(crash.to_owned()))?;
     let origin = Origin::Found {
         seed,
         at: crash.to_owned(),
@@ -274,24 +280,40 @@ fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, 
     };
     let mut entries = file.entries;
     entries.push(Entry::new(origin, args, &outcome, None));
-    CarveFile::write(path, &CarveFile::render(&file.target, &entries))
-        .map_err(|e| e.to_string())?;
+    CarveFile::write(path, &CarveFile::render(&file.target, &entries))?;
     Ok(true)
 }
 
 /// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
+///
+/// Exit code 0 when generation finished; 3 when it could not go on, after
+/// telling the parent why.
 pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> ! {
-    let code = match worker(registry, config, target_name) {
+    let mut channel = match Channel::take_stdout() {
+        Ok(channel) => channel,
+        Err(e) => {
+            eprintln!("carve worker: cannot set up the channel to the parent: {e}");
+            std::process::exit(3)
+        }
+    };
+    let code = match worker(registry, config, target_name, &mut channel) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("carve worker: {e}");
+            let _ = channel.send(&WorkerMessage::Error {
+                message: e.to_string(),
+            });
             3
         }
     };
     std::process::exit(code)
 }
 
-fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(), String> {
+fn worker(
+    registry: &Registry,
+    config: &Config,
+    target_name: &str,
+    channel: &mut Channel,
+) -> Result<(), Error> {
     let number = |var: &str| {
         std::env::var(var)
             .ok()
@@ -300,9 +322,9 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
     };
     let target = registry
         .target(target_name)
-        .ok_or_else(|| format!("no target `{target_name}`"))?;
+        .ok_or_else(|| Error::UnknownTarget(target_name.to_owned()))?;
     let path = CarveFile::path_for(&config.dir, target_name);
-    let file = CarveFile::load(&path).map_err(|e| e.to_string())?;
+    let file = CarveFile::load(&path)?;
     let existing = existing_calls(registry, target, &file, &config.dir)?;
     let settings = Settings {
         seed: config.seed,
@@ -313,13 +335,13 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
     let crashing = file
         .entries
         .iter()
-        .filter(|e| e.outcome.starts_with("Crashed("))
+        .filter(|e| e.outcome.is_crash())
         .map(|e| crate::carving::replay::strip_layout(&e.args))
         .collect();
     let mut observer = Reporter {
         reach: &existing.reach,
         crashing,
-        out: std::io::stdout(),
+        channel,
         careful_until: number("CARVE_WORKER_CAREFUL"),
         path: &path,
         seed: config.seed,
@@ -331,14 +353,13 @@ fn worker(registry: &Registry, config: &Config, target_name: &str) -> Result<(),
     if let Some(e) = observer.error {
         return Err(e);
     }
-    let mut out = std::io::stdout();
-    writeln!(
-        out,
-        "{PREFIX} done {} {}",
-        generation.executions, generation.undeserializable
-    )
-    .map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())
+    observer
+        .channel
+        .send(&WorkerMessage::Done {
+            executions: generation.executions,
+            undeserializable: generation.undeserializable,
+        })
+        .map_err(Error::WorkerIo)
 }
 
 /// Replays the carve files to learn where generation for `target` starts:
@@ -350,13 +371,13 @@ pub fn existing_calls(
     target: &'static Target,
     file: &CarveFile,
     dir: &Path,
-) -> Result<Existing, String> {
+) -> Result<Existing, Error> {
     let mut seeds = Vec::new();
     let mut known_failures = BTreeSet::new();
     let mut entered: Vec<&'static crate::registry::Sites> = Vec::new();
     let mut passing = Vec::new();
     let mut replay = |called: &'static Target, entry: &Entry| {
-        if entry.outcome.starts_with("Crashed(") {
+        if entry.outcome.is_crash() {
             return None;
         }
         let (replayed, trace) =
@@ -380,7 +401,7 @@ pub fn existing_calls(
             seeds.extend(replayed.args);
         }
     }
-    for path in CarveFile::list(dir).map_err(|e| e.to_string())? {
+    for path in CarveFile::list(dir)? {
         if path == file.path {
             continue;
         }
@@ -414,32 +435,33 @@ struct Reporter<'a> {
     reach: &'a Reach,
     /// Arguments known to crash, without layout.
     crashing: BTreeSet<String>,
-    out: std::io::Stdout,
+    channel: &'a mut Channel,
     careful_until: u64,
     path: &'a Path,
     seed: u64,
     target_name: &'a str,
     last_report: (u64, Instant),
-    error: Option<String>,
+    /// The first error; generation goes on, but the worker then fails.
+    error: Option<Error>,
 }
 
 impl Reporter<'_> {
-    fn line(&mut self, text: &str) {
-        let mut out = self.out.lock();
-        let _ = writeln!(out, "{PREFIX} {text}");
-        let _ = out.flush();
+    fn send(&mut self, message: WorkerMessage) {
+        if let Err(e) = self.channel.send(&message) {
+            self.error.get_or_insert(Error::WorkerIo(e));
+        }
     }
 
-    fn save(&mut self, origin: Origin, args: &Value, observation: &crate::outcome::Observation) {
-        let result = (|| {
-            let file = CarveFile::load(self.path).map_err(|e| e.to_string())?;
-            let entry = Entry::from_values(origin, args, observation).map_err(|e| e.to_string())?;
+    fn save(&mut self, origin: Origin, args: &Value, observation: &Observation) {
+        let result = (|| -> Result<(), Error> {
+            let file = CarveFile::load(self.path)?;
+            let entry = Entry::from_values(origin, args, observation)?;
             let mut entries = file.entries;
             if !entries.iter().any(|e| e.args == entry.args) {
                 entries.push(entry);
             }
-            CarveFile::write(self.path, &CarveFile::render(self.target_name, &entries))
-                .map_err(|e| e.to_string())
+            CarveFile::write(self.path, &CarveFile::render(self.target_name, &entries))?;
+            Ok(())
         })();
         if let Err(e) = result {
             self.error.get_or_insert(e);
@@ -461,7 +483,10 @@ impl Observer for Reporter<'_> {
                     .new_line("\n"),
             )
             .unwrap_or_else(|_| args.to_compact_ron());
-            self.line(&format!("calling {index} {}\n{text}", text.lines().count()));
+            self.send(WorkerMessage::Calling {
+                derivation: index,
+                args: text,
+            });
         }
     }
 
@@ -479,7 +504,7 @@ impl Observer for Reporter<'_> {
             &kept.args,
             &kept.observation,
         );
-        self.line("kept");
+        self.send(WorkerMessage::Kept);
     }
 
     fn failure(&mut self, failure: &Failure) {
@@ -489,7 +514,7 @@ impl Observer for Reporter<'_> {
             expected: false,
         };
         self.save(origin, &failure.args, &failure.observation);
-        self.line("failure");
+        self.send(WorkerMessage::Failure);
     }
 
     fn progress(&mut self, index: u64, executions: u64, covered: usize) {
@@ -497,7 +522,11 @@ impl Observer for Reporter<'_> {
         if index >= last_index + PROGRESS_EVERY || last_time.elapsed() >= Duration::from_millis(100)
         {
             self.last_report = (index, Instant::now());
-            self.line(&format!("progress {index} {executions} {covered}"));
+            self.send(WorkerMessage::Progress {
+                derivation: index,
+                executions,
+                covered: covered as u64,
+            });
         }
     }
 }

@@ -1,0 +1,243 @@
+//! What a worker tells its parent: one [`WorkerMessage`] per line, written
+//! with `Display` and read back with `FromStr`, so both sides share one
+//! definition and a line that is not a message is an error, never skipped.
+//!
+//! The messages travel on their own channel ([`Channel`]): on Unix the
+//! worker moves the target's stdout out of the way first, so nothing a
+//! target prints, whole lines or partial ones, can reach the parent.
+//!
+//! ```text
+//! carve-worker progress 512 498 7
+//! carve-worker calling 513 "(\n    s: \"%4\",\n)"
+//! carve-worker kept
+//! carve-worker done 20000 14
+//! ```
+
+use std::fmt;
+use std::io::{self, Write};
+use std::str::FromStr;
+
+const PREFIX: &str = "carve-worker";
+
+/// One line from a worker to its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkerMessage {
+    /// Derivations run so far, calls made, goals covered.
+    Progress {
+        derivation: u64,
+        executions: u64,
+        covered: u64,
+    },
+    /// The call about to be made, announced while running a suspect window
+    /// carefully: if the worker dies now, this call is the one that crashed.
+    Calling {
+        derivation: u64,
+        /// The arguments as pretty RON (a carve file's `args:`).
+        args: String,
+    },
+    /// A generated call was kept and saved.
+    Kept,
+    /// A failing input was found and saved.
+    Failure,
+    /// The worker could not go on (e.g. saving to the carve file failed).
+    Error { message: String },
+    /// Generation finished: calls made, arguments that did not deserialize.
+    Done {
+        executions: u64,
+        undeserializable: u64,
+    },
+}
+
+impl fmt::Display for WorkerMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{PREFIX} ")?;
+        match self {
+            WorkerMessage::Progress {
+                derivation,
+                executions,
+                covered,
+            } => write!(f, "progress {derivation} {executions} {covered}"),
+            // Quoted as a RON string: escapes keep the message on one line.
+            WorkerMessage::Calling { derivation, args } => {
+                write!(f, "calling {derivation} {}", quote(args))
+            }
+            WorkerMessage::Kept => write!(f, "kept"),
+            WorkerMessage::Failure => write!(f, "failure"),
+            WorkerMessage::Error { message } => write!(f, "error {}", quote(message)),
+            WorkerMessage::Done {
+                executions,
+                undeserializable,
+            } => write!(f, "done {executions} {undeserializable}"),
+        }
+    }
+}
+
+fn quote(text: &str) -> String {
+    ron::to_string(text).unwrap_or_else(|_| "\"<unprintable>\"".to_owned())
+}
+
+/// A line that is not a [`WorkerMessage`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MalformedMessage {
+    pub line: String,
+}
+
+impl fmt::Display for MalformedMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a worker sent a malformed message: {:?}", self.line)
+    }
+}
+
+impl std::error::Error for MalformedMessage {}
+
+impl FromStr for WorkerMessage {
+    type Err = MalformedMessage;
+
+    fn from_str(line: &str) -> Result<Self, Self::Err> {
+        let malformed = || MalformedMessage {
+            line: line.to_owned(),
+        };
+        let rest = line
+            .strip_prefix(PREFIX)
+            .and_then(|r| r.strip_prefix(' '))
+            .ok_or_else(malformed)?;
+        let (word, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+        let numbers = |count: usize| -> Option<Vec<u64>> {
+            let numbers: Vec<u64> = rest
+                .split(' ')
+                .map(|w| w.parse().ok())
+                .collect::<Option<_>>()?;
+            (numbers.len() == count).then_some(numbers)
+        };
+        let message = match word {
+            "progress" => match numbers(3).as_deref() {
+                Some(&[derivation, executions, covered]) => WorkerMessage::Progress {
+                    derivation,
+                    executions,
+                    covered,
+                },
+                _ => return Err(malformed()),
+            },
+            "calling" => {
+                let (derivation, args) = rest.split_once(' ').ok_or_else(malformed)?;
+                WorkerMessage::Calling {
+                    derivation: derivation.parse().map_err(|_| malformed())?,
+                    args: ron::from_str(args).map_err(|_| malformed())?,
+                }
+            }
+            "kept" if rest.is_empty() => WorkerMessage::Kept,
+            "failure" if rest.is_empty() => WorkerMessage::Failure,
+            "error" => WorkerMessage::Error {
+                message: ron::from_str(rest).map_err(|_| malformed())?,
+            },
+            "done" => match numbers(2).as_deref() {
+                Some(&[executions, undeserializable]) => WorkerMessage::Done {
+                    executions,
+                    undeserializable,
+                },
+                _ => return Err(malformed()),
+            },
+            _ => return Err(malformed()),
+        };
+        Ok(message)
+    }
+}
+
+/// The worker's end of the protocol channel.
+pub struct Channel {
+    out: Box<dyn Write>,
+}
+
+impl Channel {
+    /// Takes the process's stdout for the protocol. On Unix, file descriptor
+    /// 1 is then pointed at stderr (which the parent discards), so that what
+    /// the code under test prints goes there and not into the protocol.
+    /// Call it before anything is printed.
+    pub fn take_stdout() -> io::Result<Channel> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::{AsFd, AsRawFd};
+            let stdout = io::stdout();
+            let protocol = stdout.as_fd().try_clone_to_owned()?;
+            // SAFETY: `dup2` on two descriptors this process owns (its
+            // standard output and error); it only replaces what descriptor 1
+            // refers to, which `std::io::stdout()` keeps writing to.
+            if unsafe { libc::dup2(io::stderr().as_fd().as_raw_fd(), stdout.as_fd().as_raw_fd()) }
+                < 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            let file = std::fs::File::from(protocol);
+            Ok(Channel {
+                out: Box::new(io::LineWriter::new(file)),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            // Elsewhere the protocol shares stdout with the target; a line a
+            // target prints is reported as a malformed message.
+            Ok(Channel {
+                out: Box::new(io::stdout()),
+            })
+        }
+    }
+
+    /// Sends one message.
+    pub fn send(&mut self, message: &WorkerMessage) -> io::Result<()> {
+        writeln!(self.out, "{message}")?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_reads_back_as_itself() {
+        let messages = [
+            WorkerMessage::Progress {
+                derivation: 512,
+                executions: 498,
+                covered: 7,
+            },
+            WorkerMessage::Calling {
+                derivation: 3,
+                args: "(\n    s: \"a \\\"b\\\"\\n\",\n)".into(),
+            },
+            WorkerMessage::Kept,
+            WorkerMessage::Failure,
+            WorkerMessage::Error {
+                message: "carved/x.ron: Permission denied (os error 13)".into(),
+            },
+            WorkerMessage::Done {
+                executions: 20_000,
+                undeserializable: 0,
+            },
+        ];
+        for message in messages {
+            let line = message.to_string();
+            assert!(!line.contains('\n'), "{line}");
+            assert_eq!(line.parse::<WorkerMessage>(), Ok(message));
+        }
+    }
+
+    #[test]
+    fn lines_that_are_not_messages_are_errors() {
+        for line in [
+            "",
+            "hello",
+            "carve-worker",
+            "carve-worker progress 1 2",
+            "carve-worker progress 1 2 x",
+            "carve-worker progress 1 2 3 4",
+            "carve-worker kept now",
+            "carve-worker calling 1 not-ron",
+            "partial linecarve-worker kept",
+            "carve-worker unknown",
+        ] {
+            let error = line.parse::<WorkerMessage>().unwrap_err();
+            assert_eq!(error.line, line);
+        }
+    }
+}
