@@ -40,7 +40,7 @@ pub enum ReplayError {
     Args {
         /// Where in the argument text deserialization stopped.
         position: Position,
-        /// Why.
+        /// The deserializer's message.
         message: String,
     },
     /// The result could not be captured.

@@ -1,7 +1,9 @@
 //! The recorder: captures each call of a target while system tests run.
 //!
-//! This is the only global mutable state in carve. A process-wide flag says
-//! whether anything records (one relaxed load is all a dormant target pays);
+//! Global state, like coverage's per-thread branch recording, because calls
+//! are made deep inside the user's code where nothing can be passed in. A
+//! process-wide flag says whether anything records (one relaxed load is all
+//! a dormant target pays);
 //! each system test owns a thread-local [`TestRecording`], so tests running in
 //! parallel threads never share a buffer and their calls cannot interleave.
 //! Calls are kept as [`Value`]s, not RON text: text is written once per

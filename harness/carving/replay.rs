@@ -94,13 +94,10 @@ pub struct Checker {
 pub struct Case {
     /// The test's name (`carved::<target>::<NNNN>`).
     pub test: String,
-    /// The target's name.
     pub target_name: String,
-    /// The target.
     pub target: &'static Target,
     /// The carve file the entry is in.
     pub file: PathBuf,
-    /// The entry.
     pub entry: Entry,
     /// The snapshot's name (`<target>@<id>`, with a suffix for repeated arguments).
     pub snapshot: String,

@@ -485,14 +485,11 @@ pub fn merge_recorded(
 pub enum StoreError {
     /// Reading or writing failed.
     Io {
-        /// The file or directory.
         path: PathBuf,
-        /// The error.
         error: io::Error,
     },
     /// The file is not valid RON, or not shaped like a carve file.
     Syntax {
-        /// The file.
         path: PathBuf,
         /// Where the parser stopped.
         position: Position,
@@ -501,7 +498,6 @@ pub enum StoreError {
     },
     /// The file's `target:` does not match its name.
     TargetMismatch {
-        /// The file.
         path: PathBuf,
         /// The target named inside.
         found: String,

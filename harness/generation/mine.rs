@@ -48,7 +48,7 @@ pub enum Shape {
     Char(BTreeSet<char>),
     /// A string.
     Str(BTreeSet<String>),
-    /// Bytes.
+    /// Byte strings.
     Bytes(BTreeSet<Vec<u8>>),
     /// An option: `none` whether `None` was seen, and the shape of `Some`.
     Option {
@@ -397,7 +397,6 @@ impl ArgsGrammar {
         })
     }
 
-    /// The grammar.
     pub fn grammar(&self) -> &Grammar {
         &self.grammar
     }
