@@ -39,14 +39,20 @@ pub fn system_test(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Collects errors so that one expansion reports all of them at once.
+///
+/// Dropping it without [`Errors::check`] panics, as serde_derive's `Ctxt`
+/// does: an error pushed and then dropped would compile the item silently.
 #[derive(Default)]
-struct Errors(Option<syn::Error>);
+struct Errors {
+    first: Option<syn::Error>,
+    checked: bool,
+}
 
 impl Errors {
     fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
+        match &mut self.first {
             Some(all) => all.combine(error),
-            None => self.0 = Some(error),
+            None => self.first = Some(error),
         }
     }
 
@@ -54,7 +60,28 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
-    fn check(self) -> syn::Result<()> {
-        self.0.map_or(Ok(()), Err)
+    /// Ends the collection with one more error, for when expansion cannot go on.
+    fn fail(mut self, error: syn::Error) -> syn::Error {
+        self.checked = true;
+        match self.first.take() {
+            Some(mut all) => {
+                all.combine(error);
+                all
+            }
+            None => error,
+        }
+    }
+
+    fn check(mut self) -> syn::Result<()> {
+        self.checked = true;
+        self.first.take().map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        if !self.checked && !std::thread::panicking() {
+            panic!("forgot to check for errors");
+        }
     }
 }

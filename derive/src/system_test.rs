@@ -7,14 +7,14 @@ use syn::{Expr, ItemFn, Lit, Meta};
 use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(
-            attr,
-            "`#[carve::system_test]` takes no arguments",
-        ));
-    }
-    let mut item: ItemFn = syn::parse2(item)?;
     let mut errors = Errors::default();
+    if !attr.is_empty() {
+        errors.spanned(attr, "`#[carve::system_test]` takes no arguments");
+    }
+    let mut item: ItemFn = match syn::parse2(item) {
+        Ok(item) => item,
+        Err(e) => return Err(errors.fail(e)),
+    };
     if !item.sig.inputs.is_empty() {
         errors.spanned(&item.sig.inputs, "a system test takes no arguments");
     }
