@@ -446,12 +446,7 @@ fn comparison(expr: &Expr) -> Option<(&Expr, (&'static str, TokenStream), &Expr)
 
 /// Line and column (from 1) where `tokens` start.
 fn location(tokens: &dyn ToTokens) -> (usize, usize) {
-    let span = tokens
-        .to_token_stream()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span());
-    span_location(span)
+    span_location(crate::first_span(tokens))
 }
 
 fn span_location(span: Span) -> (usize, usize) {

@@ -13,6 +13,7 @@ mod system_test;
 mod target;
 
 use proc_macro::TokenStream;
+use quote::ToTokens;
 
 /// See `carve::target`.
 #[proc_macro_attribute]
@@ -84,4 +85,14 @@ impl Drop for Errors {
             panic!("forgot to check for errors");
         }
     }
+}
+
+/// Where `tokens` start: the span of their first token, or the call site
+/// when there is none (a stable `Span` cannot cover a whole token stream).
+fn first_span(tokens: impl ToTokens) -> proc_macro2::Span {
+    tokens
+        .into_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }

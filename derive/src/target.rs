@@ -1,7 +1,7 @@
 //! `#[carve::target]`: wraps a function (or the methods of an impl block) so
 //! that its calls are carved, and registers it with a replay function.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{
     Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility,
@@ -9,7 +9,7 @@ use syn::{
 
 use crate::instrument::{instrument_fn, Instrumented};
 use crate::params::{analyze, display_signature, Param, Pass};
-use crate::Errors;
+use crate::{first_span, Errors};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
@@ -116,7 +116,7 @@ impl TargetFn {
         let outcome_check = match &self.sig.output {
             ReturnType::Default => quote!(),
             ReturnType::Type(_, ty) => {
-                quote_spanned!(span_of(ty)=> ::carve::__private::assert_outcome::<#ty>();)
+                quote_spanned!(first_span(ty)=> ::carve::__private::assert_outcome::<#ty>();)
             }
         };
         let body = syn::parse_quote!({
@@ -203,14 +203,6 @@ impl TargetFn {
             ::carve::__private::inventory::submit! { ::carve::__private::TargetRef(&#static_ident) }
         }
     }
-}
-
-fn span_of(tokens: impl ToTokens) -> Span {
-    tokens
-        .into_token_stream()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span())
 }
 
 fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
