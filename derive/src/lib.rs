@@ -18,25 +18,40 @@ use quote::ToTokens;
 /// See `carve::target`.
 #[proc_macro_attribute]
 pub fn target(attr: TokenStream, item: TokenStream) -> TokenStream {
-    target::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match target::expand(attr.into(), item.clone()) {
+        Ok(expanded) => expanded.into(),
+        Err(error) => with_error(target::keep(item), error),
+    }
 }
 
 /// See `carve::instrument`.
 #[proc_macro_attribute]
 pub fn instrument(attr: TokenStream, item: TokenStream) -> TokenStream {
-    instrument::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match instrument::expand(attr.into(), item.clone()) {
+        Ok(expanded) => expanded.into(),
+        Err(error) => with_error(item, error),
+    }
 }
 
 /// See `carve::system_test`.
 #[proc_macro_attribute]
 pub fn system_test(attr: TokenStream, item: TokenStream) -> TokenStream {
-    system_test::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match system_test::expand(attr.into(), item.clone()) {
+        Ok(expanded) => expanded.into(),
+        Err(error) => with_error(system_test::keep(item), error),
+    }
+}
+
+/// The item as it was, followed by the errors, as tokio's macros do: callers
+/// of the item still find it, so the errors are not buried under a cascade
+/// of "cannot find function".
+fn with_error(item: proc_macro2::TokenStream, error: syn::Error) -> TokenStream {
+    let mut tokens = item;
+    tokens.extend(error.into_compile_error());
+    tokens.into()
 }
 
 /// Collects errors so that one expansion reports all of them at once.

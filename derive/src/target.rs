@@ -27,6 +27,23 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
 }
 
+/// The item kept when expansion fails: the methods of an impl block lose
+/// their `#[carve::target]` markers, which would otherwise expand on their
+/// own and fail again.
+pub fn keep(item: TokenStream) -> TokenStream {
+    match syn::parse2::<ItemImpl>(item.clone()) {
+        Ok(mut item) => {
+            for impl_item in &mut item.items {
+                if let ImplItem::Fn(method) = impl_item {
+                    method.attrs.retain(|a| !is_target_attr(a));
+                }
+            }
+            item.into_token_stream()
+        }
+        Err(_) => item,
+    }
+}
+
 /// One target function, checked and ready to expand.
 struct TargetFn {
     sig: Signature,
