@@ -167,7 +167,7 @@ impl FunctionCoverage {
     /// `` `c == '%'` true `` for outcome `id`.
     pub fn describe(&self, id: u32) -> String {
         let b = &self.sites.branches[id as usize];
-        format!("`{}` {}", b.condition, b.outcome)
+        format!("`{}` {}", b.condition, b.side)
     }
 }
 
@@ -549,7 +549,7 @@ fn find_source(file: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use crate::coverage;
-    use crate::registry::Branch;
+    use crate::registry::{Branch, BranchKind, Side};
 
     static SITES: Sites = Sites::new(
         "krate::m",
@@ -558,17 +558,17 @@ mod tests {
         (1, 3),
         &[
             Branch {
-                kind: "condition",
+                kind: BranchKind::Condition,
                 condition: "x > 0",
-                outcome: "true",
+                side: Side::True,
                 line: 2,
                 col: 8,
                 parent: u32::MAX,
             },
             Branch {
-                kind: "condition",
+                kind: BranchKind::Condition,
                 condition: "x > 0",
-                outcome: "false",
+                side: Side::False,
                 line: 2,
                 col: 8,
                 parent: u32::MAX,
