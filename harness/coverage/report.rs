@@ -73,14 +73,29 @@ pub struct GenerationStats {
 }
 
 /// Whether a function is a target or a helper.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// Registered by `#[carve::target]`: its calls are carved.
     Target,
     /// Instrumented by `#[carve::instrument]` (or a method of a target's impl
     /// block that is not carved): counted where targets reach it.
     Helper,
+}
+
+impl Kind {
+    /// `target` or `helper`, as both reports write it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Target => "target",
+            Kind::Helper => "helper",
+        }
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// Coverage of one instrumented function's branch outcomes.
@@ -371,10 +386,7 @@ impl Report {
                         .join(", ")
                 ),
             };
-            let kind = match f.kind {
-                Kind::Target => "target",
-                Kind::Helper => "helper",
-            };
+            let kind = f.kind.as_str();
             let _ = writeln!(
                 out,
                 "  {:width$}  {kind}  {}  {detail}",
