@@ -111,3 +111,31 @@ fn first_span(tokens: impl ToTokens) -> proc_macro2::Span {
         .next()
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "forgot to check for errors")]
+    fn errors_dropped_unchecked_panic() {
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(x), "lost");
+    }
+
+    #[test]
+    fn check_and_fail_report_every_error() {
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(a), "first");
+        errors.spanned(quote::quote!(b), "second");
+        let error = errors.check().unwrap_err();
+        assert_eq!(error.into_iter().count(), 2);
+
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(a), "first");
+        let error = errors.fail(syn::Error::new(proc_macro2::Span::call_site(), "last"));
+        let messages: Vec<_> = error.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages, ["first", "last"]);
+        assert!(Errors::default().check().is_ok());
+    }
+}
