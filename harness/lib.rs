@@ -144,7 +144,7 @@ pub mod __private {
     /// Branch recording and the site tables it records into.
     pub mod cov {
         pub use crate::coverage::*;
-        pub use crate::registry::{Branch, CallSite, Sites, SitesRef};
+        pub use crate::registry::{Branch, BranchKind, CallSite, Side, Sites, SitesRef};
     }
     pub use crate::outcome::{observe, Observation, Outcome};
     pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};

@@ -4,6 +4,7 @@
 //! and submit a reference to it; [`Registry::collect`] gathers them and sorts
 //! them by name, because link order (and so registration order) is not stable.
 
+use std::fmt;
 use std::sync::atomic::AtomicU32;
 
 use crate::call::{ArgsInput, ReplayResult};
@@ -79,12 +80,12 @@ impl SystemTest {
 /// One branch outcome of an instrumented function.
 #[derive(Debug)]
 pub struct Branch {
-    /// `condition`, `if let`, `while let`, `let else`, `for`, `match arm`.
-    pub kind: &'static str,
+    /// What kind of branch it is an outcome of.
+    pub kind: BranchKind,
     /// The condition, pattern or loop as written.
     pub condition: &'static str,
-    /// `true`, `false`, `matched`, `not matched`, `entered`, `left`, `taken`.
-    pub outcome: &'static str,
+    /// Which of the branch's outcomes it is.
+    pub side: Side,
     /// Line of the condition (from 1; 0 when unknown).
     pub line: u32,
     /// Column of the condition (from 1; 0 when unknown).
@@ -98,6 +99,84 @@ impl Branch {
     /// The control-dependence parent, if any.
     pub fn parent(&self) -> Option<u32> {
         (self.parent != u32::MAX).then_some(self.parent)
+    }
+}
+
+/// The kind of branch an outcome belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchKind {
+    /// An atomic condition of an `if`, a `while`, a match guard, or an operand
+    /// of `&&`/`||`.
+    Condition,
+    /// The pattern of an `if let`.
+    IfLet,
+    /// The pattern of a `while let`.
+    WhileLet,
+    /// The pattern of a `let … else`.
+    LetElse,
+    /// A `for` loop.
+    For,
+    /// A `match` arm.
+    MatchArm,
+}
+
+impl BranchKind {
+    /// The kind as reports write it: `condition`, `if let`, `match arm`, ….
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BranchKind::Condition => "condition",
+            BranchKind::IfLet => "if let",
+            BranchKind::WhileLet => "while let",
+            BranchKind::LetElse => "let else",
+            BranchKind::For => "for",
+            BranchKind::MatchArm => "match arm",
+        }
+    }
+}
+
+impl fmt::Display for BranchKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// Which outcome of its branch a [`Branch`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// A condition was true.
+    True,
+    /// A condition was false.
+    False,
+    /// A `let` pattern matched.
+    Matched,
+    /// A `let` pattern did not match.
+    NotMatched,
+    /// A `for` loop's body was entered.
+    Entered,
+    /// A `for` loop was left.
+    Left,
+    /// A `match` arm was taken.
+    Taken,
+}
+
+impl Side {
+    /// The side as reports write it: `true`, `not matched`, `taken`, ….
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Side::True => "true",
+            Side::False => "false",
+            Side::Matched => "matched",
+            Side::NotMatched => "not matched",
+            Side::Entered => "entered",
+            Side::Left => "left",
+            Side::Taken => "taken",
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
     }
 }
 
@@ -197,10 +276,10 @@ impl Sites {
         format!("{}:{}:{}", self.file, b.line, b.col)
     }
 
-    /// `file:line:col `condition` outcome` of outcome `id`.
+    /// `file:line:col `condition` side` of outcome `id`.
     pub fn describe(&self, id: u32) -> String {
         let b = &self.branches[id as usize];
-        format!("{} `{}` {}", self.location(id), b.condition, b.outcome)
+        format!("{} `{}` {}", self.location(id), b.condition, b.side)
     }
 
     /// Number of control-dependence levels between outcome `id` and the

@@ -33,14 +33,14 @@ fn helper_sites(name: &str) -> &'static Sites {
         .unwrap_or_else(|| panic!("{name} is instrumented"))
 }
 
-/// `condition outcome` of every outcome `trace` covered in `sites`.
+/// `condition side` of every outcome `trace` covered in `sites`.
 fn covered(sites: &Sites, trace: &Trace) -> BTreeSet<String> {
     trace.covered(sites).map(|id| label(sites, id)).collect()
 }
 
 fn label(sites: &Sites, id: u32) -> String {
     let b = &sites.branches[id as usize];
-    format!("{} {}", b.condition, b.outcome)
+    format!("{} {}", b.condition, b.side)
 }
 
 fn labels(items: &[&str]) -> BTreeSet<String> {

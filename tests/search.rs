@@ -16,7 +16,7 @@ use carve::_internals::coverage::reach::{fitness_within, Reach};
 use carve::_internals::env::{Budget, DEFAULT_BUDGET};
 use carve::_internals::generation::generate::{generate, Existing, Quiet, Settings};
 use carve::_internals::generation::search::{Calls, Evaluate, Individual, Search};
-use carve::_internals::registry::{Registry, Target};
+use carve::_internals::registry::{Registry, Side, Target};
 use carve::_internals::value::Value;
 
 fn target(name: &str) -> &'static Target {
@@ -78,7 +78,7 @@ fn fitness_is_approach_level_plus_normalized_distance() {
     // The innermost `(x ^ y) & 0xff == 0x59` true is two levels below `x > 1_000_000`,
     // which missed by 1_000_000 - 5 + 1.
     let inner = (0..t.sites.branches.len() as u32)
-        .find(|id| t.sites.depth(*id) == 2 && t.sites.branches[*id as usize].outcome == "true")
+        .find(|id| t.sites.depth(*id) == 2 && t.sites.branches[*id as usize].side == Side::True)
         .unwrap();
     let f = fitness_within(t.sites, inner, &trace);
     assert_eq!((f.level, f.distance), (2, 999_996.0));

@@ -26,9 +26,11 @@ use syn::{BinOp, Block, Expr, Ident, Stmt, UnOp};
 
 /// One branch outcome, as emitted into the site table.
 pub struct Outcome {
+    /// A variant of `carve::registry::BranchKind`.
     kind: &'static str,
     condition: String,
-    outcome: String,
+    /// A variant of `carve::registry::Side`.
+    side: &'static str,
     line: usize,
     col: usize,
     parent: Option<usize>,
@@ -75,11 +77,23 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
 /// The site table's outcomes and call sites, as two static slices.
 pub fn table(table: &Table) -> (TokenStream, TokenStream) {
     let rows = table.outcomes.iter().map(|o| {
-        let Outcome { kind, condition, outcome, line, col, .. } = o;
+        let Outcome {
+            kind,
+            condition,
+            side,
+            line,
+            col,
+            ..
+        } = o;
+        let kind = Ident::new(kind, Span::call_site());
+        let side = Ident::new(side, Span::call_site());
         let (line, col) = (*line as u32, *col as u32);
         let parent = o.parent.map_or(u32::MAX, |p| p as u32);
         quote!(::carve::__private::cov::Branch {
-            kind: #kind, condition: #condition, outcome: #outcome, line: #line, col: #col, parent: #parent,
+            kind: ::carve::__private::cov::BranchKind::#kind,
+            condition: #condition,
+            side: ::carve::__private::cov::Side::#side,
+            line: #line, col: #col, parent: #parent,
         })
     });
     let calls = table.calls.iter().map(|c| {
@@ -109,16 +123,16 @@ impl Rewriter {
         kind: &'static str,
         at: &dyn ToTokens,
         condition: String,
-        outcomes: &[&str],
+        sides: &[&'static str],
         parent: Option<usize>,
     ) -> usize {
         let (line, col) = location(at);
         let first = self.outcomes.len();
-        for outcome in outcomes {
+        for &side in sides {
             self.outcomes.push(Outcome {
                 kind,
                 condition: condition.clone(),
-                outcome: (*outcome).to_owned(),
+                side,
                 line,
                 col,
                 parent,
@@ -175,10 +189,10 @@ impl Rewriter {
         }
         self.with_parent(parent, |r| r.visit_expr_mut(expr));
         let id = self.add(
-            "condition",
+            "Condition",
             expr,
             pretty(&*expr),
-            &["true", "false"],
+            &["True", "False"],
             parent,
         );
         let sites = &self.sites;
@@ -232,7 +246,7 @@ impl Rewriter {
             kind,
             &let_expr.pat,
             label,
-            &["matched", "not matched"],
+            &["Matched", "NotMatched"],
             self.parent,
         );
         (id, self.hit(id), self.hit(id + 1))
@@ -247,7 +261,7 @@ impl Rewriter {
         let Expr::Let(let_expr) = &mut *if_expr.cond else {
             return false;
         };
-        let (id, matched, unmatched) = self.let_outcomes("if let", let_expr);
+        let (id, matched, unmatched) = self.let_outcomes("IfLet", let_expr);
         let pat = &let_expr.pat;
         let mut then_branch = if_expr.then_branch.clone();
         self.with_parent(Some(id), |r| r.visit_block_mut(&mut then_branch));
@@ -274,7 +288,7 @@ impl Rewriter {
         let Expr::Let(let_expr) = &mut *while_expr.cond else {
             return false;
         };
-        let (id, matched, unmatched) = self.let_outcomes("while let", let_expr);
+        let (id, matched, unmatched) = self.let_outcomes("WhileLet", let_expr);
         let pat = &let_expr.pat;
         let mut body = while_expr.body.clone();
         self.with_parent(Some(id), |r| r.visit_block_mut(&mut body));
@@ -318,10 +332,10 @@ impl VisitMut for Rewriter {
                     pretty(&for_expr.expr)
                 );
                 let id = self.add(
-                    "for",
+                    "For",
                     &for_expr.pat,
                     label,
-                    &["entered", "left"],
+                    &["Entered", "Left"],
                     self.parent,
                 );
                 self.with_parent(Some(id), |r| r.visit_block_mut(&mut for_expr.body));
@@ -364,7 +378,7 @@ impl VisitMut for Rewriter {
                         }
                         pat => pretty(pat),
                     };
-                    let id = self.add("match arm", &arm.pat, label, &["taken"], body_parent);
+                    let id = self.add("MatchArm", &arm.pat, label, &["Taken"], body_parent);
                     self.with_parent(Some(id), |r| r.visit_expr_mut(&mut arm.body));
                     let (hit, body) = (self.hit(id), &arm.body);
                     *arm.body = syn::parse_quote!({ #hit #body });
@@ -390,10 +404,10 @@ impl VisitMut for Rewriter {
                 Some((pat, init, (_, diverge))) => {
                     self.visit_expr_mut(init);
                     let id = self.add(
-                        "let else",
+                        "LetElse",
                         pat,
                         format!("let {}", pretty(pat)),
-                        &["matched", "not matched"],
+                        &["Matched", "NotMatched"],
                         self.parent,
                     );
                     self.with_parent(Some(id + 1), |r| r.visit_expr_mut(diverge));
@@ -446,12 +460,7 @@ fn comparison(expr: &Expr) -> Option<(&Expr, (&'static str, TokenStream), &Expr)
 
 /// Line and column (from 1) where `tokens` start.
 fn location(tokens: &dyn ToTokens) -> (usize, usize) {
-    let span = tokens
-        .to_token_stream()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span());
-    span_location(span)
+    span_location(crate::first_span(tokens))
 }
 
 fn span_location(span: Span) -> (usize, usize) {

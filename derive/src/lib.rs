@@ -13,40 +13,62 @@ mod system_test;
 mod target;
 
 use proc_macro::TokenStream;
+use quote::ToTokens;
 
 /// See `carve::target`.
 #[proc_macro_attribute]
 pub fn target(attr: TokenStream, item: TokenStream) -> TokenStream {
-    target::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match target::expand(attr.into(), item.clone()) {
+        Ok(expanded) => expanded.into(),
+        Err(error) => with_error(target::keep(item), error),
+    }
 }
 
 /// See `carve::instrument`.
 #[proc_macro_attribute]
 pub fn instrument(attr: TokenStream, item: TokenStream) -> TokenStream {
-    instrument::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match instrument::expand(attr.into(), item.clone()) {
+        Ok(expanded) => expanded.into(),
+        Err(error) => with_error(item, error),
+    }
 }
 
 /// See `carve::system_test`.
 #[proc_macro_attribute]
 pub fn system_test(attr: TokenStream, item: TokenStream) -> TokenStream {
-    system_test::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match system_test::expand(attr.into(), item.clone()) {
+        Ok(expanded) => expanded.into(),
+        Err(error) => with_error(system_test::keep(item), error),
+    }
+}
+
+/// The item as it was, followed by the errors, as tokio's macros do: callers
+/// of the item still find it, so the errors are not buried under a cascade
+/// of "cannot find function".
+fn with_error(item: proc_macro2::TokenStream, error: syn::Error) -> TokenStream {
+    let mut tokens = item;
+    tokens.extend(error.into_compile_error());
+    tokens.into()
 }
 
 /// Collects errors so that one expansion reports all of them at once.
+///
+/// Dropping it without [`Errors::check`] panics, as serde_derive's `Ctxt`
+/// does: an error pushed and then dropped would compile the item silently.
 #[derive(Default)]
-struct Errors(Option<syn::Error>);
+struct Errors {
+    first: Option<syn::Error>,
+    checked: bool,
+}
 
 impl Errors {
     fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
+        match &mut self.first {
             Some(all) => all.combine(error),
-            None => self.0 = Some(error),
+            None => self.first = Some(error),
         }
     }
 
@@ -54,7 +76,66 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
-    fn check(self) -> syn::Result<()> {
-        self.0.map_or(Ok(()), Err)
+    /// Ends the collection with one more error, for when expansion cannot go on.
+    fn fail(mut self, error: syn::Error) -> syn::Error {
+        self.checked = true;
+        match self.first.take() {
+            Some(mut all) => {
+                all.combine(error);
+                all
+            }
+            None => error,
+        }
+    }
+
+    fn check(mut self) -> syn::Result<()> {
+        self.checked = true;
+        self.first.take().map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        if !self.checked && !std::thread::panicking() {
+            panic!("forgot to check for errors");
+        }
+    }
+}
+
+/// Where `tokens` start: the span of their first token, or the call site
+/// when there is none (a stable `Span` cannot cover a whole token stream).
+fn first_span(tokens: impl ToTokens) -> proc_macro2::Span {
+    tokens
+        .into_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "forgot to check for errors")]
+    fn errors_dropped_unchecked_panic() {
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(x), "lost");
+    }
+
+    #[test]
+    fn check_and_fail_report_every_error() {
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(a), "first");
+        errors.spanned(quote::quote!(b), "second");
+        let error = errors.check().unwrap_err();
+        assert_eq!(error.into_iter().count(), 2);
+
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(a), "first");
+        let error = errors.fail(syn::Error::new(proc_macro2::Span::call_site(), "last"));
+        let messages: Vec<_> = error.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages, ["first", "last"]);
+        assert!(Errors::default().check().is_ok());
     }
 }

@@ -6,7 +6,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{FnArg, GenericParam, Ident, Pat, ReceiverKind, ReturnType, Signature, Type};
 
-use crate::Errors;
+use crate::{first_span, Errors};
 
 /// How the replayed (owned) value is passed to the target.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -131,7 +131,7 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                 });
             }
             FnArg::Typed(pat_type) => {
-                let span = spanned(&*pat_type);
+                let span = first_span(&*pat_type);
                 let (name, binding, pattern) = match &*pat_type.pat {
                     Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                         let name = p.ident.to_string();
@@ -170,14 +170,6 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
         }
     }
     params
-}
-
-fn spanned(tokens: impl ToTokens) -> Span {
-    tokens
-        .into_token_stream()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span())
 }
 
 /// The owned type carved arguments of a parameter type `ty` deserialize into.

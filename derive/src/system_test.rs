@@ -7,14 +7,14 @@ use syn::{Expr, ItemFn, Lit, Meta};
 use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(
-            attr,
-            "`#[carve::system_test]` takes no arguments",
-        ));
-    }
-    let mut item: ItemFn = syn::parse2(item)?;
     let mut errors = Errors::default();
+    if !attr.is_empty() {
+        errors.spanned(attr, "`#[carve::system_test]` takes no arguments");
+    }
+    let item: ItemFn = match syn::parse2(item) {
+        Ok(item) => item,
+        Err(e) => return Err(errors.fail(e)),
+    };
     if !item.sig.inputs.is_empty() {
         errors.spanned(&item.sig.inputs, "a system test takes no arguments");
     }
@@ -40,13 +40,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
     }
     errors.check()?;
-    item.attrs
-        .retain(|a| !a.path().is_ident("ignore") && !a.path().is_ident("should_panic"));
-    let ident = &item.sig.ident;
+    let ident = item.sig.ident.clone();
+    let item = plain(item);
     let name = ident.to_string();
     let static_ident = format_ident!("__CARVE_SYSTEM_TEST_{}", ident);
     Ok(quote! {
-        #[allow(dead_code)]
         #item
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
@@ -64,6 +62,25 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         };
         ::carve::__private::inventory::submit! { ::carve::__private::SystemTestRef(&#static_ident) }
     })
+}
+
+/// The item kept when expansion fails: the function, not registered.
+pub fn keep(item: TokenStream) -> TokenStream {
+    match syn::parse2::<ItemFn>(item.clone()) {
+        Ok(item) => plain(item),
+        Err(_) => item,
+    }
+}
+
+/// The test function without the attributes carve reads; only carve's
+/// harness calls it.
+fn plain(mut item: ItemFn) -> TokenStream {
+    item.attrs
+        .retain(|a| !a.path().is_ident("ignore") && !a.path().is_ident("should_panic"));
+    quote! {
+        #[allow(dead_code)]
+        #item
+    }
 }
 
 /// `#[should_panic]` → `""`; `#[should_panic = "x"]` or `#[should_panic(expected = "x")]` → `"x"`.

@@ -1,7 +1,7 @@
 //! `#[carve::target]`: wraps a function (or the methods of an impl block) so
 //! that its calls are carved, and registers it with a replay function.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{
     Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility,
@@ -9,22 +9,38 @@ use syn::{
 
 use crate::instrument::{instrument_fn, Instrumented};
 use crate::params::{analyze, display_signature, Param, Pass};
-use crate::Errors;
+use crate::{first_span, Errors};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
     if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(
-            attr,
-            "`#[carve::target]` takes no arguments",
-        ));
+        errors.spanned(attr, "`#[carve::target]` takes no arguments");
     }
-    match syn::parse2::<Item>(item)? {
-        Item::Fn(item) => expand_fn(item),
-        Item::Impl(item) => expand_impl(item),
-        other => Err(syn::Error::new_spanned(
+    match syn::parse2::<Item>(item) {
+        Ok(Item::Fn(item)) => expand_fn(item, errors),
+        Ok(Item::Impl(item)) => expand_impl(item, errors),
+        Ok(other) => Err(errors.fail(syn::Error::new_spanned(
             other,
             "`#[carve::target]` goes on a function or an impl block",
-        )),
+        ))),
+        Err(e) => Err(errors.fail(e)),
+    }
+}
+
+/// The item kept when expansion fails: the methods of an impl block lose
+/// their `#[carve::target]` markers, which would otherwise expand on their
+/// own and fail again.
+pub fn keep(item: TokenStream) -> TokenStream {
+    match syn::parse2::<ItemImpl>(item.clone()) {
+        Ok(mut item) => {
+            for impl_item in &mut item.items {
+                if let ImplItem::Fn(method) = impl_item {
+                    method.attrs.retain(|a| !is_target_attr(a));
+                }
+            }
+            item.into_token_stream()
+        }
+        Err(_) => item,
     }
 }
 
@@ -117,7 +133,7 @@ impl TargetFn {
         let outcome_check = match &self.sig.output {
             ReturnType::Default => quote!(),
             ReturnType::Type(_, ty) => {
-                quote_spanned!(span_of(ty)=> ::carve::__private::assert_outcome::<#ty>();)
+                quote_spanned!(first_span(ty)=> ::carve::__private::assert_outcome::<#ty>();)
             }
         };
         let body = syn::parse_quote!({
@@ -206,16 +222,7 @@ impl TargetFn {
     }
 }
 
-fn span_of(tokens: impl ToTokens) -> Span {
-    tokens
-        .into_token_stream()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span())
-}
-
-fn expand_fn(mut item: ItemFn) -> syn::Result<TokenStream> {
-    let mut errors = Errors::default();
+fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
     let ident = &item.sig.ident;
     let target = TargetFn::new(item.sig.clone(), None, quote!(#ident), &mut errors);
     errors.check()?;
@@ -234,15 +241,19 @@ fn is_target_attr(attr: &Attribute) -> bool {
             && path.segments[1].ident == "target")
 }
 
-fn expand_impl(mut item: ItemImpl) -> syn::Result<TokenStream> {
-    let mut errors = Errors::default();
+fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStream> {
     if !item.generics.params.is_empty() {
         errors.spanned(
             &item.generics,
             "carve cannot carve methods of a generic impl block: carve a concrete function that calls them",
         );
     }
-    let type_name = self_type_name(&item)?;
+    // Without a name the methods are still checked, so that their errors
+    // are reported with this one.
+    let type_name = self_type_name(&item).unwrap_or_else(|e| {
+        errors.push(e);
+        String::new()
+    });
     let self_ty = (*item.self_ty).clone();
     let call_prefix = match &item.trait_ {
         Some((path, _)) => quote!(<#self_ty as #path>::),

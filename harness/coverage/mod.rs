@@ -511,7 +511,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Branch;
+    use crate::registry::{Branch, BranchKind, Side};
 
     fn d(op: Op, a: f64, b: f64) -> (f64, f64) {
         op.distances(Cmp::numeric(a - b))
@@ -599,17 +599,17 @@ mod tests {
             (1, 1),
             &[
                 Branch {
-                    kind: "condition",
+                    kind: BranchKind::Condition,
                     condition: "x < y",
-                    outcome: "true",
+                    side: Side::True,
                     line: 1,
                     col: 1,
                     parent: u32::MAX,
                 },
                 Branch {
-                    kind: "condition",
+                    kind: BranchKind::Condition,
                     condition: "x < y",
-                    outcome: "false",
+                    side: Side::False,
                     line: 1,
                     col: 1,
                     parent: u32::MAX,

@@ -236,7 +236,7 @@ impl Reach {
         out
     }
 
-    /// `file:line:col `condition` outcome` of `goal`, with the function's
+    /// `file:line:col `condition` side` of `goal`, with the function's
     /// name for goals outside the target.
     pub fn describe(&self, goal: u32) -> String {
         let (f, id) = self.index_of(goal);
@@ -295,13 +295,13 @@ impl Reach {
 mod tests {
     use super::*;
     use crate::coverage::{self, collect};
-    use crate::registry::{Branch, CallSite};
+    use crate::registry::{Branch, BranchKind, CallSite, Side};
 
-    const fn branch(outcome: &'static str, parent: u32) -> Branch {
+    const fn branch(side: Side, parent: u32) -> Branch {
         Branch {
-            kind: "condition",
+            kind: BranchKind::Condition,
             condition: "x",
-            outcome,
+            side,
             line: 1,
             col: 1,
             parent,
@@ -315,10 +315,10 @@ mod tests {
         "m.rs",
         (1, 5),
         &[
-            branch("true", u32::MAX),
-            branch("false", u32::MAX),
-            branch("true", 0),
-            branch("false", 0),
+            branch(Side::True, u32::MAX),
+            branch(Side::False, u32::MAX),
+            branch(Side::True, 0),
+            branch(Side::False, 0),
         ],
         &[],
     );
@@ -328,7 +328,7 @@ mod tests {
         "target",
         "m.rs",
         (6, 9),
-        &[branch("true", u32::MAX), branch("false", u32::MAX)],
+        &[branch(Side::True, u32::MAX), branch(Side::False, u32::MAX)],
         &[CallSite {
             callee: "helper",
             parent: 0,
@@ -339,7 +339,7 @@ mod tests {
         "other",
         "m.rs",
         (10, 11),
-        &[branch("true", u32::MAX)],
+        &[branch(Side::True, u32::MAX)],
         &[],
     );
 

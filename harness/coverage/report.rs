@@ -73,14 +73,29 @@ pub struct GenerationStats {
 }
 
 /// Whether a function is a target or a helper.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// Registered by `#[carve::target]`: its calls are carved.
     Target,
     /// Instrumented by `#[carve::instrument]` (or a method of a target's impl
     /// block that is not carved): counted where targets reach it.
     Helper,
+}
+
+impl Kind {
+    /// `target` or `helper`, as both reports write it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Target => "target",
+            Kind::Helper => "helper",
+        }
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// Coverage of one instrumented function's branch outcomes.
@@ -167,7 +182,7 @@ impl FunctionCoverage {
     /// `` `c == '%'` true `` for outcome `id`.
     pub fn describe(&self, id: u32) -> String {
         let b = &self.sites.branches[id as usize];
-        format!("`{}` {}", b.condition, b.outcome)
+        format!("`{}` {}", b.condition, b.side)
     }
 }
 
@@ -371,10 +386,7 @@ impl Report {
                         .join(", ")
                 ),
             };
-            let kind = match f.kind {
-                Kind::Target => "target",
-                Kind::Helper => "helper",
-            };
+            let kind = f.kind.as_str();
             let _ = writeln!(
                 out,
                 "  {:width$}  {kind}  {}  {detail}",
@@ -549,7 +561,7 @@ fn find_source(file: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use crate::coverage;
-    use crate::registry::Branch;
+    use crate::registry::{Branch, BranchKind, Side};
 
     static SITES: Sites = Sites::new(
         "krate::m",
@@ -558,17 +570,17 @@ mod tests {
         (1, 3),
         &[
             Branch {
-                kind: "condition",
+                kind: BranchKind::Condition,
                 condition: "x > 0",
-                outcome: "true",
+                side: Side::True,
                 line: 2,
                 col: 8,
                 parent: u32::MAX,
             },
             Branch {
-                kind: "condition",
+                kind: BranchKind::Condition,
                 condition: "x > 0",
-                outcome: "false",
+                side: Side::False,
                 line: 2,
                 col: 8,
                 parent: u32::MAX,
