@@ -112,10 +112,10 @@ pub use carve_derive::system_test;
 macro_rules! main {
     () => {
         fn main() {
-            $crate::__private::main($crate::__private::MainConfig {
+            $crate::_macro_support::main($crate::_macro_support::MainConfig {
                 manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                check_snapshot: |name: &str, observation: &$crate::__private::Observation| {
-                    $crate::__private::insta::assert_ron_snapshot!(name, observation);
+                check_snapshot: |name: &str, observation: &$crate::_macro_support::Observation| {
+                    $crate::_macro_support::insta::assert_ron_snapshot!(name, observation);
                 },
             })
         }
@@ -134,7 +134,7 @@ pub mod _internals {
 
 /// What generated code calls. Not a public API: no stability guarantees.
 #[doc(hidden)]
-pub mod __private {
+pub mod _macro_support {
     pub use ::insta;
     pub use ::inventory;
     pub use ::serde;

@@ -37,10 +37,10 @@ const SELF_TEST: &str = "CARVE_SELF_TEST";
 
 fn main() {
     if std::env::var_os(SELF_TEST).is_some() {
-        carve::__private::main(carve::__private::MainConfig {
+        carve::_macro_support::main(carve::_macro_support::MainConfig {
             manifest_dir: env!("CARGO_MANIFEST_DIR"),
-            check_snapshot: |name: &str, observation: &carve::__private::Observation| {
-                carve::__private::insta::assert_ron_snapshot!(name, observation);
+            check_snapshot: |name: &str, observation: &carve::_macro_support::Observation| {
+                carve::_macro_support::insta::assert_ron_snapshot!(name, observation);
             },
         })
     }

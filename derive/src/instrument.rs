@@ -65,7 +65,7 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
     // entered and took no branch from one never called.
     block.stmts.insert(
         0,
-        syn::parse_quote!(::carve::__private::cov::enter(&#sites);),
+        syn::parse_quote!(::carve::_macro_support::cov::enter(&#sites);),
     );
     let table = Table {
         outcomes: rewriter.outcomes,
@@ -89,17 +89,17 @@ pub fn table(table: &Table) -> (TokenStream, TokenStream) {
         let side = Ident::new(side, Span::call_site());
         let (line, col) = (*line as u32, *col as u32);
         let parent = o.parent.map_or(u32::MAX, |p| p as u32);
-        quote!(::carve::__private::cov::Branch {
-            kind: ::carve::__private::cov::BranchKind::#kind,
+        quote!(::carve::_macro_support::cov::Branch {
+            kind: ::carve::_macro_support::cov::BranchKind::#kind,
             condition: #condition,
-            side: ::carve::__private::cov::Side::#side,
+            side: ::carve::_macro_support::cov::Side::#side,
             line: #line, col: #col, parent: #parent,
         })
     });
     let calls = table.calls.iter().map(|c| {
         let callee = &c.callee;
         let parent = c.parent.map_or(u32::MAX, |p| p as u32);
-        quote!(::carve::__private::cov::CallSite { callee: #callee, parent: #parent })
+        quote!(::carve::_macro_support::cov::CallSite { callee: #callee, parent: #parent })
     });
     (quote!(&[#(#rows),*]), quote!(&[#(#calls),*]))
 }
@@ -202,20 +202,20 @@ impl Rewriter {
                 let op_token = &op.1;
                 let op_name = Ident::new(op.0, Span::call_site());
                 syn::parse_quote!(match (&(#left), &(#right)) {
-                    (__carve_l, __carve_r) => ::carve::__private::cov::compare(
+                    (__carve_l, __carve_r) => ::carve::_macro_support::cov::compare(
                         &#sites,
                         #id32,
                         *__carve_l #op_token *__carve_r,
-                        ::carve::__private::cov::Op::#op_name,
+                        ::carve::_macro_support::cov::Op::#op_name,
                         {
                             #[allow(unused_imports)]
-                            use ::carve::__private::cov::{KnownCmp as _, UnknownCmp as _};
-                            (&::carve::__private::cov::Probe(__carve_l, __carve_r)).cmp_info()
+                            use ::carve::_macro_support::cov::{KnownCmp as _, UnknownCmp as _};
+                            (&::carve::_macro_support::cov::Probe(__carve_l, __carve_r)).cmp_info()
                         },
                     ),
                 })
             }
-            None => syn::parse_quote!(::carve::__private::cov::boolean(&#sites, #id32, #expr)),
+            None => syn::parse_quote!(::carve::_macro_support::cov::boolean(&#sites, #id32, #expr)),
         };
         Exits {
             on_true: Some(id),
@@ -230,7 +230,7 @@ impl Rewriter {
 
     fn hit(&self, id: usize) -> Stmt {
         let (sites, id) = (&self.sites, id as u32);
-        syn::parse_quote!(::carve::__private::cov::hit(&#sites, #id);)
+        syn::parse_quote!(::carve::_macro_support::cov::hit(&#sites, #id);)
     }
 
     /// Instruments the scrutinee of a `let` condition and adds its matched
@@ -340,7 +340,7 @@ impl VisitMut for Rewriter {
                 );
                 self.with_parent(Some(id), |r| r.visit_block_mut(&mut for_expr.body));
                 let (sites, id32, iter) = (&self.sites, id as u32, &for_expr.expr);
-                *for_expr.expr = syn::parse_quote!(::carve::__private::cov::Loop::new(
+                *for_expr.expr = syn::parse_quote!(::carve::_macro_support::cov::Loop::new(
                     ::core::iter::IntoIterator::into_iter(#iter), &#sites, #id32
                 ));
             }
@@ -535,12 +535,12 @@ pub fn instrument_fn(
         };
         let body = match ret {
             Some(ret) => syn::parse_quote!({
-                if ::carve::__private::cov::active() {
-                    ::carve::__private::call_outlined(|| -> #ret #instrumented)
+                if ::carve::_macro_support::cov::active() {
+                    ::carve::_macro_support::call_outlined(|| -> #ret #instrumented)
                 } else #block
             }),
             None => syn::parse_quote!({
-                if ::carve::__private::cov::active() #instrumented else #block
+                if ::carve::_macro_support::cov::active() #instrumented else #block
             }),
         };
         (body, table(&found))
@@ -548,10 +548,10 @@ pub fn instrument_fn(
     let sites_static = quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
-        static #sites: ::carve::__private::cov::Sites = ::carve::__private::cov::Sites::new(
+        static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
             ::core::module_path!(), #function, ::core::file!(), (#first, #last), #outcomes, #calls,
         );
-        ::carve::__private::inventory::submit! { ::carve::__private::cov::SitesRef(&#sites) }
+        ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
     };
     Instrumented { body, sites_static }
 }

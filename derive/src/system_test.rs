@@ -48,19 +48,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #item
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
-        static #static_ident: ::carve::__private::SystemTest = ::carve::__private::SystemTest {
+        static #static_ident: ::carve::_macro_support::SystemTest = ::carve::_macro_support::SystemTest {
             module_path: ::core::module_path!(),
             fn_name: #name,
             ignored: #ignored,
             should_panic: #should_panic,
             run: {
                 fn __carve_run() -> ::core::result::Result<(), ::std::string::String> {
-                    ::carve::__private::TestResult::into_test_result(#ident())
+                    ::carve::_macro_support::TestResult::into_test_result(#ident())
                 }
                 __carve_run
             },
         };
-        ::carve::__private::inventory::submit! { ::carve::__private::SystemTestRef(&#static_ident) }
+        ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::SystemTestRef(&#static_ident) }
     })
 }
 

@@ -133,20 +133,20 @@ impl TargetFn {
         let outcome_check = match &self.sig.output {
             ReturnType::Default => quote!(),
             ReturnType::Type(_, ty) => {
-                quote_spanned!(first_span(ty)=> ::carve::__private::assert_outcome::<#ty>();)
+                quote_spanned!(first_span(ty)=> ::carve::_macro_support::assert_outcome::<#ty>();)
             }
         };
         let body = syn::parse_quote!({
             #outcome_check
-            let __carve_frame = if ::carve::__private::is_recording() {
-                ::carve::__private::begin(&#static_ident, |__carve_args| { #(#captures)* })
+            let __carve_frame = if ::carve::_macro_support::is_recording() {
+                ::carve::_macro_support::begin(&#static_ident, |__carve_args| { #(#captures)* })
             } else {
                 ::core::option::Option::None
             };
             #(#destructure)*
             let __carve_body = || -> #ret #block;
             match __carve_frame {
-                ::core::option::Option::None => ::carve::__private::call_once(__carve_body),
+                ::core::option::Option::None => ::carve::_macro_support::call_once(__carve_body),
                 ::core::option::Option::Some(__carve_frame) => __carve_frame.finish(
                     ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body)),
                     |__carve_after| { #(#afters)* },
@@ -179,7 +179,7 @@ impl TargetFn {
         let owned = self.params.iter().map(|p| &p.owned);
         let asserts = self.params.iter().map(|p| {
             let owned = &p.owned;
-            quote_spanned!(p.span=> const _: () = ::carve::__private::assert_arg::<#owned>();)
+            quote_spanned!(p.span=> const _: () = ::carve::_macro_support::assert_arg::<#owned>();)
         });
         let pass = self.params.iter().zip(&fields).map(|(p, f)| p.pass(f));
         let afters = self.params.iter().zip(&fields).filter_map(|(p, f)| {
@@ -192,7 +192,7 @@ impl TargetFn {
         quote! {
             #[doc(hidden)]
             #[allow(non_upper_case_globals)]
-            static #static_ident: ::carve::__private::Target = ::carve::__private::Target {
+            static #static_ident: ::carve::_macro_support::Target = ::carve::_macro_support::Target {
                 module_path: ::core::module_path!(),
                 fn_name: #fn_name,
                 signature: #display,
@@ -201,23 +201,23 @@ impl TargetFn {
                 sites: &#sites_ident,
                 replay: {
                     #[allow(unused_mut, non_snake_case, non_camel_case_types, clippy::needless_borrow)]
-                    fn __carve_replay(__carve_input: ::carve::__private::ArgsInput<'_>) -> ::carve::__private::ReplayResult {
+                    fn __carve_replay(__carve_input: ::carve::_macro_support::ArgsInput<'_>) -> ::carve::_macro_support::ReplayResult {
                         #(#asserts)*
-                        #[derive(::carve::__private::serde::Serialize, ::carve::__private::serde::Deserialize)]
-                        #[serde(crate = "::carve::__private::serde", deny_unknown_fields)]
+                        #[derive(::carve::_macro_support::serde::Serialize, ::carve::_macro_support::serde::Deserialize)]
+                        #[serde(crate = "::carve::_macro_support::serde", deny_unknown_fields)]
                         struct arguments { #( #[serde(rename = #names)] #fields: #owned, )* }
-                        let __carve_args: arguments = ::carve::__private::parse_args(__carve_input)?;
+                        let __carve_args: arguments = ::carve::_macro_support::parse_args(__carve_input)?;
                         let __carve_args_value = __carve_input.to_value(&__carve_args)?;
                         let arguments { #( #fields: mut #fields, )* } = __carve_args;
-                        let __carve_outcome = ::carve::__private::observe(|| #call_path(#(#pass),*));
-                        let mut __carve_after = ::carve::__private::ArgsBuilder::default();
+                        let __carve_outcome = ::carve::_macro_support::observe(|| #call_path(#(#pass),*));
+                        let mut __carve_after = ::carve::_macro_support::ArgsBuilder::default();
                         #(#afters)*
-                        ::carve::__private::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
+                        ::carve::_macro_support::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
                     }
                     __carve_replay
                 },
             };
-            ::carve::__private::inventory::submit! { ::carve::__private::TargetRef(&#static_ident) }
+            ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::TargetRef(&#static_ident) }
         }
     }
 }
