@@ -90,8 +90,8 @@ pub struct Branch {
     pub line: u32,
     /// Column of the condition (from 1; 0 when unknown).
     pub col: u32,
-    /// The outcome that must be taken for this one to be reached
-    /// (`u32::MAX`: none, the function's entry).
+    /// The branch that must be taken for this one to be reached
+    /// (`u32::MAX`: none, reached whenever the function runs).
     pub parent: u32,
 }
 
@@ -188,8 +188,8 @@ pub struct CallSite {
     /// The callee's path as written (`part`, `Self::part`, `triple::part`),
     /// or a method's name.
     pub callee: &'static str,
-    /// The outcome that must be taken for the call to be made (`u32::MAX`:
-    /// none, the function's entry).
+    /// The branch that must be taken for the call to be made (`u32::MAX`:
+    /// none, made whenever the function runs).
     pub parent: u32,
 }
 
@@ -282,8 +282,8 @@ impl Sites {
         format!("{} `{}` {}", self.location(id), b.condition, b.side)
     }
 
-    /// Number of control-dependence levels between outcome `id` and the
-    /// function's entry (0 for a top-level outcome).
+    /// Number of control-dependence levels above branch `id` (0 for a
+    /// branch reached whenever the function runs).
     pub fn depth(&self, id: u32) -> u32 {
         let mut depth = 0;
         let mut current = self.branches[id as usize].parent();

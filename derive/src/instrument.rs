@@ -25,7 +25,7 @@ use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Stmt, UnOp};
 
 /// One branch outcome, as emitted into the site table.
-pub struct Outcome {
+pub struct BranchRow {
     /// A variant of `carve::registry::BranchKind`.
     kind: &'static str,
     condition: String,
@@ -46,16 +46,16 @@ pub struct CallSite {
 
 /// What instrumenting a body found.
 pub struct Table {
-    outcomes: Vec<Outcome>,
+    branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
 }
 
 /// Rewrites `block` to record into the site table `sites`; returns the
-/// rewritten block and the table's outcomes and call sites.
+/// rewritten block and the table's branches and call sites.
 pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
     let mut rewriter = Rewriter {
         sites: sites.clone(),
-        outcomes: Vec::new(),
+        branches: Vec::new(),
         calls: Vec::new(),
         parent: None,
     };
@@ -68,16 +68,16 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
         syn::parse_quote!(::carve::_macro_support::cov::enter(&#sites);),
     );
     let table = Table {
-        outcomes: rewriter.outcomes,
+        branches: rewriter.branches,
         calls: rewriter.calls,
     };
     (block, table)
 }
 
-/// The site table's outcomes and call sites, as two static slices.
+/// The site table's branches and call sites, as two static slices.
 pub fn table(table: &Table) -> (TokenStream, TokenStream) {
-    let rows = table.outcomes.iter().map(|o| {
-        let Outcome {
+    let rows = table.branches.iter().map(|o| {
+        let BranchRow {
             kind,
             condition,
             side,
@@ -106,7 +106,7 @@ pub fn table(table: &Table) -> (TokenStream, TokenStream) {
 
 struct Rewriter {
     sites: Ident,
-    outcomes: Vec<Outcome>,
+    branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
     parent: Option<usize>,
 }
@@ -127,9 +127,9 @@ impl Rewriter {
         parent: Option<usize>,
     ) -> usize {
         let (line, col) = location(at);
-        let first = self.outcomes.len();
+        let first = self.branches.len();
         for &side in sides {
-            self.outcomes.push(Outcome {
+            self.branches.push(BranchRow {
                 kind,
                 condition: condition.clone(),
                 side,
@@ -234,8 +234,8 @@ impl Rewriter {
     }
 
     /// Instruments the scrutinee of a `let` condition and adds its matched
-    /// and not-matched outcomes; returns the first id and the two hits.
-    fn let_outcomes(
+    /// and not-matched branches; returns the first id and the two hits.
+    fn let_branches(
         &mut self,
         kind: &'static str,
         let_expr: &mut syn::ExprLet,
@@ -253,7 +253,7 @@ impl Rewriter {
     }
 
     /// `if let P = E { A } else { B }` → `match E { P => { hit; A } _ => { hit; B } }`
-    /// (its desugaring), so both outcomes can be recorded.
+    /// (its desugaring), so both branches can be recorded.
     fn if_let(&mut self, expr: &mut Expr) -> bool {
         let Expr::If(if_expr) = expr else {
             return false;
@@ -261,7 +261,7 @@ impl Rewriter {
         let Expr::Let(let_expr) = &mut *if_expr.cond else {
             return false;
         };
-        let (id, matched, unmatched) = self.let_outcomes("IfLet", let_expr);
+        let (id, matched, unmatched) = self.let_branches("IfLet", let_expr);
         let pat = &let_expr.pat;
         let mut then_branch = if_expr.then_branch.clone();
         self.with_parent(Some(id), |r| r.visit_block_mut(&mut then_branch));
@@ -288,7 +288,7 @@ impl Rewriter {
         let Expr::Let(let_expr) = &mut *while_expr.cond else {
             return false;
         };
-        let (id, matched, unmatched) = self.let_outcomes("WhileLet", let_expr);
+        let (id, matched, unmatched) = self.let_branches("WhileLet", let_expr);
         let pat = &let_expr.pat;
         let mut body = while_expr.body.clone();
         self.with_parent(Some(id), |r| r.visit_block_mut(&mut body));
@@ -519,7 +519,7 @@ pub fn instrument_fn(
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
-    let (body, (outcomes, calls)) = if cfg!(feature = "no-instrument") {
+    let (body, (branches, calls)) = if cfg!(feature = "no-instrument") {
         (block.clone(), (quote!(&[]), quote!(&[])))
     } else {
         let (instrumented, found) = instrument(block, sites);
@@ -549,7 +549,7 @@ pub fn instrument_fn(
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
-            ::core::module_path!(), #function, ::core::file!(), (#first, #last), #outcomes, #calls,
+            ::core::module_path!(), #function, ::core::file!(), (#first, #last), #branches, #calls,
         );
         ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
     };

@@ -57,14 +57,14 @@ fn register(sites: &'static Sites) -> u32 {
 }
 
 /// The id under which entering the function of `sites` is recorded: the
-/// slot after its outcomes.
-fn entry_id(sites: &Sites) -> u32 {
+/// slot after its branches.
+fn entered_slot(sites: &Sites) -> u32 {
     sites.branches.len() as u32
 }
 
-/// Global indices a table takes: its outcomes and its entry.
+/// Global indices a table takes: its branches and its entered slot.
 fn slots(sites: &Sites) -> u32 {
-    entry_id(sites) + 1
+    entered_slot(sites) + 1
 }
 
 /// Registered tables by base index, in registration order.
@@ -132,7 +132,7 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
 /// starts with this).
 #[inline]
 pub fn enter(sites: &'static Sites) {
-    record(sites, entry_id(sites), [0.0]);
+    record(sites, entered_slot(sites), [0.0]);
 }
 
 /// Records that outcome `id` was taken.
@@ -417,16 +417,16 @@ impl Trace {
             .map(|(id, _)| id)
     }
 
-    /// Outcomes of `sites` that were reached, with their distances.
+    /// Branches of `sites` that were reached, with their distances.
     pub fn reached<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = (u32, f64)> + 'a {
-        let outcomes = sites.branches.len() as u32;
-        self.of(sites).filter(move |(id, _)| *id < outcomes)
+        let branches = sites.branches.len() as u32;
+        self.of(sites).filter(move |(id, _)| *id < branches)
     }
 
     /// Whether the call entered the function of `sites`.
     pub fn entered(&self, sites: &Sites) -> bool {
-        let entry = entry_id(sites);
-        self.of(sites).any(|(id, _)| id == entry)
+        let entered = entered_slot(sites);
+        self.of(sites).any(|(id, _)| id == entered)
     }
 
     /// The instrumented functions the call entered, directly or through
@@ -434,11 +434,11 @@ impl Trace {
     pub fn functions(&self) -> impl Iterator<Item = &'static Sites> + '_ {
         self.reached
             .iter()
-            .filter(|(sites, id, _)| *id == entry_id(sites))
+            .filter(|(sites, id, _)| *id == entered_slot(sites))
             .map(|(sites, _, _)| *sites)
     }
 
-    /// Everything recorded for `sites`: outcomes and the entry.
+    /// Everything recorded for `sites`: branches and the entered slot.
     fn of<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = (u32, f64)> + 'a {
         let start = self
             .reached

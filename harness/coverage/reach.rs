@@ -79,12 +79,12 @@ impl Fitness {
     }
 }
 
-/// The fitness of a call (its `trace`) for outcome `target` of `sites`,
-/// within that function: when the call reached no ancestor of `target`, one
-/// level above the function's top-level outcomes, at infinite distance.
-pub fn fitness_within(sites: &Sites, target: u32, trace: &Trace) -> Fitness {
+/// The fitness of a call (its `trace`) for branch `id` of `sites`, within
+/// that function: when the call reached no ancestor of `id`, one level above
+/// the function's top-level branches, at infinite distance.
+pub fn fitness_within(sites: &Sites, id: u32, trace: &Trace) -> Fitness {
     let mut level = 0;
-    let mut node = target;
+    let mut node = id;
     loop {
         if let Some(distance) = trace.distance(sites, node) {
             return Fitness { level, distance };
@@ -214,7 +214,7 @@ impl Reach {
         (f, goal - self.offsets[f])
     }
 
-    fn outcomes(&self, function: usize) -> u32 {
+    fn branch_count(&self, function: usize) -> u32 {
         self.functions[function].branches.len() as u32
     }
 
@@ -224,7 +224,7 @@ impl Reach {
             .functions
             .iter()
             .position(|f| std::ptr::eq(*f, sites))?;
-        (id < self.outcomes(f)).then(|| self.offsets[f] + id)
+        (id < self.branch_count(f)).then(|| self.offsets[f] + id)
     }
 
     /// The goals a call took.
