@@ -132,7 +132,31 @@ fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
     assert_eq!(target["branches"], 0);
     assert_eq!(target["reach_branches"], 21);
     assert_eq!(target["carved_calls"], 2);
-    assert!(report.summary().contains("reached from url::parse_query"));
+    insta::assert_snapshot!(report.summary(), @r"
+    carve: branch coverage of instrumented functions by carved and generated calls
+      function               kind    own outcomes      targets: outcomes of all they reach
+      cgi::cgi_decode        target     7/8     87.5%  not called
+      url::parse_query       target     -              reach   15/21    71.4%  (2 carved, 0 generated calls)
+      url::query::pair_of    helper     2/5     40.0%  reached from url::parse_query
+      url::query::pairs      helper     3/4     75.0%  reached from url::parse_query
+      url::query::separator  helper     3/4     75.0%  reached from url::parse_query
+      url::urlparse          target     0/12     0.0%  not called
+      total                            15/33    45.5%
+    ");
+    insta::assert_snapshot!(report.annotate("url::query::pairs"), @r"
+    url::query::pairs: 3/4 branch outcomes covered (75.0%), tests/dogfood/url.rs
+        70     pub fn pairs(query: &str) -> Result<Vec<(String, String)>, DecodeError> {
+        71         let mut out = Vec::new();
+        72         for pair in query.split(separator(query)) {
+    #   73             if pair.is_empty() {
+                          ^ missed: `pair.is_empty()` true (closest distance 1)
+        74                 continue;
+        75             }
+        76             out.push(pair_of(pair)?);
+        77         }
+        78         Ok(out)
+        79     }
+    ");
 }
 
 #[test]
