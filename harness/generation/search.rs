@@ -9,8 +9,8 @@
 //! its variables are the tree's leaves (integers, floats, chars, bools, the
 //! characters of strings), plus string and sequence lengths.
 //!
-//! Two algorithms share one archive (the best call per uncovered outcome):
-//! - [`Search::avm`], the alternating variable method per outcome: for each
+//! Two algorithms share one archive (the best call per uncovered goal):
+//! - [`Search::avm`], the alternating variable method per goal: for each
 //!   variable, exploratory ±1 moves, then pattern moves that double the step
 //!   while they improve, then halving steps back, plus a secant step that
 //!   jumps to where a linear distance would be 0. A move that breaks an
@@ -18,12 +18,13 @@
 //!   variables; when no move improves, the search perturbs the best call
 //!   (iterated local search) rather than restart from scratch.
 //! - [`Search::evolve`], a many-objective genetic algorithm in the spirit of
-//!   MOSA: tournament selection on the outcomes still uncovered, crossover
+//!   MOSA: tournament selection on the goals still uncovered, crossover
 //!   of value trees, mutation with the same moves.
 //!
 //! Goals are the branch outcomes of every function in the target's
 //! [`Reach`]: helpers count, and a helper no call entered yet is approached
-//! through the call sites that lead to it.
+//! through the call sites that lead to it. (Here a goal is an outcome id; the
+//! target is the `#[carve::target]` function whose calls search makes.)
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -355,7 +356,7 @@ pub struct Search {
     reach: Reach,
     /// Goals still uncovered.
     pub uncovered: BTreeSet<u32>,
-    /// Best individual per uncovered outcome.
+    /// Best individual per uncovered goal.
     archive: BTreeMap<u32, (Fitness, Individual)>,
     rng: StdRng,
     /// Inside a repair: moves are not repaired again.
@@ -393,7 +394,7 @@ impl Search {
         self
     }
 
-    /// Records an evaluated call; returns the outcomes it covered first.
+    /// Records an evaluated call; returns the goals it covered first.
     fn offer(&mut self, individual: Individual) -> Vec<u32> {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
@@ -442,29 +443,29 @@ impl Search {
         Some(individual)
     }
 
-    /// Runs the alternating variable method on each uncovered outcome in
+    /// Runs the alternating variable method on each uncovered goal in
     /// turn (closest first) until all are covered or the budget is spent.
-    /// Returns the calls that covered outcomes first, with those outcomes.
+    /// Returns the calls that covered goals first, with those goals.
     pub fn avm(&mut self, eval: &mut dyn Evaluate) -> Vec<(Value, Vec<u32>)> {
         let mut found = Vec::new();
         let mut stalled: BTreeSet<u32> = BTreeSet::new();
         while !eval.exhausted() {
-            let Some(target) = self.next_target(&stalled) else {
+            let Some(goal) = self.next_goal(&stalled) else {
                 if stalled.is_empty() {
                     break;
                 }
                 stalled.clear();
                 continue;
             };
-            if !self.climb(target, eval, &mut found) {
-                stalled.insert(target);
+            if !self.climb(goal, eval, &mut found) {
+                stalled.insert(goal);
             }
         }
         found
     }
 
-    /// The uncovered outcome whose best call is closest, skipping `stalled`.
-    fn next_target(&self, stalled: &BTreeSet<u32>) -> Option<u32> {
+    /// The uncovered goal whose best call is closest, skipping `stalled`.
+    fn next_goal(&self, stalled: &BTreeSet<u32>) -> Option<u32> {
         self.uncovered
             .iter()
             .filter(|id| !stalled.contains(id))
@@ -477,29 +478,29 @@ impl Search {
             .map(|(id, _)| id)
     }
 
-    /// Hill-climbs towards `target` from its best call, with perturbations
-    /// when stuck. Returns whether it covered the target.
+    /// Hill-climbs towards `goal` from its best call, with perturbations
+    /// when stuck. Returns whether it covered the goal.
     fn climb(
         &mut self,
-        target: u32,
+        goal: u32,
         eval: &mut dyn Evaluate,
         found: &mut Vec<(Value, Vec<u32>)>,
     ) -> bool {
-        let Some((mut best_f, best)) = self.archive.get(&target).cloned() else {
+        let Some((mut best_f, best)) = self.archive.get(&goal).cloned() else {
             return false;
         };
         let mut current = best.args;
         let mut stuck_rounds = 0;
         const ROUNDS: u32 = 64;
         const PERTURBATIONS: u32 = 64;
-        while !eval.exhausted() && stuck_rounds < ROUNDS && self.uncovered.contains(&target) {
+        while !eval.exhausted() && stuck_rounds < ROUNDS && self.uncovered.contains(&goal) {
             let mut improved = false;
             for var in variables(&current) {
-                if !self.uncovered.contains(&target) || eval.exhausted() {
+                if !self.uncovered.contains(&goal) || eval.exhausted() {
                     break;
                 }
                 if let Some((args, f)) =
-                    self.avm_variable(target, &current, best_f, &var, eval, found)
+                    self.avm_variable(goal, &current, best_f, &var, eval, found)
                 {
                     current = args;
                     best_f = f;
@@ -516,10 +517,10 @@ impl Search {
             // last one that kept the approach level is, to move on.
             let mut sideways = None;
             for _ in 0..PERTURBATIONS {
-                if eval.exhausted() || !self.uncovered.contains(&target) {
+                if eval.exhausted() || !self.uncovered.contains(&goal) {
                     break;
                 }
-                if let Some((args, f)) = self.perturb(target, &current, best_f, eval, found) {
+                if let Some((args, f)) = self.perturb(goal, &current, best_f, eval, found) {
                     if f.better_than(best_f) {
                         sideways = Some((args, f));
                         break;
@@ -532,13 +533,13 @@ impl Search {
                 best_f = f;
             }
         }
-        !self.uncovered.contains(&target)
+        !self.uncovered.contains(&goal)
     }
 
     /// Tries one variable: exploratory ±1, pattern moves, halving, secant.
     fn avm_variable(
         &mut self,
-        target: u32,
+        goal: u32,
         current: &Value,
         current_f: Fitness,
         var: &Path,
@@ -555,7 +556,7 @@ impl Search {
         };
         for direction in [unit, -unit] {
             let Some((args, f)) =
-                self.try_move(target, &best.0, best.1, var, direction, eval, found)
+                self.try_move(goal, &best.0, best.1, var, direction, eval, found)
             else {
                 continue;
             };
@@ -577,7 +578,7 @@ impl Search {
                     let mut improved = false;
                     for d in [direction.signum() * jump, -direction.signum() * jump] {
                         if let Some((a, f2)) =
-                            self.try_move(target, &best.0, best.1, var, d, eval, found)
+                            self.try_move(goal, &best.0, best.1, var, d, eval, found)
                         {
                             if f2.better_than(best.1) {
                                 best = (a, f2);
@@ -598,7 +599,7 @@ impl Search {
             // Pattern moves: double the step while it improves, then halve back.
             let mut step = 2i128;
             while !best.1.covered() && !eval.exhausted() {
-                match self.try_move(target, &best.0, best.1, var, direction * step, eval, found) {
+                match self.try_move(goal, &best.0, best.1, var, direction * step, eval, found) {
                     Some((a, f)) if f.better_than(best.1) => {
                         best = (a, f);
                         step = step.saturating_mul(2);
@@ -610,7 +611,7 @@ impl Search {
                 step /= 2;
                 for d in [direction * step, -direction * step] {
                     if let Some((a, f)) =
-                        self.try_move(target, &best.0, best.1, var, d, eval, found)
+                        self.try_move(goal, &best.0, best.1, var, d, eval, found)
                     {
                         if f.better_than(best.1) {
                             best = (a, f);
@@ -629,7 +630,7 @@ impl Search {
     #[allow(clippy::too_many_arguments)]
     fn try_move(
         &mut self,
-        target: u32,
+        goal: u32,
         from: &Value,
         from_f: Fitness,
         var: &Path,
@@ -639,9 +640,9 @@ impl Search {
     ) -> Option<(Value, Fitness)> {
         let args = moved(from, var, delta)?;
         let individual = self.evaluate(eval, args, found)?;
-        let f = self.reach.fitness(target, &individual.trace);
+        let f = self.reach.fitness(goal, &individual.trace);
         if f.level > from_f.level && from_f.level != u32::MAX && !self.repairing {
-            return self.repair(target, individual.args, f, var, from_f.level, eval, found);
+            return self.repair(goal, individual.args, f, var, from_f.level, eval, found);
         }
         Some((individual.args, f))
     }
@@ -651,7 +652,7 @@ impl Search {
     #[allow(clippy::too_many_arguments)]
     fn repair(
         &mut self,
-        target: u32,
+        goal: u32,
         mut args: Value,
         mut f: Fitness,
         moved_var: &Path,
@@ -664,7 +665,7 @@ impl Search {
             if var == *moved_var || var.starts_with(moved_var) || eval.exhausted() {
                 continue;
             }
-            if let Some((a, f2)) = self.avm_variable(target, &args, f, &var, eval, found) {
+            if let Some((a, f2)) = self.avm_variable(goal, &args, f, &var, eval, found) {
                 args = a;
                 f = f2;
                 if f.level <= level {
@@ -680,7 +681,7 @@ impl Search {
     /// approach level of `current`.
     fn perturb(
         &mut self,
-        target: u32,
+        goal: u32,
         current: &Value,
         current_f: Fitness,
         eval: &mut dyn Evaluate,
@@ -705,7 +706,7 @@ impl Search {
         };
         if let Some(args) = structural {
             let individual = self.evaluate(eval, args, found)?;
-            let f = self.reach.fitness(target, &individual.trace);
+            let f = self.reach.fitness(goal, &individual.trace);
             return (f.level <= current_f.level).then_some((individual.args, f));
         }
         let magnitude = 1i128 << self.rng.random_range(0..20u32);
@@ -713,7 +714,7 @@ impl Search {
             0 => 1,
             delta => delta,
         };
-        let (args, f) = self.try_move(target, current, current_f, &var, delta, eval, found)?;
+        let (args, f) = self.try_move(goal, current, current_f, &var, delta, eval, found)?;
         (f.level <= current_f.level).then_some((args, f))
     }
 
@@ -784,8 +785,8 @@ impl Search {
 
     /// A many-objective genetic algorithm (MOSA-style) over the archive and
     /// `population`: each generation selects parents by tournament on their
-    /// best fitness for any uncovered outcome, crosses value trees over and
-    /// mutates them, and keeps the best per outcome.
+    /// best fitness for any uncovered goal, crosses value trees over and
+    /// mutates them, and keeps the best per goal.
     pub fn evolve(&mut self, eval: &mut dyn Evaluate, population: usize) -> Vec<(Value, Vec<u32>)> {
         let mut found = Vec::new();
         let mut pool: Vec<Value> = self.archive.values().map(|(_, i)| i.args.clone()).collect();
@@ -804,7 +805,7 @@ impl Search {
                 }
                 let _ = self.evaluate(eval, child, &mut found);
             }
-            // Survivors: the archive's best per uncovered outcome.
+            // Survivors: the archive's best per uncovered goal.
             pool = self.archive.values().map(|(_, i)| i.args.clone()).collect();
         }
         found
