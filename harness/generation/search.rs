@@ -123,10 +123,7 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
     let (last, parents) = path
         .split_last()
         .map_or((None, path), |(l, p)| (Some(*l), p));
-    let mut node = &mut out;
-    for index in parents {
-        node = child_mut(node, *index)?;
-    }
+    let mut node = get_mut(&mut out, parents)?;
     // A string character: `path` ends with the character's index.
     if let (Value::Str(s), Some(i)) = (&mut *node, last) {
         let mut chars: Vec<char> = s.chars().collect();
@@ -138,7 +135,14 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
     if let Some(i) = last {
         node = child_mut(node, i)?;
     }
-    *node = match &*node {
+    *node = shifted(node, delta)?;
+    Some(out)
+}
+
+/// The leaf `value` moved by `delta`, by its kind; `None` when the move
+/// changes nothing or `value` is not a variable.
+fn shifted(value: &Value, delta: i128) -> Option<Value> {
+    Some(match value {
         // Integers saturate at their type's bounds: a jump past the end
         // lands on the boundary, and a move that changes nothing is none.
         Value::I64(n) => {
@@ -178,8 +182,7 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
             Value::Seq(items)
         }
         _ => return None,
-    };
-    Some(out)
+    })
 }
 
 /// Paths of the enum values inside `value`.
@@ -197,6 +200,13 @@ fn enum_paths(value: &Value) -> Vec<Path> {
     let mut out = Vec::new();
     walk(value, &mut Vec::new(), &mut out);
     out
+}
+
+/// The enum values inside `value`, in the order of [`enum_paths`].
+fn enum_values(value: &Value) -> impl Iterator<Item = &Value> {
+    enum_paths(value)
+        .into_iter()
+        .filter_map(move |path| get(value, &path))
 }
 
 fn enum_name(value: &Value) -> Option<&'static str> {
@@ -551,16 +561,15 @@ impl Search {
         let path = &paths[self.rng.random_range(0..paths.len())];
         let here = get(current, path)?;
         let mut others: Vec<Value> = Vec::new();
-        for (_, individual) in self.archive.values() {
-            for p in enum_paths(&individual.args) {
-                if let Some(v) = get(&individual.args, &p) {
-                    if enum_name(v) == enum_name(here)
-                        && variant_name(v) != variant_name(here)
-                        && !others.contains(v)
-                    {
-                        others.push(v.clone());
-                    }
-                }
+        let seen = self
+            .archive
+            .values()
+            .flat_map(|(_, i)| enum_values(&i.args));
+        for v in seen {
+            let other_variant =
+                enum_name(v) == enum_name(here) && variant_name(v) != variant_name(here);
+            if other_variant && !others.contains(v) {
+                others.push(v.clone());
             }
         }
         if others.is_empty() {
@@ -922,24 +931,30 @@ fn crossover(a: &Value, b: &Value, rng: &mut StdRng) -> Value {
     // Whole enum values first (variants travel between parents), then leaves.
     for path in enum_paths(a) {
         if rng.random_bool(0.5) {
-            if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
-                if enum_name(from_b).is_some() && enum_name(from_b) == enum_name(slot) {
-                    *slot = from_b.clone();
-                }
-            }
+            take_from(&mut child, b, &path, |from, slot| {
+                enum_name(from).is_some() && enum_name(from) == enum_name(slot)
+            });
         }
     }
     let paths = variables(&child);
     for path in paths {
         if rng.random_bool(0.5) {
-            if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
-                if std::mem::discriminant(from_b) == std::mem::discriminant(slot) {
-                    *slot = from_b.clone();
-                }
-            }
+            take_from(&mut child, b, &path, |from, slot| {
+                std::mem::discriminant(from) == std::mem::discriminant(slot)
+            });
         }
     }
     child
+}
+
+/// Copies the node at `path` of `from` into `to` when both trees have one
+/// there and `fits(from's, to's)` holds.
+fn take_from(to: &mut Value, from: &Value, path: &[usize], fits: fn(&Value, &Value) -> bool) {
+    if let (Some(node), Some(slot)) = (get(from, path), get_mut(to, path)) {
+        if fits(node, slot) {
+            *slot = node.clone();
+        }
+    }
 }
 
 fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
