@@ -631,6 +631,7 @@ impl Search {
 }
 
 impl<'a> Run<'a> {
+    /// A run of `search` whose calls go through `eval`.
     fn new(search: &'a mut Search, eval: &'a mut dyn Evaluate) -> Run<'a> {
         Run {
             search,
@@ -640,11 +641,13 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Whether the budget is spent.
     fn exhausted(&self) -> bool {
         self.eval.exhausted()
     }
 
-    fn uncovered(&self, goal: u32) -> bool {
+    /// Whether `goal` is still uncovered.
+    fn still_uncovered(&self, goal: u32) -> bool {
         self.search.uncovered.contains(&goal)
     }
 
@@ -703,7 +706,7 @@ impl<'a> Run<'a> {
             fitness,
         };
         let mut stuck_rounds = 0;
-        while !self.exhausted() && stuck_rounds < ROUNDS && self.uncovered(goal) {
+        while !self.exhausted() && stuck_rounds < ROUNDS && self.still_uncovered(goal) {
             if self.sweep(goal, &mut current) {
                 stuck_rounds = 0;
                 continue;
@@ -713,7 +716,7 @@ impl<'a> Run<'a> {
                 current = next;
             }
         }
-        !self.uncovered(goal)
+        !self.still_uncovered(goal)
     }
 
     /// One round of the AVM: moves each variable of `current` in turn,
@@ -721,7 +724,7 @@ impl<'a> Run<'a> {
     fn sweep(&mut self, goal: u32, current: &mut Point) -> bool {
         let mut improved = false;
         for var in variables(&current.args) {
-            if !self.uncovered(goal) || self.exhausted() {
+            if !self.still_uncovered(goal) || self.exhausted() {
                 break;
             }
             if let Some(next) = self.avm_variable(goal, current, &var) {
@@ -738,7 +741,7 @@ impl<'a> Run<'a> {
     fn escape(&mut self, goal: u32, current: &Point) -> Option<Point> {
         let mut sideways = None;
         for _ in 0..PERTURBATIONS {
-            if self.exhausted() || !self.uncovered(goal) {
+            if self.exhausted() || !self.still_uncovered(goal) {
                 break;
             }
             if let Some(next) = self.perturb(goal, current) {
