@@ -9,8 +9,8 @@
 //! its variables are the tree's leaves (integers, floats, chars, bools, the
 //! characters of strings), plus string and sequence lengths.
 //!
-//! Two algorithms share one archive (the best call per uncovered outcome):
-//! - [`Search::avm`], the alternating variable method per outcome: for each
+//! Two algorithms share one archive (the best call per uncovered goal):
+//! - [`Search::avm`], the alternating variable method per goal: for each
 //!   variable, exploratory ±1 moves, then pattern moves that double the step
 //!   while they improve, then halving steps back, plus a secant step that
 //!   jumps to where a linear distance would be 0. A move that breaks an
@@ -18,12 +18,13 @@
 //!   variables; when no move improves, the search perturbs the best call
 //!   (iterated local search) rather than restart from scratch.
 //! - [`Search::evolve`], a many-objective genetic algorithm in the spirit of
-//!   MOSA: tournament selection on the outcomes still uncovered, crossover
+//!   MOSA: tournament selection on the goals still uncovered, crossover
 //!   of value trees, mutation with the same moves.
 //!
 //! Goals are the branch outcomes of every function in the target's
 //! [`Reach`]: helpers count, and a helper no call entered yet is approached
-//! through the call sites that lead to it.
+//! through the call sites that lead to it. (Here a goal is an outcome id; the
+//! target is the `#[carve::target]` function whose calls search makes.)
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -122,10 +123,7 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
     let (last, parents) = path
         .split_last()
         .map_or((None, path), |(l, p)| (Some(*l), p));
-    let mut node = &mut out;
-    for index in parents {
-        node = child_mut(node, *index)?;
-    }
+    let mut node = get_mut(&mut out, parents)?;
     // A string character: `path` ends with the character's index.
     if let (Value::Str(s), Some(i)) = (&mut *node, last) {
         let mut chars: Vec<char> = s.chars().collect();
@@ -137,7 +135,14 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
     if let Some(i) = last {
         node = child_mut(node, i)?;
     }
-    *node = match &*node {
+    *node = shifted(node, delta)?;
+    Some(out)
+}
+
+/// The leaf `value` moved by `delta`, by its kind; `None` when the move
+/// changes nothing or `value` is not a variable.
+fn shifted(value: &Value, delta: i128) -> Option<Value> {
+    Some(match value {
         // Integers saturate at their type's bounds: a jump past the end
         // lands on the boundary, and a move that changes nothing is none.
         Value::I64(n) => {
@@ -177,8 +182,7 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
             Value::Seq(items)
         }
         _ => return None,
-    };
-    Some(out)
+    })
 }
 
 /// Paths of the enum values inside `value`.
@@ -196,6 +200,13 @@ fn enum_paths(value: &Value) -> Vec<Path> {
     let mut out = Vec::new();
     walk(value, &mut Vec::new(), &mut out);
     out
+}
+
+/// The enum values inside `value`, in the order of [`enum_paths`].
+fn enum_values(value: &Value) -> impl Iterator<Item = &Value> {
+    enum_paths(value)
+        .into_iter()
+        .filter_map(move |path| get(value, &path))
 }
 
 fn enum_name(value: &Value) -> Option<&'static str> {
@@ -350,20 +361,43 @@ impl Evaluate for Calls {
     }
 }
 
-/// Search state for the outcomes of one function.
+/// Search state for the goals of one target: what is left to cover, the
+/// best call per goal so far, and the random source both algorithms share.
 pub struct Search {
     reach: Reach,
     /// Goals still uncovered.
     pub uncovered: BTreeSet<u32>,
-    /// Best individual per uncovered outcome.
+    /// Best individual per uncovered goal.
     archive: BTreeMap<u32, (Fitness, Individual)>,
     rng: StdRng,
-    /// Inside a repair: moves are not repaired again.
-    repairing: bool,
     /// Characters seen in the seeds' strings and their classes: perturbing a
     /// character sometimes draws from these (a hex digit after a `%`).
     dictionary: Vec<char>,
 }
+
+/// A call's arguments with their fitness for the goal being climbed to.
+#[derive(Debug, Clone)]
+struct Point {
+    args: Value,
+    fitness: Fitness,
+}
+
+/// One run of [`Search::avm`] or [`Search::evolve`]: the search, the
+/// evaluator its calls go through and the calls that covered goals first,
+/// kept together so that the moves need not pass them along.
+struct Run<'a> {
+    search: &'a mut Search,
+    eval: &'a mut dyn Evaluate,
+    /// Calls that covered goals first, with those goals.
+    found: Vec<(Value, Vec<u32>)>,
+    /// Inside a repair: moves are not repaired again.
+    repairing: bool,
+}
+
+/// Rounds without improvement after which the AVM leaves a goal for now.
+const ROUNDS: u32 = 64;
+/// Random jumps tried from a local optimum per round.
+const PERTURBATIONS: u32 = 64;
 
 impl Search {
     /// A search for the goals of `reach` not in `covered`, seeded with
@@ -377,7 +411,6 @@ impl Search {
             uncovered,
             archive: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
-            repairing: false,
             dictionary: dictionary(seeds.iter().map(|i| &i.args)),
         };
         for individual in seeds {
@@ -393,7 +426,26 @@ impl Search {
         self
     }
 
-    /// Records an evaluated call; returns the outcomes it covered first.
+    /// Runs the alternating variable method on each uncovered goal in
+    /// turn (closest first) until all are covered or the budget is spent.
+    /// Returns the calls that covered goals first, with those goals.
+    pub fn avm(&mut self, eval: &mut dyn Evaluate) -> Vec<(Value, Vec<u32>)> {
+        let mut run = Run::new(self, eval);
+        run.avm();
+        run.found
+    }
+
+    /// A many-objective genetic algorithm (MOSA-style) over the archive and
+    /// `population`: each generation selects parents by tournament on their
+    /// best fitness for any uncovered goal, crosses value trees over and
+    /// mutates them, and keeps the best per goal.
+    pub fn evolve(&mut self, eval: &mut dyn Evaluate, population: usize) -> Vec<(Value, Vec<u32>)> {
+        let mut run = Run::new(self, eval);
+        run.evolve(population);
+        run.found
+    }
+
+    /// Records an evaluated call; returns the goals it covered first.
     fn offer(&mut self, individual: Individual) -> Vec<u32> {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
@@ -423,48 +475,8 @@ impl Search {
         newly
     }
 
-    fn evaluate(
-        &mut self,
-        eval: &mut dyn Evaluate,
-        args: Value,
-        found: &mut Vec<(Value, Vec<u32>)>,
-    ) -> Option<Individual> {
-        let (trace, failed) = eval.evaluate(&args)?;
-        let individual = Individual {
-            args,
-            failed,
-            trace,
-        };
-        let newly = self.offer(individual.clone());
-        if !newly.is_empty() {
-            found.push((individual.args.clone(), newly));
-        }
-        Some(individual)
-    }
-
-    /// Runs the alternating variable method on each uncovered outcome in
-    /// turn (closest first) until all are covered or the budget is spent.
-    /// Returns the calls that covered outcomes first, with those outcomes.
-    pub fn avm(&mut self, eval: &mut dyn Evaluate) -> Vec<(Value, Vec<u32>)> {
-        let mut found = Vec::new();
-        let mut stalled: BTreeSet<u32> = BTreeSet::new();
-        while !eval.exhausted() {
-            let Some(target) = self.next_target(&stalled) else {
-                if stalled.is_empty() {
-                    break;
-                }
-                stalled.clear();
-                continue;
-            };
-            if !self.climb(target, eval, &mut found) {
-                stalled.insert(target);
-            }
-        }
-        found
-    }
-
-    /// The uncovered outcome whose best call is closest, skipping `stalled`.
-    fn next_target(&self, stalled: &BTreeSet<u32>) -> Option<u32> {
+    /// The uncovered goal whose best call is closest, skipping `stalled`.
+    fn next_goal(&self, stalled: &BTreeSet<u32>) -> Option<u32> {
         self.uncovered
             .iter()
             .filter(|id| !stalled.contains(id))
@@ -477,244 +489,33 @@ impl Search {
             .map(|(id, _)| id)
     }
 
-    /// Hill-climbs towards `target` from its best call, with perturbations
-    /// when stuck. Returns whether it covered the target.
-    fn climb(
-        &mut self,
-        target: u32,
-        eval: &mut dyn Evaluate,
-        found: &mut Vec<(Value, Vec<u32>)>,
-    ) -> bool {
-        let Some((mut best_f, best)) = self.archive.get(&target).cloned() else {
-            return false;
-        };
-        let mut current = best.args;
-        let mut stuck_rounds = 0;
-        const ROUNDS: u32 = 64;
-        const PERTURBATIONS: u32 = 64;
-        while !eval.exhausted() && stuck_rounds < ROUNDS && self.uncovered.contains(&target) {
-            let mut improved = false;
-            for var in variables(&current) {
-                if !self.uncovered.contains(&target) || eval.exhausted() {
-                    break;
-                }
-                if let Some((args, f)) =
-                    self.avm_variable(target, &current, best_f, &var, eval, found)
-                {
-                    current = args;
-                    best_f = f;
-                    improved = true;
-                }
-            }
-            if improved {
-                stuck_rounds = 0;
-                continue;
-            }
-            stuck_rounds += 1;
-            // Iterated local search: random jumps (repaired) from the local
-            // optimum. A jump that gets closer is taken at once; otherwise the
-            // last one that kept the approach level is, to move on.
-            let mut sideways = None;
-            for _ in 0..PERTURBATIONS {
-                if eval.exhausted() || !self.uncovered.contains(&target) {
-                    break;
-                }
-                if let Some((args, f)) = self.perturb(target, &current, best_f, eval, found) {
-                    if f.better_than(best_f) {
-                        sideways = Some((args, f));
-                        break;
-                    }
-                    sideways = Some((args, f));
-                }
-            }
-            if let Some((args, f)) = sideways {
-                current = args;
-                best_f = f;
-            }
-        }
-        !self.uncovered.contains(&target)
-    }
-
-    /// Tries one variable: exploratory ±1, pattern moves, halving, secant.
-    fn avm_variable(
-        &mut self,
-        target: u32,
-        current: &Value,
-        current_f: Fitness,
-        var: &Path,
-        eval: &mut dyn Evaluate,
-        found: &mut Vec<(Value, Vec<u32>)>,
-    ) -> Option<(Value, Fitness)> {
-        let mut best = (current.clone(), current_f);
-        // Distances are f64: at 1e19 a step of 1 changes nothing measurable,
-        // so the first step is the smallest one the distance can show.
-        let unit = if current_f.distance.is_finite() {
-            (current_f.distance / 2f64.powi(50)).max(1.0) as i128
-        } else {
-            1
-        };
-        for direction in [unit, -unit] {
-            let Some((args, f)) =
-                self.try_move(target, &best.0, best.1, var, direction, eval, found)
-            else {
-                continue;
-            };
-            if !f.better_than(best.1) {
-                continue;
-            }
-            // Secant: a linear distance reaches 0 after `d / (d_before - d)` more steps.
-            let slope = (best.1.distance - f.distance) / direction.unsigned_abs() as f64;
-            best = (args, f);
-            // Distances measured in f64 make the slope approximate: repeat the
-            // jump (either way, as the distance has no sign) while it helps.
-            if best.1.level == current_f.level && slope > 0.0 {
-                while best.1.distance.is_finite() && !best.1.covered() && !eval.exhausted() {
-                    let steps = (best.1.distance / slope).round();
-                    if !(1.0..1e38).contains(&steps) {
-                        break;
-                    }
-                    let jump = steps as i128;
-                    let mut improved = false;
-                    for d in [direction.signum() * jump, -direction.signum() * jump] {
-                        if let Some((a, f2)) =
-                            self.try_move(target, &best.0, best.1, var, d, eval, found)
-                        {
-                            if f2.better_than(best.1) {
-                                best = (a, f2);
-                                improved = true;
-                                break;
-                            }
-                        }
-                    }
-                    if !improved {
-                        break;
-                    }
-                }
-            }
-            // A repair is done once the enclosing condition holds again.
-            if self.repairing && best.1.level < current_f.level {
-                return Some(best);
-            }
-            // Pattern moves: double the step while it improves, then halve back.
-            let mut step = 2i128;
-            while !best.1.covered() && !eval.exhausted() {
-                match self.try_move(target, &best.0, best.1, var, direction * step, eval, found) {
-                    Some((a, f)) if f.better_than(best.1) => {
-                        best = (a, f);
-                        step = step.saturating_mul(2);
-                    }
-                    _ => break,
-                }
-            }
-            while step > 1 && !best.1.covered() && !eval.exhausted() {
-                step /= 2;
-                for d in [direction * step, -direction * step] {
-                    if let Some((a, f)) =
-                        self.try_move(target, &best.0, best.1, var, d, eval, found)
-                    {
-                        if f.better_than(best.1) {
-                            best = (a, f);
-                            break;
-                        }
-                    }
-                }
-            }
-            return Some(best);
-        }
-        None
-    }
-
-    /// Moves one variable and evaluates; if the move broke an enclosing
-    /// condition, repairs with a short search over the other variables.
-    #[allow(clippy::too_many_arguments)]
-    fn try_move(
-        &mut self,
-        target: u32,
-        from: &Value,
-        from_f: Fitness,
-        var: &Path,
-        delta: i128,
-        eval: &mut dyn Evaluate,
-        found: &mut Vec<(Value, Vec<u32>)>,
-    ) -> Option<(Value, Fitness)> {
-        let args = moved(from, var, delta)?;
-        let individual = self.evaluate(eval, args, found)?;
-        let f = self.reach.fitness(target, &individual.trace);
-        if f.level > from_f.level && from_f.level != u32::MAX && !self.repairing {
-            return self.repair(target, individual.args, f, var, from_f.level, eval, found);
-        }
-        Some((individual.args, f))
-    }
-
-    /// A short descent (the same moves, without nested repairs) over the
-    /// variables other than `moved_var`, back to approach level `level`.
-    #[allow(clippy::too_many_arguments)]
-    fn repair(
-        &mut self,
-        target: u32,
-        mut args: Value,
-        mut f: Fitness,
-        moved_var: &Path,
-        level: u32,
-        eval: &mut dyn Evaluate,
-        found: &mut Vec<(Value, Vec<u32>)>,
-    ) -> Option<(Value, Fitness)> {
-        self.repairing = true;
-        for var in variables(&args) {
-            if var == *moved_var || var.starts_with(moved_var) || eval.exhausted() {
-                continue;
-            }
-            if let Some((a, f2)) = self.avm_variable(target, &args, f, &var, eval, found) {
-                args = a;
-                f = f2;
-                if f.level <= level {
-                    break;
-                }
-            }
-        }
-        self.repairing = false;
-        Some((args, f))
-    }
-
-    /// A random jump of one variable, repaired; accepted if it keeps the
-    /// approach level of `current`.
-    fn perturb(
-        &mut self,
-        target: u32,
-        current: &Value,
-        current_f: Fitness,
-        eval: &mut dyn Evaluate,
-        found: &mut Vec<(Value, Vec<u32>)>,
-    ) -> Option<(Value, Fitness)> {
-        let vars = variables(current);
-        if vars.is_empty() {
-            return None;
-        }
-        let var = vars[self.rng.random_range(0..vars.len())].clone();
-        // Structural moves: insert or delete a character or element anywhere,
-        // switch an enum to a variant seen elsewhere, or draw a character
-        // from the dictionary. Then, or otherwise, a numeric jump.
-        let structural = match self.rng.random_range(0..4u32) {
-            0 => self.insert_or_delete(current, &var),
+    /// A structural move of `current` (for `perturb`): insert or delete a
+    /// character or element anywhere, switch an enum to a variant seen
+    /// elsewhere, or set the character at `var` to one from the dictionary.
+    fn structural_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        match self.rng.random_range(0..4u32) {
+            0 => self.insert_or_delete(current, var),
             1 => self.switch_variant(current),
-            _ if !self.dictionary.is_empty() => {
-                let c = self.dictionary[self.rng.random_range(0..self.dictionary.len())];
-                with_char(current, &var, c)
-            }
-            _ => None,
-        };
-        if let Some(args) = structural {
-            let individual = self.evaluate(eval, args, found)?;
-            let f = self.reach.fitness(target, &individual.trace);
-            return (f.level <= current_f.level).then_some((individual.args, f));
+            _ => self
+                .dictionary_char()
+                .and_then(|c| with_char(current, var, c)),
         }
-        let magnitude = 1i128 << self.rng.random_range(0..20u32);
-        let delta = match self.rng.random_range(-magnitude..=magnitude) {
+    }
+
+    /// A random character of the dictionary; `None` (drawing nothing) when
+    /// it is empty.
+    fn dictionary_char(&mut self) -> Option<char> {
+        (!self.dictionary.is_empty())
+            .then(|| self.dictionary[self.rng.random_range(0..self.dictionary.len())])
+    }
+
+    /// A random nonzero step of at most 2^`bits` - 1 either way.
+    fn random_step(&mut self, bits: u32) -> i128 {
+        let magnitude = 1i128 << self.rng.random_range(0..bits);
+        match self.rng.random_range(-magnitude..=magnitude) {
             0 => 1,
             delta => delta,
-        };
-        let (args, f) = self.try_move(target, current, current_f, &var, delta, eval, found)?;
-        (f.level <= current_f.level).then_some((args, f))
+        }
     }
 
     /// Inserts (a dictionary character, or a copy of a neighbouring element)
@@ -722,8 +523,7 @@ impl Search {
     fn insert_or_delete(&mut self, current: &Value, var: &Path) -> Option<Value> {
         let mut out = current.clone();
         let insert = self.rng.random_bool(0.5);
-        let c = (!self.dictionary.is_empty())
-            .then(|| self.dictionary[self.rng.random_range(0..self.dictionary.len())]);
+        let c = self.dictionary_char();
         let position = self.rng.random_range(0..=64usize);
         match get_mut(&mut out, var)? {
             Value::Str(s) => {
@@ -761,16 +561,15 @@ impl Search {
         let path = &paths[self.rng.random_range(0..paths.len())];
         let here = get(current, path)?;
         let mut others: Vec<Value> = Vec::new();
-        for (_, individual) in self.archive.values() {
-            for p in enum_paths(&individual.args) {
-                if let Some(v) = get(&individual.args, &p) {
-                    if enum_name(v) == enum_name(here)
-                        && variant_name(v) != variant_name(here)
-                        && !others.contains(v)
-                    {
-                        others.push(v.clone());
-                    }
-                }
+        let seen = self
+            .archive
+            .values()
+            .flat_map(|(_, i)| enum_values(&i.args));
+        for v in seen {
+            let other_variant =
+                enum_name(v) == enum_name(here) && variant_name(v) != variant_name(here);
+            if other_variant && !others.contains(v) {
+                others.push(v.clone());
             }
         }
         if others.is_empty() {
@@ -782,34 +581,26 @@ impl Search {
         Some(out)
     }
 
-    /// A many-objective genetic algorithm (MOSA-style) over the archive and
-    /// `population`: each generation selects parents by tournament on their
-    /// best fitness for any uncovered outcome, crosses value trees over and
-    /// mutates them, and keeps the best per outcome.
-    pub fn evolve(&mut self, eval: &mut dyn Evaluate, population: usize) -> Vec<(Value, Vec<u32>)> {
-        let mut found = Vec::new();
-        let mut pool: Vec<Value> = self.archive.values().map(|(_, i)| i.args.clone()).collect();
-        while !eval.exhausted() && !self.uncovered.is_empty() && !pool.is_empty() {
-            let mut offspring = Vec::with_capacity(population);
-            for _ in 0..population {
-                let a = self.tournament(&pool);
-                let b = self.tournament(&pool);
-                let mut child = crossover(&a, &b, &mut self.rng);
-                child = self.mutate(&child);
-                offspring.push(child);
-            }
-            for child in offspring {
-                if eval.exhausted() {
-                    break;
-                }
-                let _ = self.evaluate(eval, child, &mut found);
-            }
-            // Survivors: the archive's best per uncovered outcome.
-            pool = self.archive.values().map(|(_, i)| i.args.clone()).collect();
-        }
-        found
+    /// The arguments of the archive's calls: the GA's parents.
+    fn survivors(&self) -> Vec<Value> {
+        self.archive.values().map(|(_, i)| i.args.clone()).collect()
     }
 
+    /// `population` children of parents from `pool`: tournament, crossover,
+    /// mutation.
+    fn offspring(&mut self, pool: &[Value], population: usize) -> Vec<Value> {
+        let mut offspring = Vec::with_capacity(population);
+        for _ in 0..population {
+            let a = self.tournament(pool);
+            let b = self.tournament(pool);
+            let child = crossover(&a, &b, &mut self.rng);
+            offspring.push(self.mutate(&child));
+        }
+        offspring
+    }
+
+    /// The closer of two random members of `pool`, by their best fitness
+    /// for any uncovered goal.
     fn tournament(&mut self, pool: &[Value]) -> Value {
         let a = &pool[self.rng.random_range(0..pool.len())];
         let b = &pool[self.rng.random_range(0..pool.len())];
@@ -827,15 +618,312 @@ impl Search {
         }
     }
 
+    /// `value` with one random variable moved by a random step.
     fn mutate(&mut self, value: &Value) -> Value {
         let vars = variables(value);
         if vars.is_empty() {
             return value.clone();
         }
         let var = &vars[self.rng.random_range(0..vars.len())];
-        let magnitude = 1i128 << self.rng.random_range(0..16u32);
-        let delta = self.rng.random_range(-magnitude..=magnitude);
-        moved(value, var, if delta == 0 { 1 } else { delta }).unwrap_or_else(|| value.clone())
+        let delta = self.random_step(16);
+        moved(value, var, delta).unwrap_or_else(|| value.clone())
+    }
+}
+
+impl<'a> Run<'a> {
+    /// A run of `search` whose calls go through `eval`.
+    fn new(search: &'a mut Search, eval: &'a mut dyn Evaluate) -> Run<'a> {
+        Run {
+            search,
+            eval,
+            found: Vec::new(),
+            repairing: false,
+        }
+    }
+
+    /// Whether the budget is spent.
+    fn exhausted(&self) -> bool {
+        self.eval.exhausted()
+    }
+
+    /// Whether `goal` is still uncovered.
+    fn still_uncovered(&self, goal: u32) -> bool {
+        self.search.uncovered.contains(&goal)
+    }
+
+    /// Runs a call, records it in the archive and, if it covered goals
+    /// first, in `found`; `None` when the evaluator did not run it.
+    fn evaluate(&mut self, args: Value) -> Option<Individual> {
+        let (trace, failed) = self.eval.evaluate(&args)?;
+        let individual = Individual {
+            args,
+            failed,
+            trace,
+        };
+        let newly = self.search.offer(individual.clone());
+        if !newly.is_empty() {
+            self.found.push((individual.args.clone(), newly));
+        }
+        Some(individual)
+    }
+
+    /// Runs a call and measures it against `goal`.
+    fn point(&mut self, goal: u32, args: Value) -> Option<Point> {
+        let individual = self.evaluate(args)?;
+        let fitness = self.search.reach.fitness(goal, &individual.trace);
+        Some(Point {
+            args: individual.args,
+            fitness,
+        })
+    }
+
+    /// [`Search::avm`]: climbs to each uncovered goal in turn, closest
+    /// first; a goal that stalls is left until the others have had a turn.
+    fn avm(&mut self) {
+        let mut stalled: BTreeSet<u32> = BTreeSet::new();
+        while !self.exhausted() {
+            let Some(goal) = self.search.next_goal(&stalled) else {
+                if stalled.is_empty() {
+                    break;
+                }
+                stalled.clear();
+                continue;
+            };
+            if !self.climb(goal) {
+                stalled.insert(goal);
+            }
+        }
+    }
+
+    /// Hill-climbs towards `goal` from its best call, with perturbations
+    /// when stuck. Returns whether it covered the goal.
+    fn climb(&mut self, goal: u32) -> bool {
+        let Some((fitness, best)) = self.search.archive.get(&goal).cloned() else {
+            return false;
+        };
+        let mut current = Point {
+            args: best.args,
+            fitness,
+        };
+        let mut stuck_rounds = 0;
+        while !self.exhausted() && stuck_rounds < ROUNDS && self.still_uncovered(goal) {
+            if self.sweep(goal, &mut current) {
+                stuck_rounds = 0;
+                continue;
+            }
+            stuck_rounds += 1;
+            if let Some(next) = self.escape(goal, &current) {
+                current = next;
+            }
+        }
+        !self.still_uncovered(goal)
+    }
+
+    /// One round of the AVM: moves each variable of `current` in turn,
+    /// keeping what improves. Returns whether anything did.
+    fn sweep(&mut self, goal: u32, current: &mut Point) -> bool {
+        let mut improved = false;
+        for var in variables(&current.args) {
+            if !self.still_uncovered(goal) || self.exhausted() {
+                break;
+            }
+            if let Some(next) = self.avm_variable(goal, current, &var) {
+                *current = next;
+                improved = true;
+            }
+        }
+        improved
+    }
+
+    /// Iterated local search: random jumps (repaired) from the local
+    /// optimum `current`. A jump that gets closer is taken at once;
+    /// otherwise the last one that kept the approach level is, to move on.
+    fn escape(&mut self, goal: u32, current: &Point) -> Option<Point> {
+        let mut sideways = None;
+        for _ in 0..PERTURBATIONS {
+            if self.exhausted() || !self.still_uncovered(goal) {
+                break;
+            }
+            if let Some(next) = self.perturb(goal, current) {
+                let closer = next.fitness.better_than(current.fitness);
+                sideways = Some(next);
+                if closer {
+                    break;
+                }
+            }
+        }
+        sideways
+    }
+
+    /// Tries one variable: an exploratory step each way; the first that
+    /// gets closer is followed by secant jumps and pattern moves. `None`
+    /// when neither way gets closer.
+    fn avm_variable(&mut self, goal: u32, current: &Point, var: &Path) -> Option<Point> {
+        let unit = first_step(current.fitness);
+        for direction in [unit, -unit] {
+            let Some(next) = self.try_move(goal, current, var, direction) else {
+                continue;
+            };
+            if !next.fitness.better_than(current.fitness) {
+                continue;
+            }
+            // Secant: a linear distance reaches 0 after `d / (d_before - d)` more steps.
+            let slope = (current.fitness.distance - next.fitness.distance)
+                / direction.unsigned_abs() as f64;
+            let mut best = next;
+            if best.fitness.level == current.fitness.level && slope > 0.0 {
+                best = self.secant_jumps(goal, best, var, direction, slope);
+            }
+            // A repair is done once the enclosing condition holds again.
+            if self.repairing && best.fitness.level < current.fitness.level {
+                return Some(best);
+            }
+            return Some(self.pattern_moves(goal, best, var, direction));
+        }
+        None
+    }
+
+    /// Jumps `var` to where the distance, falling by `slope` per step,
+    /// would be 0. Distances measured in f64 make the slope approximate:
+    /// repeats the jump (either way, as the distance has no sign) while it
+    /// helps.
+    fn secant_jumps(
+        &mut self,
+        goal: u32,
+        mut best: Point,
+        var: &Path,
+        direction: i128,
+        slope: f64,
+    ) -> Point {
+        while best.fitness.distance.is_finite() && !best.fitness.covered() && !self.exhausted() {
+            let steps = (best.fitness.distance / slope).round();
+            if !(1.0..1e38).contains(&steps) {
+                break;
+            }
+            let jump = direction.signum() * steps as i128;
+            match self.first_closer(goal, &best, var, [jump, -jump]) {
+                Some(next) => best = next,
+                None => break,
+            }
+        }
+        best
+    }
+
+    /// Pattern moves: doubles the step in `direction` while it gets closer,
+    /// then halves it back (either way), to land between the last steps.
+    fn pattern_moves(&mut self, goal: u32, mut best: Point, var: &Path, direction: i128) -> Point {
+        let mut step = 2i128;
+        while !best.fitness.covered() && !self.exhausted() {
+            match self.try_move(goal, &best, var, direction * step) {
+                Some(next) if next.fitness.better_than(best.fitness) => {
+                    best = next;
+                    step = step.saturating_mul(2);
+                }
+                _ => break,
+            }
+        }
+        while step > 1 && !best.fitness.covered() && !self.exhausted() {
+            step /= 2;
+            if let Some(next) =
+                self.first_closer(goal, &best, var, [direction * step, -direction * step])
+            {
+                best = next;
+            }
+        }
+        best
+    }
+
+    /// Moves `var` of `from` by each of `deltas` in order; the first move
+    /// that gets closer, if any.
+    fn first_closer(
+        &mut self,
+        goal: u32,
+        from: &Point,
+        var: &Path,
+        deltas: [i128; 2],
+    ) -> Option<Point> {
+        deltas.into_iter().find_map(|delta| {
+            self.try_move(goal, from, var, delta)
+                .filter(|next| next.fitness.better_than(from.fitness))
+        })
+    }
+
+    /// Moves one variable and evaluates; if the move broke an enclosing
+    /// condition, repairs with a short search over the other variables.
+    fn try_move(&mut self, goal: u32, from: &Point, var: &Path, delta: i128) -> Option<Point> {
+        let args = moved(&from.args, var, delta)?;
+        let next = self.point(goal, args)?;
+        if next.fitness.level > from.fitness.level
+            && from.fitness.level != u32::MAX
+            && !self.repairing
+        {
+            return Some(self.repair(goal, next, var, from.fitness.level));
+        }
+        Some(next)
+    }
+
+    /// A short descent (the same moves, without nested repairs) over the
+    /// variables other than `moved_var`, back to approach level `level`.
+    fn repair(&mut self, goal: u32, mut point: Point, moved_var: &Path, level: u32) -> Point {
+        self.repairing = true;
+        for var in variables(&point.args) {
+            if var == *moved_var || var.starts_with(moved_var) || self.exhausted() {
+                continue;
+            }
+            if let Some(next) = self.avm_variable(goal, &point, &var) {
+                point = next;
+                if point.fitness.level <= level {
+                    break;
+                }
+            }
+        }
+        self.repairing = false;
+        point
+    }
+
+    /// A random jump of one variable, repaired, or a structural move;
+    /// accepted if it keeps the approach level of `current`.
+    fn perturb(&mut self, goal: u32, current: &Point) -> Option<Point> {
+        let vars = variables(&current.args);
+        if vars.is_empty() {
+            return None;
+        }
+        let var = vars[self.search.rng.random_range(0..vars.len())].clone();
+        let next = match self.search.structural_move(&current.args, &var) {
+            Some(args) => self.point(goal, args)?,
+            None => {
+                let delta = self.search.random_step(20);
+                self.try_move(goal, current, &var, delta)?
+            }
+        };
+        (next.fitness.level <= current.fitness.level).then_some(next)
+    }
+
+    /// [`Search::evolve`]: generations of offspring from the archive until
+    /// every goal is covered or the budget is spent.
+    fn evolve(&mut self, population: usize) {
+        let mut pool = self.search.survivors();
+        while !self.exhausted() && !self.search.uncovered.is_empty() && !pool.is_empty() {
+            for child in self.search.offspring(&pool, population) {
+                if self.exhausted() {
+                    break;
+                }
+                let _ = self.evaluate(child);
+            }
+            // Survivors: the archive's best per uncovered goal.
+            pool = self.search.survivors();
+        }
+    }
+}
+
+/// The first step of a variable's exploratory move for a call at
+/// `fitness`: distances are f64, and at 1e19 a step of 1 changes nothing
+/// measurable, so it is the smallest step the distance can show.
+fn first_step(fitness: Fitness) -> i128 {
+    if fitness.distance.is_finite() {
+        (fitness.distance / 2f64.powi(50)).max(1.0) as i128
+    } else {
+        1
     }
 }
 
@@ -846,24 +934,30 @@ fn crossover(a: &Value, b: &Value, rng: &mut StdRng) -> Value {
     // Whole enum values first (variants travel between parents), then leaves.
     for path in enum_paths(a) {
         if rng.random_bool(0.5) {
-            if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
-                if enum_name(from_b).is_some() && enum_name(from_b) == enum_name(slot) {
-                    *slot = from_b.clone();
-                }
-            }
+            take_from(&mut child, b, &path, |from, slot| {
+                enum_name(from).is_some() && enum_name(from) == enum_name(slot)
+            });
         }
     }
     let paths = variables(&child);
     for path in paths {
         if rng.random_bool(0.5) {
-            if let (Some(from_b), Some(slot)) = (get(b, &path), get_mut(&mut child, &path)) {
-                if std::mem::discriminant(from_b) == std::mem::discriminant(slot) {
-                    *slot = from_b.clone();
-                }
-            }
+            take_from(&mut child, b, &path, |from, slot| {
+                std::mem::discriminant(from) == std::mem::discriminant(slot)
+            });
         }
     }
     child
+}
+
+/// Copies the node at `path` of `from` into `to` when both trees have one
+/// there and `fits(from's, to's)` holds.
+fn take_from(to: &mut Value, from: &Value, path: &[usize], fits: fn(&Value, &Value) -> bool) {
+    if let (Some(node), Some(slot)) = (get(from, path), get_mut(to, path)) {
+        if fits(node, slot) {
+            *slot = node.clone();
+        }
+    }
 }
 
 fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
