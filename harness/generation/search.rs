@@ -31,11 +31,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::call::ArgsInput;
 use crate::coverage::reach::{Fitness, Reach};
-use crate::coverage::{collect, Trace};
-use crate::outcome::{quietly, Outcome};
-use crate::registry::Target;
+use crate::coverage::Trace;
 use crate::value::Value;
 
 /// A position in a value tree: child indices from the root.
@@ -323,42 +320,6 @@ pub trait Evaluate {
     fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)>;
     /// Whether the budget is spent.
     fn exhausted(&self) -> bool;
-}
-
-/// The plain [`Evaluate`]: runs calls of one target with coverage, counting
-/// them up to a limit (for using search on its own, as benchmarks do).
-pub struct Calls {
-    target: &'static Target,
-    /// Calls run so far.
-    pub evaluations: u64,
-    limit: u64,
-}
-
-impl Calls {
-    /// At most `limit` calls of `target`.
-    pub fn new(target: &'static Target, limit: u64) -> Calls {
-        Calls {
-            target,
-            evaluations: 0,
-            limit,
-        }
-    }
-}
-
-impl Evaluate for Calls {
-    fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
-        if self.exhausted() {
-            return None;
-        }
-        self.evaluations += 1;
-        let (result, trace) = collect(|| quietly(|| (self.target.replay)(ArgsInput::Value(args))));
-        let failed = !matches!(result.ok()?.observation.outcome, Outcome::Returned(_));
-        Some((trace, failed))
-    }
-
-    fn exhausted(&self) -> bool {
-        self.evaluations >= self.limit
-    }
 }
 
 /// Search state for the goals of one target: what is left to cover, the
@@ -974,6 +935,57 @@ fn get_mut<'a>(value: &'a mut Value, path: &[usize]) -> Option<&'a mut Value> {
         node = child_mut(node, *index)?;
     }
     Some(node)
+}
+
+
+/// The plain [`Evaluate`]: runs calls of one target with coverage, counting
+/// them up to a limit (for using search on its own, as benchmarks do).
+#[cfg(any(test, feature = "_internals"))]
+pub use plain::Calls;
+
+#[cfg(any(test, feature = "_internals"))]
+mod plain {
+    use super::Evaluate;
+    use crate::call::ArgsInput;
+    use crate::coverage::{collect, Trace};
+    use crate::outcome::{quietly, Outcome};
+    use crate::registry::Target;
+    use crate::value::Value;
+
+    /// Runs calls of one target with coverage, up to a limit.
+    pub struct Calls {
+        target: &'static Target,
+        /// Calls run so far.
+        pub evaluations: u64,
+        limit: u64,
+    }
+
+    impl Calls {
+        /// At most `limit` calls of `target`.
+        pub fn new(target: &'static Target, limit: u64) -> Calls {
+            Calls {
+                target,
+                evaluations: 0,
+                limit,
+            }
+        }
+    }
+
+    impl Evaluate for Calls {
+        fn evaluate(&mut self, args: &Value) -> Option<(Trace, bool)> {
+            if self.exhausted() {
+                return None;
+            }
+            self.evaluations += 1;
+            let (result, trace) = collect(|| quietly(|| (self.target.replay)(ArgsInput::Value(args))));
+            let failed = !matches!(result.ok()?.observation.outcome, Outcome::Returned(_));
+            Some((trace, failed))
+        }
+
+        fn exhausted(&self) -> bool {
+            self.evaluations >= self.limit
+        }
+    }
 }
 
 #[cfg(test)]
