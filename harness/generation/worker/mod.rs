@@ -17,7 +17,7 @@ pub mod protocol;
 use std::collections::BTreeSet;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -134,10 +134,48 @@ struct WorkerRun {
     failures: usize,
     last_index: u64,
     calling: Option<(u64, String)>,
+    /// Whether it said it finished.
+    done: bool,
     /// How it crashed, if it did.
     crash: Option<String>,
 }
 
+impl WorkerRun {
+    /// Takes in one message; a worker's own error ends the run.
+    fn apply(
+        &mut self,
+        message: WorkerMessage,
+        on_progress: &mut dyn FnMut(u64, usize),
+    ) -> Result<(), String> {
+        match message {
+            WorkerMessage::Progress {
+                derivation,
+                executions,
+                covered,
+            } => {
+                self.last_index = derivation;
+                self.executions = executions;
+                on_progress(executions, covered as usize);
+            }
+            WorkerMessage::Calling { derivation, args } => self.calling = Some((derivation, args)),
+            WorkerMessage::Kept => self.kept += 1,
+            WorkerMessage::Failure => self.failures += 1,
+            WorkerMessage::Error { message } => return Err(message),
+            WorkerMessage::Done {
+                executions,
+                undeserializable,
+            } => {
+                self.executions = executions;
+                self.undeserializable = undeserializable;
+                self.done = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs one worker to its end: generation finished, the worker crashed
+/// (died, or fell silent past the call timeout), or it failed.
 fn run_worker(
     exe: &Path,
     target_name: &str,
@@ -146,6 +184,61 @@ fn run_worker(
     careful_until: u64,
     on_progress: &mut dyn FnMut(u64, usize),
 ) -> Result<WorkerRun, Error> {
+    let (mut child, lines) = spawn_worker(exe, target_name, budget, skip, careful_until)?;
+    let stop = |child: &mut Child| {
+        let _ = child.kill();
+        let _ = child.wait();
+    };
+    let mut run = WorkerRun {
+        executions: 0,
+        undeserializable: 0,
+        kept: 0,
+        failures: 0,
+        last_index: skip,
+        calling: None,
+        done: false,
+        crash: None,
+    };
+    loop {
+        let line = match lines.recv_timeout(CALL_TIMEOUT + Duration::from_millis(200)) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                stop(&mut child);
+                run.crash = Some(format!("did not return within {}s", CALL_TIMEOUT.as_secs()));
+                return Ok(run);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let applied = line
+            .parse::<WorkerMessage>()
+            .map_err(Error::from)
+            .and_then(|message| {
+                run.apply(message, on_progress)
+                    .map_err(|message| Error::Worker {
+                        target: target_name.to_owned(),
+                        message,
+                    })
+            });
+        if let Err(e) = applied {
+            stop(&mut child);
+            return Err(e);
+        }
+    }
+    let status = child.wait().map_err(Error::WorkerIo)?;
+    if !(run.done && status.success()) {
+        run.crash = Some(describe_exit(status));
+    }
+    Ok(run)
+}
+
+/// Starts a worker; its protocol lines arrive on the receiver.
+fn spawn_worker(
+    exe: &Path,
+    target_name: &str,
+    budget: Budget,
+    skip: u64,
+    careful_until: u64,
+) -> Result<(Child, mpsc::Receiver<String>), Error> {
     let budget_text = match budget {
         Budget::Executions(n) => n.to_string(),
         Budget::Time(d) => format!("{}ms", d.as_millis().max(1)),
@@ -173,72 +266,7 @@ fn run_worker(
             }
         }
     });
-    let mut run = WorkerRun {
-        executions: 0,
-        undeserializable: 0,
-        kept: 0,
-        failures: 0,
-        last_index: skip,
-        calling: None,
-        crash: None,
-    };
-    let stop = |child: &mut std::process::Child| {
-        let _ = child.kill();
-        let _ = child.wait();
-    };
-    let mut done = false;
-    loop {
-        let line = match rx.recv_timeout(CALL_TIMEOUT + Duration::from_millis(200)) {
-            Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                stop(&mut child);
-                run.crash = Some(format!("did not return within {}s", CALL_TIMEOUT.as_secs()));
-                return Ok(run);
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        let message = match line.parse::<WorkerMessage>() {
-            Ok(message) => message,
-            Err(e) => {
-                stop(&mut child);
-                return Err(e.into());
-            }
-        };
-        match message {
-            WorkerMessage::Progress {
-                derivation,
-                executions,
-                covered,
-            } => {
-                run.last_index = derivation;
-                run.executions = executions;
-                on_progress(executions, covered as usize);
-            }
-            WorkerMessage::Calling { derivation, args } => run.calling = Some((derivation, args)),
-            WorkerMessage::Kept => run.kept += 1,
-            WorkerMessage::Failure => run.failures += 1,
-            WorkerMessage::Error { message } => {
-                stop(&mut child);
-                return Err(Error::Worker {
-                    target: target_name.to_owned(),
-                    message,
-                });
-            }
-            WorkerMessage::Done {
-                executions,
-                undeserializable,
-            } => {
-                run.executions = executions;
-                run.undeserializable = undeserializable;
-                done = true;
-            }
-        }
-    }
-    let status = child.wait().map_err(Error::WorkerIo)?;
-    if !(done && status.success()) {
-        run.crash = Some(describe_exit(status));
-    }
-    Ok(run)
+    Ok((child, rx))
 }
 
 fn describe_exit(status: std::process::ExitStatus) -> String {
