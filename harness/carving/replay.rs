@@ -19,7 +19,7 @@ use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use crate::call::{ArgsInput, ReplayError};
+use crate::call::{ArgsInput, ReplayError, Replayed};
 use crate::carving::store::{display_path, Ending, Entry, Origin};
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
@@ -114,23 +114,48 @@ impl fmt::Display for CaseFailure {
 }
 
 impl Case {
-    /// Replays the call and checks its observation.
+    /// Replays the call and checks its observation: a crashed entry is
+    /// reported without running it, a found failure passes once it stops
+    /// panicking, and anything else must match its snapshot.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
-        let here = format!("{}:{}", display_path(&self.file), self.entry.args_position);
         if let Ending::Crashed(crash) = &self.entry.outcome.ending {
-            // Replaying it would take this test binary down with it.
-            return match &self.entry.origin {
-                Origin::Found { expected: true, .. } => Ok(()),
-                _ => Err(CaseFailure(format!(
-                    "{here}: generation found an input on which `{}` {crash}: `{}{}`. It is not \
-                     replayed here, as it would take the test binary down. Fix the code and \
-                     delete the entry; or mark it `expected: true` if that is intended.",
-                    self.target_name,
-                    self.target_name,
-                    strip_layout(&self.entry.args),
-                ))),
-            };
+            return self.crashed(crash);
         }
+        let replayed = self.replay(checker)?;
+        let call = describe_call(
+            &self.target_name,
+            replayed.args.as_ref().unwrap_or(&Value::Unit),
+        );
+        if self.entry.origin.is_open_failure() {
+            return self.still_failing(&call, &replayed.observation.outcome);
+        }
+        self.check_snapshot(checker, &call, &replayed.observation)
+    }
+
+    /// `file:line:col` of the entry's arguments.
+    fn here(&self) -> String {
+        format!("{}:{}", display_path(&self.file), self.entry.args_position)
+    }
+
+    /// A crashing entry is never replayed: it would take this test binary
+    /// down with it.
+    fn crashed(&self, crash: &str) -> Result<(), CaseFailure> {
+        match &self.entry.origin {
+            Origin::Found { expected: true, .. } => Ok(()),
+            _ => Err(CaseFailure(format!(
+                "{}: generation found an input on which `{}` {crash}: `{}{}`. It is not \
+                 replayed here, as it would take the test binary down. Fix the code and \
+                 delete the entry; or mark it `expected: true` if that is intended.",
+                self.here(),
+                self.target_name,
+                self.target_name,
+                strip_layout(&self.entry.args),
+            ))),
+        }
+    }
+
+    /// Replays the call with coverage, which goes to the checker's sink.
+    fn replay(&self, checker: &Checker) -> Result<Replayed, CaseFailure> {
         let (replayed, trace) = coverage::collect(|| {
             quietly(|| (self.target.replay)(ArgsInput::Ron(&self.entry.args)))
         });
@@ -143,7 +168,7 @@ impl Case {
                 trace,
             });
         }
-        let replayed = replayed.map_err(|e| match e {
+        replayed.map_err(|e| match e {
             ReplayError::Args { position, message } => CaseFailure(format!(
                 "{}:{}: the carved arguments of `{}` no longer fit its signature `{}` \
                  ({message}). This carve is stale: re-record it with `CARVE=record cargo test`, \
@@ -153,46 +178,56 @@ impl Case {
                 self.target_name,
                 self.target.signature,
             )),
-            ReplayError::Capture(e) => CaseFailure(format!("{here}: {e}")),
-        })?;
-        let call = describe_call(
-            &self.target_name,
-            replayed.args.as_ref().unwrap_or(&Value::Unit),
-        );
-        if self.entry.origin.is_open_failure() {
-            // A found bug: the test fails until the call stops panicking.
-            return match &replayed.observation.outcome {
-                Outcome::Panicked(message) => Err(CaseFailure(format!(
-                    "{here}: generation found a failing input: `{call}` panics: {message}\n\
-                     Fix the code; or, if the panic is intended, mark the entry \
-                     `expected: true` in its origin (`Found(…, expected: true)`)."
-                ))),
-                Outcome::Returned(_) | Outcome::Crashed(_) => Ok(()),
-            };
+            ReplayError::Capture(e) => CaseFailure(format!("{}: {e}", self.here())),
+        })
+    }
+
+    /// A found bug: the test fails until the call stops panicking.
+    fn still_failing(&self, call: &str, outcome: &Outcome) -> Result<(), CaseFailure> {
+        match outcome {
+            Outcome::Panicked(message) => Err(CaseFailure(format!(
+                "{}: generation found a failing input: `{call}` panics: {message}\n\
+                 Fix the code; or, if the panic is intended, mark the entry \
+                 `expected: true` in its origin (`Found(…, expected: true)`).",
+                self.here()
+            ))),
+            Outcome::Returned(_) | Outcome::Crashed(_) => Ok(()),
         }
+    }
+
+    /// Checks the observation against its insta snapshot; a missing
+    /// snapshot is written when the checker accepts new ones.
+    fn check_snapshot(
+        &self,
+        checker: &Checker,
+        call: &str,
+        observation: &Observation,
+    ) -> Result<(), CaseFailure> {
         let snap = checker.dir.join(format!("{}.snap", self.snapshot));
         let existed = snap.exists();
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path(&checker.dir);
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
-        settings.set_description(call.clone());
+        settings.set_description(call);
         let checked = quietly(|| {
             panic::catch_unwind(AssertUnwindSafe(|| {
-                settings.bind(|| (checker.check)(&self.snapshot, &replayed.observation))
+                settings.bind(|| (checker.check)(&self.snapshot, observation))
             }))
         });
         match checked {
             Ok(()) => Ok(()),
             Err(_) if checker.accept_new && !existed => accept_new_snapshot(&snap).map_err(|e| {
                 CaseFailure(format!(
-                    "{here}: could not accept the new snapshot of `{call}`: {e}"
+                    "{}: could not accept the new snapshot of `{call}`: {e}",
+                    self.here()
                 ))
             }),
             Err(_) => Err(CaseFailure(format!(
-                "{here}: the outcome of `{call}` differs from its snapshot {} (diff above). \
+                "{}: the outcome of `{call}` differs from its snapshot {} (diff above). \
                  If the change is intended, accept it with `cargo insta review`; otherwise fix \
                  the regression.",
+                self.here(),
                 display_path(&snap)
             ))),
         }
