@@ -33,7 +33,8 @@ fn tmp() -> &'static Path {
 
 /// Whether the spawned cargo must not inherit `var`: carve's own variables,
 /// and those that change how insta, carve's CI detection, recording (refused
-/// under nextest), colours or backtraces behave in the fixture's test binary.
+/// under nextest), colours, backtraces or the stack size (the overflow test)
+/// behave in the fixture's test binary.
 fn inherited_var_changes_behaviour(var: &str) -> bool {
     var.starts_with("CARVE")
         || var.starts_with("INSTA_")
@@ -175,7 +176,8 @@ impl Run {
     }
 
     /// The `test <name> ... <result>` lines, sorted: tests run on several
-    /// threads, so their order varies.
+    /// threads, so their order varies. Only for runs where no test prints:
+    /// a test's output can split another's line (see [`Run::failed`]).
     fn results(&self) -> String {
         let mut lines: Vec<String> = normalize(&self.stdout)
             .lines()
