@@ -49,6 +49,17 @@ pub enum Budget {
     Time(Duration),
 }
 
+/// As `CARVE_BUDGET` takes it: `20000 executions`, `30s`, `1500ms`.
+impl fmt::Display for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Budget::Executions(n) => write!(f, "{n} executions"),
+            Budget::Time(d) if d.subsec_millis() == 0 => write!(f, "{}s", d.as_secs()),
+            Budget::Time(d) => write!(f, "{}ms", d.as_millis()),
+        }
+    }
+}
+
 /// carve's configuration for one test run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -216,5 +227,15 @@ mod tests {
             Some(Budget::Time(Duration::from_secs(120)))
         );
         assert_eq!(parse_budget("s"), None);
+    }
+
+    #[test]
+    fn budgets_print_as_they_are_written() {
+        for text in ["20000", "30s", "1500ms"] {
+            let budget = parse_budget(text).unwrap();
+            assert_eq!(parse_budget(&budget.to_string().replace(" executions", "")), Some(budget));
+        }
+        assert_eq!(Budget::Executions(20000).to_string(), "20000 executions");
+        assert_eq!(Budget::Time(Duration::from_secs(120)).to_string(), "120s");
     }
 }

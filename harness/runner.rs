@@ -186,7 +186,7 @@ fn run_generate(
         Err(e) => fail_setup(&e.to_string()),
     };
     println!(
-        "carve: generating calls with seed {} (CARVE_SEED) and budget {:?} per target (CARVE_BUDGET)",
+        "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target (CARVE_BUDGET)",
         config.seed, config.budget
     );
     let mut failed = false;

@@ -1309,7 +1309,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     );
     run.assert_success();
     assert_snapshot!(run.carve_lines(), @r#"
-        carve: generating calls with seed 1 (CARVE_SEED) and budget Executions(20000) per target (CARVE_BUDGET)
+        carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
         carve: parse_triple: branch coverage 8/16 -> 16/16; kept 6 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
@@ -1352,7 +1352,7 @@ fn generation_keeps_a_found_failure_minimized() {
     let run = p.test(&[("CARVE", "generate")], &["split_pair"]);
     run.assert_failure();
     assert_snapshot!(run.carve_lines(), @r#"
-        carve: generating calls with seed 1 (CARVE_SEED) and budget Executions(20000) per target (CARVE_BUDGET)
+        carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
         carve: split_pair: branch coverage 1/2 -> 2/2; kept 1 call(s), found 1 failure(s) in 20000 executions (0 generated arguments did not deserialize)
         carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:154
         carve: branch coverage of instrumented functions by carved and generated calls
