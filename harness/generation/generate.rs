@@ -157,7 +157,6 @@ pub fn generate(
     settings: Settings,
     observer: &mut dyn Observer,
 ) -> Generation {
-    let seeds = &existing.seeds;
     let mut generator = Generator {
         target,
         reach: &existing.reach,
@@ -173,7 +172,7 @@ pub fn generate(
         traces: Vec::new(),
         search_limit: 1.0,
     };
-    let Some(grammar) = ArgsGrammar::mine(seeds) else {
+    let Some(grammar) = ArgsGrammar::mine(&existing.seeds) else {
         return generator.run;
     };
     let mut fuzzer =
@@ -203,32 +202,7 @@ pub fn generate(
         && !generator.exhausted(1.0)
         && settings.phases != Phases::GrammarOnly
     {
-        // The existing calls come first: among equally close calls the
-        // archive keeps the first, and carved calls are the sanest starts.
-        let mut starts = Vec::with_capacity(seeds.len() + generator.traces.len());
-        for args in seeds {
-            if let Some((trace, failed)) = generator.call(args) {
-                starts.push(Individual {
-                    args: args.clone(),
-                    failed,
-                    trace,
-                });
-            }
-        }
-        let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
-        starts.append(&mut generator.traces);
-        let seeds = starts;
-        let mut search = Search::new(
-            existing.reach.clone(),
-            &generator.run.after,
-            seeds,
-            settings.seed,
-        )
-        .with_dictionary(&original);
-        generator.search_limit = search_share.0;
-        search.avm(&mut generator);
-        generator.search_limit = search_share.1;
-        search.evolve(&mut generator, 16);
+        generator.search_phase(existing, settings.seed, search_share);
     }
     if settings.phases != Phases::SearchOnly {
         generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0, None);
@@ -267,6 +241,32 @@ impl Generator<'_> {
             Budget::Executions(n) => self.run.executions as f64 >= n as f64 * fraction,
             Budget::Time(d) => self.start.elapsed().as_secs_f64() >= d.as_secs_f64() * fraction,
         }
+    }
+
+    /// Searches for the goals still uncovered, from the existing calls and
+    /// the grammar phase's: the AVM up to `shares.0` of the budget, then the
+    /// GA up to `shares.1`.
+    fn search_phase(&mut self, existing: &Existing, seed: u64, shares: (f64, f64)) {
+        // The existing calls come first: among equally close calls the
+        // archive keeps the first, and carved calls are the sanest starts.
+        let mut starts = Vec::with_capacity(existing.seeds.len() + self.traces.len());
+        for args in &existing.seeds {
+            if let Some((trace, failed)) = self.call(args) {
+                starts.push(Individual {
+                    args: args.clone(),
+                    failed,
+                    trace,
+                });
+            }
+        }
+        let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
+        starts.append(&mut self.traces);
+        let mut search = Search::new(existing.reach.clone(), &self.run.after, starts, seed)
+            .with_dictionary(&original);
+        self.search_limit = shares.0;
+        search.avm(self);
+        self.search_limit = shares.1;
+        search.evolve(self, 16);
     }
 
     /// Derives and runs calls until `fraction` of the budget is spent, or
