@@ -27,6 +27,10 @@ fn hello_world_coverage() -> BTreeSet<u32> {
 }
 
 fn run(seed: u64) -> carve::_internals::generation::generate::Generation {
+    run_with(seed, Budget::Executions(DEFAULT_BUDGET))
+}
+
+fn run_with(seed: u64, budget: Budget) -> carve::_internals::generation::generate::Generation {
     carve::_internals::outcome::install_panic_hook();
     let target = Registry::collect()
         .target("cgi::cgi_decode")
@@ -34,7 +38,7 @@ fn run(seed: u64) -> carve::_internals::generation::generate::Generation {
     let covered = hello_world_coverage();
     let settings = Settings {
         seed,
-        budget: Budget::Executions(DEFAULT_BUDGET),
+        budget,
         skip: 0,
         phases: carve::_internals::generation::generate::Phases::All,
     };
@@ -89,4 +93,11 @@ fn the_same_seed_generates_the_same_calls() {
     };
     assert_eq!(kept(&a), kept(&b));
     assert_eq!(a.executions, b.executions);
+}
+
+#[test]
+fn a_time_budget_runs_until_the_time_is_spent() {
+    // A time budget leaves derivations unbounded; this used to overflow.
+    let generation = run_with(1, Budget::Time(std::time::Duration::from_millis(300)));
+    assert!(generation.executions > 0);
 }

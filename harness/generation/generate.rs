@@ -281,7 +281,11 @@ impl Generator<'_> {
         stagnation: Option<u64>,
     ) {
         // Derivations that fit no argument value cost no execution: bound them too.
-        let max_index = self.index + skip + max_derivations(self.budget);
+        // A time budget has no bound on derivations (`u64::MAX`): saturate.
+        let max_index = self
+            .index
+            .saturating_add(skip)
+            .saturating_add(max_derivations(self.budget));
         let mut last_gain = (self.run.executions, self.run.after.len());
         while !self.exhausted(fraction) && self.index < max_index {
             if self.run.after.len() > last_gain.1 {
