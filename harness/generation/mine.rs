@@ -160,68 +160,41 @@ impl Shape {
                 name,
                 index,
                 variant,
-            } => Shape::Enum(
-                name,
-                [(
-                    *variant,
-                    Variant {
-                        index: *index,
-                        payload: Payload::Unit,
-                    },
-                )]
-                .into(),
-            ),
+            } => Shape::variant(name, variant, *index, Payload::Unit),
             Value::NewtypeVariant {
                 name,
                 index,
                 variant,
                 value,
-            } => Shape::Enum(
-                name,
-                [(
-                    *variant,
-                    Variant {
-                        index: *index,
-                        payload: Payload::Newtype(Shape::of(value)),
-                    },
-                )]
-                .into(),
-            ),
+            } => Shape::variant(name, variant, *index, Payload::Newtype(Shape::of(value))),
             Value::TupleVariant {
                 name,
                 index,
                 variant,
                 fields,
-            } => Shape::Enum(
+            } => Shape::variant(
                 name,
-                [(
-                    *variant,
-                    Variant {
-                        index: *index,
-                        payload: Payload::Tuple(fields.iter().map(Shape::of).collect()),
-                    },
-                )]
-                .into(),
+                variant,
+                *index,
+                Payload::Tuple(fields.iter().map(Shape::of).collect()),
             ),
             Value::StructVariant {
                 name,
                 index,
                 variant,
                 fields,
-            } => Shape::Enum(
+            } => Shape::variant(
                 name,
-                [(
-                    *variant,
-                    Variant {
-                        index: *index,
-                        payload: Payload::Struct(
-                            fields.iter().map(|(f, v)| (*f, Shape::of(v))).collect(),
-                        ),
-                    },
-                )]
-                .into(),
+                variant,
+                *index,
+                Payload::Struct(fields.iter().map(|(f, v)| (*f, Shape::of(v))).collect()),
             ),
         }
+    }
+
+    /// The shape of enum `name` with the one variant a value has.
+    fn variant(name: &'static str, variant: &'static str, index: u32, payload: Payload) -> Shape {
+        Shape::Enum(name, [(variant, Variant { index, payload })].into())
     }
 
     /// The shape covering both `self` and `other`.
