@@ -7,9 +7,12 @@
 //! and a kept entry is written back byte for byte.
 //!
 //! ```
-//! use carve::carving::store::{CarveFile, Entry, Origin};
+//! use carve::carving::store::{CarveFile, Entry, Origin, StoredOutcome};
+//! use carve::outcome::Outcome;
+//! use carve::value::Value;
 //!
-//! let entry = Entry::new(Origin::System("decodes".into()), "(\n    s: \"a+b\",\n)", "Returned(\"a b\")", None);
+//! let outcome = StoredOutcome::of(&Outcome::Returned(Value::Str("a b".into()))).unwrap();
+//! let entry = Entry::new(Origin::System("decodes".into()), "(\n    s: \"a+b\",\n)", outcome, None);
 //! let text = CarveFile::render("cgi_decode", &[entry]);
 //! let file = CarveFile::parse("carved/cgi_decode.ron".as_ref(), &text).unwrap();
 //! assert_eq!(file.target, "cgi_decode");
@@ -99,13 +102,13 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// An entry from RON text fragments (continuation lines are re-indented
-    /// to sit inside the file).
-    pub fn new(origin: Origin, args: &str, outcome: &str, after: Option<&str>) -> Entry {
+    /// An entry from the RON text of its arguments and after-state
+    /// (continuation lines are re-indented to sit inside the file).
+    pub fn new(origin: Origin, args: &str, outcome: StoredOutcome, after: Option<&str>) -> Entry {
         Entry {
             origin,
             args: indent(args),
-            outcome: StoredOutcome::from_written(outcome),
+            outcome,
             after: after.map(indent),
             args_position: Position::default(),
         }
@@ -127,15 +130,9 @@ impl Entry {
         observation: &Observation,
     ) -> Result<Entry, ron::Error> {
         let args = pretty(args)?;
-        let outcome = StoredOutcome {
-            ending: Ending::of(&observation.outcome),
-            text: indent(&pretty(&observation.outcome)?),
-        };
+        let outcome = StoredOutcome::of(&observation.outcome)?;
         let after = observation.after.as_ref().map(pretty).transpose()?;
-        Ok(Entry {
-            outcome,
-            ..Entry::new(origin, &args, "", after.as_deref())
-        })
+        Ok(Entry::new(origin, &args, outcome, after.as_deref()))
     }
 
     /// Whether both entries hold the same call with the same outcome.
@@ -176,16 +173,12 @@ pub struct StoredOutcome {
 }
 
 impl StoredOutcome {
-    /// The outcome RON `text` holds. Text carve did not write (only possible
-    /// through [`Entry::new`]) counts as a returned value.
-    fn from_written(text: &str) -> StoredOutcome {
-        let ending = ron::from_str::<ParsedOutcome>(text)
-            .map(ParsedOutcome::ending)
-            .unwrap_or(Ending::Returned);
-        StoredOutcome {
-            ending,
-            text: indent(text),
-        }
+    /// How `outcome` is stored.
+    pub fn of(outcome: &Outcome) -> Result<StoredOutcome, ron::Error> {
+        Ok(StoredOutcome {
+            ending: Ending::of(outcome),
+            text: indent(&pretty(outcome)?),
+        })
     }
 
     /// Whether the call crashed its process, so replaying it would too.
@@ -567,11 +560,15 @@ impl std::error::Error for StoreError {
 mod tests {
     use super::*;
 
+    fn returned_one() -> StoredOutcome {
+        StoredOutcome::of(&Outcome::Returned(Value::I64(1))).unwrap()
+    }
+
     fn entry(test: &str, arg: &str) -> Entry {
         Entry::new(
             Origin::System(test.into()),
             &format!("(s: {arg:?})"),
-            "Returned(1)",
+            returned_one(),
             None,
         )
     }
@@ -587,8 +584,18 @@ mod tests {
     fn outcomes_are_parsed_once_on_load() {
         let entries = [
             entry("a", "x"),
-            Entry::new(Origin::System("b".into()), "(s: \"y\")", "Panicked(\"no\")", None),
-            Entry::new(Origin::System("c".into()), "(s: \"z\")", "Crashed(\"signal 6\")", None),
+            Entry::new(
+                Origin::System("b".into()),
+                "(s: \"y\")",
+                StoredOutcome::of(&Outcome::Panicked("no".into())).unwrap(),
+                None,
+            ),
+            Entry::new(
+                Origin::System("c".into()),
+                "(s: \"z\")",
+                StoredOutcome::of(&Outcome::Crashed("signal 6".into())).unwrap(),
+                None,
+            ),
         ];
         let text = CarveFile::render("f", &entries);
         let file = CarveFile::parse(Path::new("f.ron"), &text).unwrap();
@@ -641,7 +648,7 @@ mod tests {
                 added: vec![],
             },
             "(s: \"g\")",
-            "Returned(1)",
+            returned_one(),
             None,
         );
         let existing = vec![

@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::call::ArgsInput;
-use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::carving::store::{CarveFile, Entry, Origin, StoredOutcome};
 use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::env::{Budget, Config};
@@ -300,14 +300,14 @@ fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, 
     {
         return Ok(false);
     }
-    let outcome = ron::to_string(&Outcome::Crashed(crash.to_owned()))?;
+    let outcome = StoredOutcome::of(&Outcome::Crashed(crash.to_owned()))?;
     let origin = Origin::Found {
         seed,
         at: crash.to_owned(),
         expected: false,
     };
     let mut entries = file.entries;
-    entries.push(Entry::new(origin, args, &outcome, None));
+    entries.push(Entry::new(origin, args, outcome, None));
     CarveFile::write(path, &CarveFile::render(&file.target, &entries))?;
     Ok(true)
 }
