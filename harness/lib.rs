@@ -72,10 +72,14 @@ runtime_modules!(call, carving, coverage, env, error, generation, outcome, regis
 /// are carved, or all `pub` methods when none is marked; the receiver is
 /// recorded as an argument named `self`.
 ///
-/// Parameters may be owned `Serialize + DeserializeOwned` types, `&str`,
-/// `&[T]`, `&T`, `&mut T` (its state after the call is recorded too) and
-/// `self`, `&self`, `&mut self` of such a type. The return type must be
-/// `Serialize`. Anything else is a compile error naming the parameter.
+/// Parameters may be owned `Serialize + DeserializeOwned` types, types that
+/// implement `Display + FromStr` (carved as their text), `&str`, byte
+/// strings (`&[u8]`, `Vec<u8>`, `[u8; N]`, carved as RON `b"…"`), `&[T]`,
+/// `&T`, `&mut T` (its state after the call is recorded too) and `self`,
+/// `&self`, `&mut self` of such a type. A return value is carved as RON when
+/// it is `Serialize`, else as its `Debug` text; the `Ok` and `Err` sides of a
+/// `Result` (and `Option`s and tuples) are chosen one by one. Anything else
+/// is one compile error at the type, naming the ways out.
 pub use carve_derive::target;
 
 /// Measures branch coverage of a function, of every method of an impl
@@ -114,8 +118,8 @@ macro_rules! main {
         fn main() {
             $crate::_macro_support::main($crate::_macro_support::MainConfig {
                 manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                check_snapshot: |name: &str, observation: &$crate::_macro_support::Observation| {
-                    $crate::_macro_support::insta::assert_ron_snapshot!(name, observation);
+                check_snapshot: |name: &str, observation: &str| {
+                    $crate::_macro_support::insta::assert_snapshot!(name, observation);
                 },
             })
         }
@@ -149,28 +153,12 @@ pub mod _macro_support {
     pub use crate::outcome::{observe, Observation, Outcome};
     pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};
+    pub use crate::value::form::{
+        capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,
+        OutcomeProbe, ViaDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly,
+        ViaText,
+    };
     pub use crate::value::{CaptureError, Value};
-
-    use serde::de::DeserializeOwned;
-    use serde::Serialize;
-
-    /// Parameter types must be serde types to be carved.
-    #[diagnostic::on_unimplemented(
-        message = "carve cannot carve a parameter of type `{Self}`",
-        label = "this parameter must be `serde::Serialize + serde::de::DeserializeOwned` to be carved",
-        note = "derive `serde::Serialize` and `serde::Deserialize` for it, or take it as `&str`, `&[T]`, `&T` or `&mut T` of a serde type"
-    )]
-    pub trait CarvableArg: Serialize + DeserializeOwned {}
-    impl<T: Serialize + DeserializeOwned> CarvableArg for T {}
-
-    /// Return types must be `Serialize` to be carved.
-    #[diagnostic::on_unimplemented(
-        message = "carve cannot record a return value of type `{Self}`",
-        label = "the return type must be `serde::Serialize` to be carved",
-        note = "derive `serde::Serialize` for it"
-    )]
-    pub trait CarvableOutcome: Serialize {}
-    impl<T: Serialize + ?Sized> CarvableOutcome for T {}
 
     /// Calls a target's body (a closure, so that `return` and `?` keep their meaning).
     #[inline(always)]
@@ -184,11 +172,6 @@ pub mod _macro_support {
     pub fn call_outlined<R>(body: impl FnOnce() -> R) -> R {
         body()
     }
-
-    /// Compile-time check that a parameter type is carvable.
-    pub const fn assert_arg<T: CarvableArg>() {}
-    /// Compile-time check that a return type is carvable.
-    pub const fn assert_outcome<T: CarvableOutcome + ?Sized>() {}
 
     /// The result of a replay, from the pieces generated code collects.
     pub fn replayed(

@@ -5,9 +5,10 @@
 //! use carve::outcome::{observe, Outcome};
 //! use carve::value::Value;
 //!
-//! assert_eq!(observe(|| 2 + 2).unwrap(), Outcome::Returned(Value::I64(4)));
+//! let capture = |v: &_| Value::capture(v);
+//! assert_eq!(observe(|| 2 + 2, capture).unwrap(), Outcome::Returned(Value::I64(4)));
 //! assert_eq!(
-//!     observe(|| -> u8 { panic!("boom") }).unwrap(),
+//!     observe(|| -> u8 { panic!("boom") }, |v| Value::capture(v)).unwrap(),
 //!     Outcome::Panicked("boom".into())
 //! );
 //! ```
@@ -18,6 +19,9 @@ use std::panic::{self, AssertUnwindSafe};
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use crate::value::text::UNNAMED;
+#[cfg(doc)]
+use crate::value::text::to_ron;
 use crate::value::{CaptureError, Value};
 
 /// How a call ended.
@@ -43,7 +47,9 @@ impl Serialize for Outcome {
 }
 
 /// Everything checked about one call: its outcome and, when it takes `&mut`
-/// arguments (or `&mut self`), their state afterwards.
+/// arguments (or `&mut self`), their state afterwards. Its snapshot is its
+/// RON text ([`to_ron`]): `Returned(Ok(70))`, or
+/// `(outcome: Returned(Ok(70)), after: (self: Account(…)))`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Observation {
     /// How the call ended.
@@ -57,7 +63,7 @@ impl Serialize for Observation {
         match &self.after {
             None => self.outcome.serialize(s),
             Some(after) => {
-                let mut st = s.serialize_struct("Observation", 2)?;
+                let mut st = s.serialize_struct(UNNAMED, 2)?;
                 st.serialize_field("outcome", &self.outcome)?;
                 st.serialize_field("after", after)?;
                 st.end()
@@ -118,10 +124,14 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// Calls `f` quietly and captures how it ended.
-pub fn observe<R: Serialize>(f: impl FnOnce() -> R) -> Result<Outcome, CaptureError> {
+/// Calls `f` quietly and captures how it ended; `capture` captures a
+/// returned value in its form (see [`form`](crate::value::form)).
+pub fn observe<R>(
+    f: impl FnOnce() -> R,
+    capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
+) -> Result<Outcome, CaptureError> {
     match quietly(|| panic::catch_unwind(AssertUnwindSafe(f))) {
-        Ok(value) => Ok(Outcome::Returned(Value::capture(&value)?)),
+        Ok(value) => Ok(Outcome::Returned(capture(&value)?)),
         Err(payload) => Ok(Outcome::Panicked(panic_message(&*payload))),
     }
 }
@@ -151,7 +161,7 @@ mod tests {
     fn formatted_panic_messages_are_captured() {
         let n = 3;
         assert_eq!(
-            observe(|| -> u8 { panic!("bad {n}") }).unwrap(),
+            observe(|| -> u8 { panic!("bad {n}") }, Value::capture).unwrap(),
             Outcome::Panicked("bad 3".into())
         );
     }

@@ -39,8 +39,8 @@ fn main() {
     if std::env::var_os(SELF_TEST).is_some() {
         carve::_macro_support::main(carve::_macro_support::MainConfig {
             manifest_dir: env!("CARGO_MANIFEST_DIR"),
-            check_snapshot: |name: &str, observation: &carve::_macro_support::Observation| {
-                carve::_macro_support::insta::assert_ron_snapshot!(name, observation);
+            check_snapshot: |name: &str, observation: &str| {
+                carve::_macro_support::insta::assert_snapshot!(name, observation);
             },
         })
     }

@@ -201,7 +201,9 @@ impl Rewriter {
             Some((left, op, right)) => {
                 let op_token = &op.1;
                 let op_name = Ident::new(op.0, Span::call_site());
-                syn::parse_quote!(match (&(#left), &(#right)) {
+                // In parentheses: a `match` that starts an expression
+                // statement (`a == b && c` as an arm's body) would end there.
+                syn::parse_quote!((match (&(#left), &(#right)) {
                     (__carve_l, __carve_r) => ::carve::_macro_support::cov::compare(
                         &#sites,
                         #id32,
@@ -213,7 +215,7 @@ impl Rewriter {
                             (&::carve::_macro_support::cov::Probe(__carve_l, __carve_r)).cmp_info()
                         },
                     ),
-                })
+                }))
             }
             None => syn::parse_quote!(::carve::_macro_support::cov::boolean(&#sites, #id32, #expr)),
         };

@@ -1,7 +1,7 @@
 //! Parameters of a target: how each is recorded, replayed and passed.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{FnArg, GenericParam, Ident, Pat, ReceiverKind, ReturnType, Signature, Type};
@@ -35,7 +35,52 @@ pub struct Param {
     pub span: Span,
 }
 
+/// How a parameter's values are carved.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Chosen at compile time by the runtime's probe: serde, else text.
+    Probed,
+    /// A byte string (`Vec<u8>`, `[u8; N]`), carved as RON bytes.
+    Bytes,
+}
+
 impl Param {
+    /// How its values are carved, chosen from its owned type's spelling.
+    pub fn form_kind(&self) -> Form {
+        if is_byte_string(&self.owned) {
+            Form::Bytes
+        } else {
+            Form::Probed
+        }
+    }
+
+    /// An expression for the runtime's form of this parameter's type (see
+    /// the runtime's `value::form`); its methods capture, serialize,
+    /// deserialize and `check` values of the type.
+    pub fn form(&self) -> TokenStream {
+        let owned = &self.owned;
+        match self.form_kind() {
+            Form::Bytes => {
+                quote_spanned!(self.span=> ::carve::_macro_support::BytesForm::<#owned>::new())
+            }
+            Form::Probed => quote_spanned!(self.span=> {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::{ViaNothing as _, ViaSerde as _, ViaSerializeOnly as _, ViaText as _};
+                (&&&&::carve::_macro_support::ArgProbe::<#owned>::new()).arg_form()
+            }),
+        }
+    }
+
+    /// A reference to the value bound to `binding` (of the parameter's type
+    /// as written), for the form's `capture`.
+    pub fn view(&self, binding: &Ident) -> TokenStream {
+        match self.pass {
+            Pass::Value => quote!(&#binding),
+            Pass::Ref => quote!(#binding),
+            Pass::RefMut => quote!(&*#binding),
+        }
+    }
+
     /// The expression passing `value` (an owned binding) to the target.
     pub fn pass(&self, value: &Ident) -> TokenStream {
         match self.pass {
@@ -193,9 +238,34 @@ fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
             let elem = &slice.elem;
             syn::parse_quote!(::std::vec::Vec<#elem>)
         }
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("Path") => {
+            syn::parse_quote!(::std::path::PathBuf)
+        }
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("OsStr") => {
+            syn::parse_quote!(::std::ffi::OsString)
+        }
         elem => elem.clone(),
     };
     (owned, pass)
+}
+
+/// Whether `ty` is spelled as a byte string: `Vec<u8>` or `[u8; N]`.
+pub fn is_byte_string(ty: &Type) -> bool {
+    let is_u8 = |t: &Type| matches!(t, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"));
+    match ty {
+        Type::Array(array) => is_u8(&array.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return false;
+            };
+            last.ident == "Vec"
+                && matches!(args.args.iter().collect::<Vec<_>>()[..], [syn::GenericArgument::Type(t)] if is_u8(t))
+        }
+        _ => false,
+    }
 }
 
 /// Rejects what cannot be carved inside a type.

@@ -8,8 +8,9 @@ use syn::{
 };
 
 use crate::instrument::{instrument_fn, Instrumented};
+use crate::outcome::capture_closure;
 use crate::params::{analyze, display_signature, Param, Pass};
-use crate::{first_span, Errors};
+use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
@@ -115,29 +116,23 @@ impl TargetFn {
         } = instrument_fn(block, &self.sites_ident, &self.fn_name, &self.sig.output);
         let static_ident = &self.static_ident;
         let captures = self.params.iter().map(|p| {
-            let (name, binding) = (&p.name, &p.binding);
-            quote!(__carve_args.arg(#name, &#binding);)
+            let (name, form, view) = (&p.name, p.form(), p.view(&p.binding));
+            quote!(__carve_args.arg(#name, #form.capture(#view));)
         });
         let destructure = self.params.iter().filter_map(|p| {
             let binding = &p.binding;
             p.pattern.as_ref().map(|pat| quote!(let #pat = #binding;))
         });
         let afters = self.after_params().map(|p| {
-            let (name, binding) = (&p.name, &p.binding);
-            quote!(__carve_after.arg(#name, &*#binding);)
+            let (name, form, binding) = (&p.name, p.form(), &p.binding);
+            quote!(__carve_after.arg(#name, #form.capture(&*#binding));)
         });
         let ret = match &self.sig.output {
             ReturnType::Default => quote!(()),
             ReturnType::Type(_, ty) => ty.to_token_stream(),
         };
-        let outcome_check = match &self.sig.output {
-            ReturnType::Default => quote!(),
-            ReturnType::Type(_, ty) => {
-                quote_spanned!(first_span(ty)=> ::carve::_macro_support::assert_outcome::<#ty>();)
-            }
-        };
+        let capture = capture_closure(self.return_type(), true, true);
         let body = syn::parse_quote!({
-            #outcome_check
             let __carve_frame = if ::carve::_macro_support::is_recording() {
                 ::carve::_macro_support::begin(&#static_ident, |__carve_args| { #(#captures)* })
             } else {
@@ -149,11 +144,20 @@ impl TargetFn {
                 ::core::option::Option::None => ::carve::_macro_support::call_once(__carve_body),
                 ::core::option::Option::Some(__carve_frame) => __carve_frame.finish(
                     ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body)),
+                    #capture,
                     |__carve_after| { #(#afters)* },
                 ),
             }
         });
         (body, sites_static)
+    }
+
+    /// The return type, `None` for `()` written as nothing.
+    fn return_type(&self) -> Option<&Type> {
+        match &self.sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some(ty),
+        }
     }
 
     fn after_params(&self) -> impl Iterator<Item = &Param> {
@@ -176,17 +180,29 @@ impl TargetFn {
             .map(|i| format_ident!("__carve_p{}", i))
             .collect();
         let names = self.params.iter().map(|p| &p.name);
-        let owned = self.params.iter().map(|p| &p.owned);
-        let asserts = self.params.iter().map(|p| {
-            let owned = &p.owned;
-            quote_spanned!(p.span=> const _: () = ::carve::_macro_support::assert_arg::<#owned>();)
+        let owned: Vec<_> = self.params.iter().map(|p| &p.owned).collect();
+        let checks = self.params.iter().map(|p| {
+            let form = p.form();
+            quote_spanned!(p.span=> #form.check();)
         });
+        let ser_fns: Vec<_> = (0..self.params.len())
+            .map(|i| format_ident!("__carve_ser{}", i))
+            .collect();
+        let de_fns: Vec<_> = (0..self.params.len())
+            .map(|i| format_ident!("__carve_de{}", i))
+            .collect();
+        let (ser_names, de_names) = (
+            ser_fns.iter().map(|f| f.to_string()),
+            de_fns.iter().map(|f| f.to_string()),
+        );
+        let forms: Vec<_> = self.params.iter().map(|p| p.form()).collect();
         let pass = self.params.iter().zip(&fields).map(|(p, f)| p.pass(f));
         let afters = self.params.iter().zip(&fields).filter_map(|(p, f)| {
-            let name = &p.name;
+            let (name, form) = (&p.name, p.form());
             (self.records_after && p.pass == Pass::RefMut)
-                .then(|| quote!(__carve_after.arg(#name, &#f);))
+                .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
         });
+        let capture = capture_closure(self.return_type(), false, false);
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
         quote! {
@@ -202,14 +218,27 @@ impl TargetFn {
                 replay: {
                     #[allow(unused_mut, non_snake_case, non_camel_case_types, clippy::needless_borrow)]
                     fn __carve_replay(__carve_input: ::carve::_macro_support::ArgsInput<'_>) -> ::carve::_macro_support::ReplayResult {
-                        #(#asserts)*
+                        #(#checks)*
+                        #(
+                            fn #ser_fns<S: ::carve::_macro_support::serde::Serializer>(
+                                v: &#owned,
+                                s: S,
+                            ) -> ::core::result::Result<S::Ok, S::Error> {
+                                #forms.serialize(v, s)
+                            }
+                            fn #de_fns<'de, D: ::carve::_macro_support::serde::Deserializer<'de>>(
+                                d: D,
+                            ) -> ::core::result::Result<#owned, D::Error> {
+                                #forms.deserialize(d)
+                            }
+                        )*
                         #[derive(::carve::_macro_support::serde::Serialize, ::carve::_macro_support::serde::Deserialize)]
-                        #[serde(crate = "::carve::_macro_support::serde", deny_unknown_fields)]
-                        struct arguments { #( #[serde(rename = #names)] #fields: #owned, )* }
+                        #[serde(crate = "::carve::_macro_support::serde", rename = "__carve_unnamed", deny_unknown_fields)]
+                        struct arguments { #( #[serde(rename = #names, serialize_with = #ser_names, deserialize_with = #de_names)] #fields: #owned, )* }
                         let __carve_args: arguments = ::carve::_macro_support::parse_args(__carve_input)?;
                         let __carve_args_value = __carve_input.to_value(&__carve_args)?;
                         let arguments { #( #fields: mut #fields, )* } = __carve_args;
-                        let __carve_outcome = ::carve::_macro_support::observe(|| #call_path(#(#pass),*));
+                        let __carve_outcome = ::carve::_macro_support::observe(|| #call_path(#(#pass),*), #capture);
                         let mut __carve_after = ::carve::_macro_support::ArgsBuilder::default();
                         #(#afters)*
                         ::carve::_macro_support::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)

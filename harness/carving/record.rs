@@ -14,6 +14,7 @@
 //!
 //! ```
 //! # use carve::carving::record;
+//! # use carve::value::Value;
 //! # fn double(x: u32) -> u32 { x * 2 }
 //! # static SITES: carve::registry::Sites = carve::registry::Sites::new("demo", "double", "", (0, 0), &[], &[]);
 //! # static TARGET: carve::registry::Target = carve::registry::Target {
@@ -22,9 +23,9 @@
 //! record::start();
 //! record::record_test("doubles", || {
 //!     let x = 21;
-//!     let frame = record::begin(&TARGET, |args| args.arg("x", &x)).unwrap();
+//!     let frame = record::begin(&TARGET, |args| args.arg("x", Value::capture(&x))).unwrap();
 //!     let result = std::panic::catch_unwind(|| double(x));
-//!     assert_eq!(frame.finish(result, |_| {}), 42);
+//!     assert_eq!(frame.finish(result, |r| Value::capture(r), |_| {}), 42);
 //! });
 //! let recordings = record::stop();
 //! assert_eq!(recordings[0].calls.len(), 1);
@@ -37,10 +38,9 @@ use std::panic;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use serde::Serialize;
-
 use crate::outcome::{panic_message, Observation, Outcome};
 use crate::registry::Target;
+use crate::value::text::UNNAMED;
 use crate::value::{CaptureError, Value};
 
 static RECORDING: AtomicBool = AtomicBool::new(false);
@@ -176,12 +176,13 @@ pub struct ArgsBuilder {
 }
 
 impl ArgsBuilder {
-    /// Captures argument `name`.
-    pub fn arg<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+    /// Adds argument `name`, captured in its form (see
+    /// [`form`](crate::value::form)).
+    pub fn arg(&mut self, name: &'static str, captured: Result<Value, CaptureError>) {
         if self.error.is_some() {
             return;
         }
-        match Value::capture(value) {
+        match captured {
             Ok(v) => self.fields.push((name, v)),
             Err(e) => self.error = Some((name, e)),
         }
@@ -191,7 +192,7 @@ impl ArgsBuilder {
     pub fn finish(self) -> Result<Value, (&'static str, CaptureError)> {
         match self.error {
             Some(e) => Err(e),
-            None => Ok(Value::Struct("args", self.fields)),
+            None => Ok(Value::Struct(UNNAMED, self.fields)),
         }
     }
 
@@ -238,14 +239,17 @@ pub fn begin(target: &'static Target, capture: impl FnOnce(&mut ArgsBuilder)) ->
 
 impl CallFrame {
     /// Records how the call ended and hands back its result, resuming the
-    /// panic if it panicked. `after` captures the `&mut` arguments' state.
-    pub fn finish<R: Serialize>(
+    /// panic if it panicked. `capture` captures a returned value in its form
+    /// (see [`form`](crate::value::form)), `after` the `&mut` arguments'
+    /// state.
+    pub fn finish<R>(
         self,
         result: std::thread::Result<R>,
+        capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
         after: impl FnOnce(&mut ArgsBuilder),
     ) -> R {
         let outcome = match &result {
-            Ok(value) => Value::capture(value).map(Outcome::Returned),
+            Ok(value) => capture(value).map(Outcome::Returned),
             Err(payload) => Ok(Outcome::Panicked(panic_message(&**payload))),
         };
         let mut after_args = ArgsBuilder::default();

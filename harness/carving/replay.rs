@@ -25,6 +25,7 @@ use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::Target;
+use crate::value::text::to_ron;
 use crate::value::Value;
 
 /// The part of a snapshot name that identifies a call: a hash of its argument
@@ -72,9 +73,10 @@ fn next_significant(chars: &std::iter::Peekable<std::str::Chars<'_>>) -> Option<
     chars.clone().find(|c| !c.is_whitespace())
 }
 
-/// Checks a call's observation against its snapshot; `carve::main!()` makes
-/// this from insta's `assert_ron_snapshot!` so insta sees the user's crate.
-pub type SnapshotCheck = fn(&str, &Observation);
+/// Checks a call's observation, as its RON text, against its snapshot (the
+/// name); `carve::main!()` makes this from insta's `assert_snapshot!` so
+/// insta sees the user's crate.
+pub type SnapshotCheck = fn(&str, &str);
 
 /// Where and how cases are checked.
 #[derive(Debug, Clone)]
@@ -203,6 +205,12 @@ impl Case {
         call: &str,
         observation: &Observation,
     ) -> Result<(), CaseFailure> {
+        let text = to_ron(observation).map_err(|e| {
+            CaseFailure(format!(
+                "{}: the outcome of `{call}` cannot be written as RON: {e}",
+                self.here()
+            ))
+        })?;
         let snap = checker.dir.join(format!("{}.snap", self.snapshot));
         let existed = snap.exists();
         let mut settings = insta::Settings::clone_current();
@@ -212,7 +220,7 @@ impl Case {
         settings.set_description(call);
         let checked = quietly(|| {
             panic::catch_unwind(AssertUnwindSafe(|| {
-                settings.bind(|| (checker.check)(&self.snapshot, observation))
+                settings.bind(|| (checker.check)(&self.snapshot, &text))
             }))
         });
         match checked {

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::call::Position;
 use crate::carving::record::Call;
 use crate::outcome::{Observation, Outcome};
+use crate::value::text::to_ron;
 use crate::value::Value;
 
 /// Indentation of an entry's fields in a carve file.
@@ -129,9 +130,9 @@ impl Entry {
         args: &Value,
         observation: &Observation,
     ) -> Result<Entry, ron::Error> {
-        let args = pretty(args)?;
+        let args = to_ron(args)?;
         let outcome = StoredOutcome::of(&observation.outcome)?;
-        let after = observation.after.as_ref().map(pretty).transpose()?;
+        let after = observation.after.as_ref().map(to_ron).transpose()?;
         Ok(Entry::new(origin, &args, outcome, after.as_deref()))
     }
 
@@ -177,7 +178,7 @@ impl StoredOutcome {
     pub fn of(outcome: &Outcome) -> Result<StoredOutcome, ron::Error> {
         Ok(StoredOutcome {
             ending: Ending::of(outcome),
-            text: indent(&pretty(outcome)?),
+            text: indent(&to_ron(outcome)?),
         })
     }
 
@@ -205,12 +206,6 @@ impl ParsedOutcome {
     }
 }
 
-fn pretty<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
-    let config = ron::ser::PrettyConfig::new()
-        .indentor("    ")
-        .new_line("\n");
-    ron::ser::to_string_pretty(value, config)
-}
 
 fn indent(text: &str) -> String {
     text.trim().replace('\n', &format!("\n{FIELD_INDENT}"))
@@ -368,7 +363,7 @@ impl CarveFile {
              (\n    target: {quoted},\n    calls: [\n"
         );
         for entry in entries {
-            let origin = pretty(&entry.origin).unwrap_or_default();
+            let origin = to_ron(&entry.origin).unwrap_or_default();
             out.push_str("        (\n");
             out.push_str(&format!("{FIELD_INDENT}origin: {},\n", indent(&origin)));
             out.push_str(&format!("{FIELD_INDENT}args: {},\n", entry.args));

@@ -16,6 +16,8 @@
 //! ```
 
 mod de;
+pub mod form;
+pub mod text;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

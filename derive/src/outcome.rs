@@ -1,0 +1,139 @@
+//! How a target's return value is captured: the runtime's form of each part
+//! of the return type, chosen part by part where the type's spelling shows
+//! its parts (`Result`, `Option`, tuples), so that `Result<Version,
+//! ParseError>` keeps a serde `Version` structured when `ParseError` is
+//! only `Debug`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::{GenericArgument, PathArguments, Type};
+
+use crate::first_span;
+use crate::params::is_byte_string;
+
+/// A closure `|value: &R| -> Result<Value, CaptureError>` capturing a
+/// return value of type `ty` (`None`: `()`). Its parameter's type is written
+/// out only with `annotate` (outside the function, the type's lifetimes are
+/// not in scope; inference finds it there). With `check`, each part's form
+/// is checked, so that a part carve cannot carve is a compile error at its
+/// span; generated code checks once per target.
+pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: bool) -> TokenStream {
+    let value = format_ident!("__carve_v");
+    let body = Capture { check, depth: 0 }.expr(ty, &value);
+    let param = match ty {
+        Some(ty) if annotate => quote!(#value: &#ty),
+        None if annotate => quote!(#value: &()),
+        _ => quote!(#value),
+    };
+    quote!(|#param| -> ::core::result::Result<::carve::_macro_support::Value, ::carve::_macro_support::CaptureError> { #body })
+}
+
+struct Capture {
+    check: bool,
+    depth: usize,
+}
+
+impl Capture {
+    /// An expression capturing `value` (a reference to a `ty`, when known).
+    fn expr(&mut self, ty: Option<&Type>, value: &syn::Ident) -> TokenStream {
+        let Some(ty) = ty else {
+            return self.leaf(None, value);
+        };
+        let ty = peel(ty);
+        if is_byte_string(ty) || is_byte_slice_ref(ty) {
+            return quote!(::carve::_macro_support::capture_bytes(#value));
+        }
+        match ty {
+            Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return self.leaf(Some(ty), value);
+                };
+                let args = type_args(&last.arguments);
+                match (last.ident.to_string().as_str(), &args[..]) {
+                    ("Result", [ok, rest @ ..]) if rest.len() <= 1 => {
+                        let (o, e) = (self.binding(), self.binding());
+                        let ok = self.expr(Some(ok), &o);
+                        let err = self.expr(rest.first().copied(), &e);
+                        quote!(match #value {
+                            ::core::result::Result::Ok(#o) => ::carve::_macro_support::ok_variant(#ok),
+                            ::core::result::Result::Err(#e) => ::carve::_macro_support::err_variant(#err),
+                        })
+                    }
+                    ("Option", [some]) => {
+                        let s = self.binding();
+                        let inner = self.expr(Some(some), &s);
+                        quote!(match #value {
+                            ::core::option::Option::Some(#s) => ::carve::_macro_support::some_value(#inner),
+                            ::core::option::Option::None => ::core::result::Result::Ok(::carve::_macro_support::Value::None),
+                        })
+                    }
+                    _ => self.leaf(Some(ty), value),
+                }
+            }
+            Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+                let parts = tuple.elems.iter().enumerate().map(|(i, elem)| {
+                    let part = self.binding();
+                    let index = syn::Index::from(i);
+                    let inner = self.expr(Some(elem), &part);
+                    quote!({ let #part = &#value.#index; #inner })
+                });
+                let parts: Vec<_> = parts.collect();
+                quote!(::carve::_macro_support::tuple_value([#(#parts),*]))
+            }
+            _ => self.leaf(Some(ty), value),
+        }
+    }
+
+    /// A part captured whole, in the form the runtime's probe picks.
+    fn leaf(&self, ty: Option<&Type>, value: &syn::Ident) -> TokenStream {
+        let span = ty.map_or_else(proc_macro2::Span::call_site, first_span);
+        let check = self
+            .check
+            .then(|| quote_spanned!(span=> __carve_form.check();));
+        quote_spanned!(span=> {
+            #[allow(unused_imports)]
+            use ::carve::_macro_support::{ViaDebug as _, ViaNeither as _, ViaSerialize as _};
+            let __carve_form = (&&&::carve::_macro_support::OutcomeProbe(#value)).outcome_form();
+            #check
+            __carve_form.capture(#value)
+        })
+    }
+
+    fn binding(&mut self) -> syn::Ident {
+        self.depth += 1;
+        format_ident!("__carve_v{}", self.depth)
+    }
+}
+
+/// `ty` without parentheses or groups around it.
+fn peel(mut ty: &Type) -> &Type {
+    loop {
+        match ty {
+            Type::Paren(p) => ty = &p.elem,
+            Type::Group(g) => ty = &g.elem,
+            _ => return ty,
+        }
+    }
+}
+
+/// `&[u8]` (any lifetime).
+fn is_byte_slice_ref(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(r) if r.mutability.is_none()
+        && matches!(&*r.elem, Type::Slice(s)
+            if matches!(&*s.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"))))
+}
+
+/// The type arguments of a path segment (`<A, B>`), lifetimes left out.
+fn type_args(args: &PathArguments) -> Vec<&Type> {
+    match args {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}

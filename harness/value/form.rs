@@ -1,0 +1,544 @@
+//! How a value of a given type is carved, chosen at compile time.
+//!
+//! A parameter is carved as its serde form when its type is
+//! `Serialize + DeserializeOwned`, else as its text when it is
+//! `Display + FromStr` (a version or an address type); byte strings
+//! (`&[u8]`, `Vec<u8>`, `[u8; N]`) are carved as RON byte strings. A return
+//! value is carved as its serde form when it is `Serialize`, else as its
+//! `Debug` text.
+//!
+//! Rust has no specialization, so the choice is made by *autoref-based
+//! specialization* in code `#[carve::target]` generates, where every type is
+//! concrete: a probe such as `(&&&&ArgProbe::<T>::new()).arg_form()`
+//! resolves to the first of [`ViaSerde`], [`ViaText`], [`ViaSerializeOnly`],
+//! [`ViaNothing`] whose bounds `T` meets, because method lookup tries the
+//! receiver with the most references first. Each returns a zero-sized *form* whose methods do the work. The last
+//! resort, [`Unsupported`], compiles but fails its `check`, so an unsupported
+//! type is exactly one compile error, carve's own, at the type's span.
+//!
+//! ```
+//! use carve::value::form::{ArgProbe, ViaNothing, ViaSerde, ViaSerializeOnly, ViaText};
+//! use carve::value::Value;
+//! use std::net::Ipv4Addr;
+//!
+//! // A serde type is carved as itself…
+//! let form = (&&&&ArgProbe::<Vec<u32>>::new()).arg_form();
+//! assert_eq!(form.capture(&vec![1u32]).unwrap(), Value::Seq(vec![Value::U64(1)]));
+//! // …a `Display + FromStr` type as its text.
+//! let form = (&&&&ArgProbe::<Ipv4Addr>::new()).arg_form();
+//! let home = Ipv4Addr::new(127, 0, 0, 1);
+//! assert_eq!(form.capture(&home).unwrap(), Value::Str("127.0.0.1".into()));
+//! ```
+
+use std::fmt::{self, Debug, Display};
+use std::marker::PhantomData;
+use std::str::FromStr;
+
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::value::{CaptureError, Value};
+
+/// Parameter types must have a carvable form; carve implements this for no
+/// type: the bound only fails, with this message, for a type that has none.
+#[diagnostic::on_unimplemented(
+    message = "carve cannot carve a parameter of type `{Self}`",
+    label = "`{Self}` is neither `serde::Serialize + serde::Deserialize` nor `Display + FromStr`",
+    note = "ways out: derive `serde::Serialize` and `serde::Deserialize` for it \
+            (`#[cfg_attr(feature = \"carve\", derive(serde::Serialize, serde::Deserialize))]`); \
+            or implement `Display` and `FromStr` so carve stores it as text; \
+            or mark the function `#[carve::instrument]` instead of `#[carve::target]` \
+            to measure its coverage without carving its calls"
+)]
+pub trait CarvableArg {}
+
+/// A serde type that is only half one; carve implements this for no type
+/// (see [`CarvableArg`]).
+#[diagnostic::on_unimplemented(
+    message = "carve cannot carve a parameter of type `{Self}`: it is `serde::Serialize` but not `serde::Deserialize`",
+    label = "`{Self}` does not implement `serde::Deserialize`, so carved calls cannot be replayed",
+    note = "ways out: derive `serde::Deserialize` for it too \
+            (`#[cfg_attr(feature = \"carve\", derive(serde::Serialize, serde::Deserialize))]`); \
+            or mark the function `#[carve::instrument]` instead of `#[carve::target]` \
+            to measure its coverage without carving its calls"
+)]
+pub trait DeserializableArg {}
+
+/// Return types must have a carvable form; carve implements this for no
+/// type (see [`CarvableArg`]).
+#[diagnostic::on_unimplemented(
+    message = "carve cannot record a return value of type `{Self}`",
+    label = "`{Self}` implements neither `serde::Serialize` nor `Debug`",
+    note = "ways out: derive `Debug` for it (carve then stores its `Debug` text), \
+            or `serde::Serialize` (`#[cfg_attr(feature = \"carve\", derive(serde::Serialize))]`); \
+            or mark the function `#[carve::instrument]` instead of `#[carve::target]` \
+            to measure its coverage without carving its calls"
+)]
+pub trait CarvableOutcome {}
+
+/// The probe a parameter type's form is chosen by (see the module docs).
+pub struct ArgProbe<T>(PhantomData<fn() -> T>);
+
+impl<T> ArgProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        ArgProbe(PhantomData)
+    }
+}
+
+impl<T> Default for ArgProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// First choice: a serde type is carved as itself.
+pub trait ViaSerde<T> {
+    /// The form `T` is carved in.
+    fn arg_form(&self) -> SerdeForm<T>;
+}
+
+impl<T: Serialize + DeserializeOwned> ViaSerde<T> for &&&ArgProbe<T> {
+    fn arg_form(&self) -> SerdeForm<T> {
+        SerdeForm(PhantomData)
+    }
+}
+
+/// Second choice: a `Display + FromStr` type is carved as its text.
+pub trait ViaText<T> {
+    /// The form `T` is carved in.
+    fn arg_form(&self) -> TextForm<T>;
+}
+
+impl<T: Display + FromStr> ViaText<T> for &&ArgProbe<T>
+where
+    T::Err: Debug,
+{
+    fn arg_form(&self) -> TextForm<T> {
+        TextForm(PhantomData)
+    }
+}
+
+/// Third: a type that is `Serialize` only (its `check` fails to compile,
+/// saying what it lacks).
+pub trait ViaSerializeOnly<T> {
+    /// The form `T` is carved in.
+    fn arg_form(&self) -> Unsupported<T, MissingDeserialize>;
+}
+
+impl<T: Serialize> ViaSerializeOnly<T> for &ArgProbe<T> {
+    fn arg_form(&self) -> Unsupported<T, MissingDeserialize> {
+        Unsupported(PhantomData)
+    }
+}
+
+/// Last resort: a type that cannot be carved (its `check` fails to compile).
+pub trait ViaNothing<T> {
+    /// The form `T` is carved in.
+    fn arg_form(&self) -> Unsupported<T>;
+}
+
+impl<T> ViaNothing<T> for ArgProbe<T> {
+    fn arg_form(&self) -> Unsupported<T> {
+        Unsupported(PhantomData)
+    }
+}
+
+/// A serde type, carved as its serde form.
+pub struct SerdeForm<T>(PhantomData<fn() -> T>);
+
+impl<T: Serialize + DeserializeOwned> SerdeForm<T> {
+    /// Compiles: `T` is carvable.
+    pub fn check(&self) {}
+
+    /// Captures a value, or a view of one (`&str` for `String`).
+    pub fn capture<V: Serialize + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
+        Value::capture(value)
+    }
+
+    /// Serializes a value (for `#[serde(serialize_with)]`).
+    pub fn serialize<S: Serializer>(&self, value: &T, s: S) -> Result<S::Ok, S::Error> {
+        value.serialize(s)
+    }
+
+    /// Deserializes a value (for `#[serde(deserialize_with)]`).
+    pub fn deserialize<'de, D: Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
+        T::deserialize(d)
+    }
+}
+
+/// A `Display + FromStr` type, carved as its text.
+pub struct TextForm<T>(PhantomData<fn() -> T>);
+
+impl<T: Display + FromStr> TextForm<T>
+where
+    T::Err: Debug,
+{
+    /// Compiles: `T` is carvable.
+    pub fn check(&self) {}
+
+    /// Captures a value as its text.
+    pub fn capture(&self, value: &T) -> Result<Value, CaptureError> {
+        Ok(Value::Str(value.to_string()))
+    }
+
+    /// Serializes a value as its text.
+    pub fn serialize<S: Serializer>(&self, value: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(value)
+    }
+
+    /// Parses a value from its text with `FromStr`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(|e| {
+            de::Error::custom(format_args!(
+                "`{text}` does not parse as `{}`: {e:?}",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+}
+
+/// A type carve cannot carve, for the reason `Why`: its `check` is the one
+/// compile error.
+pub struct Unsupported<T, Why = Neither>(PhantomData<fn() -> (T, Why)>);
+
+/// Why a parameter type cannot be carved: it has neither form.
+pub struct Neither;
+
+/// Why a parameter type cannot be carved: it is `Serialize` only.
+pub struct MissingDeserialize;
+
+impl<T> Unsupported<T, Neither> {
+    /// Fails to compile, with carve's message at the parameter.
+    pub fn check(&self)
+    where
+        T: CarvableArg,
+    {
+    }
+}
+
+impl<T> Unsupported<T, MissingDeserialize> {
+    /// Fails to compile, with carve's message at the parameter.
+    pub fn check(&self)
+    where
+        T: DeserializableArg,
+    {
+    }
+}
+
+impl<T, Why> Unsupported<T, Why> {
+    /// Never runs: the crate does not compile.
+    pub fn capture<V: ?Sized>(&self, _value: &V) -> Result<Value, CaptureError> {
+        Err(CaptureError("this type cannot be carved".into()))
+    }
+
+    /// Never runs: the crate does not compile.
+    pub fn serialize<S: Serializer>(&self, _value: &T, _s: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("this type cannot be carved"))
+    }
+
+    /// Never runs: the crate does not compile.
+    pub fn deserialize<'de, D: Deserializer<'de>>(&self, _d: D) -> Result<T, D::Error> {
+        Err(de::Error::custom("this type cannot be carved"))
+    }
+}
+
+/// A byte string (`Vec<u8>`, `[u8; N]`), carved as RON bytes `b"…"`.
+/// `#[carve::target]` picks this form from the parameter's spelling.
+pub struct BytesForm<T>(PhantomData<fn() -> T>);
+
+impl<T: ByteString> BytesForm<T> {
+    /// A form for `T`.
+    pub const fn new() -> Self {
+        BytesForm(PhantomData)
+    }
+
+    /// Compiles: `T` is carvable.
+    pub fn check(&self) {}
+
+    /// Captures a byte string (or a `&[u8]` view of one).
+    pub fn capture<V: AsRef<[u8]> + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
+        Ok(Value::Bytes(value.as_ref().to_vec()))
+    }
+
+    /// Serializes a byte string as bytes.
+    pub fn serialize<S: Serializer>(&self, value: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(value.as_ref())
+    }
+
+    /// Deserializes a byte string from bytes, or from a sequence of
+    /// integers (how carve wrote them before).
+    pub fn deserialize<'de, D: Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
+        let bytes = d.deserialize_byte_buf(BytesVisitor)?;
+        T::from_bytes(bytes).map_err(de::Error::custom)
+    }
+}
+
+impl<T: ByteString> Default for BytesForm<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// An owned byte string type.
+pub trait ByteString: AsRef<[u8]> + Sized {
+    /// The value holding `bytes`, or why it cannot.
+    fn from_bytes(bytes: Vec<u8>) -> Result<Self, String>;
+}
+
+impl ByteString for Vec<u8> {
+    fn from_bytes(bytes: Vec<u8>) -> Result<Self, String> {
+        Ok(bytes)
+    }
+}
+
+impl<const N: usize> ByteString for [u8; N] {
+    fn from_bytes(bytes: Vec<u8>) -> Result<Self, String> {
+        let len = bytes.len();
+        bytes
+            .try_into()
+            .map_err(|_| format!("expected {N} bytes, found {len}"))
+    }
+}
+
+struct BytesVisitor;
+
+impl<'de> Visitor<'de> for BytesVisitor {
+    type Value = Vec<u8>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a byte string")
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+        Ok(v.to_vec())
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+        Ok(v)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(b) = seq.next_element()? {
+            bytes.push(b);
+        }
+        Ok(bytes)
+    }
+}
+
+/// The probe a return value's form is chosen by: `(&&&OutcomeProbe(&v)).outcome_form()`.
+pub struct OutcomeProbe<'a, T: ?Sized>(pub &'a T);
+
+/// First choice: a `Serialize` return value is carved as itself.
+pub trait ViaSerialize {
+    /// The form the value is carved in.
+    fn outcome_form(&self) -> SerializeOutcome;
+}
+
+impl<T: Serialize + ?Sized> ViaSerialize for &&OutcomeProbe<'_, T> {
+    fn outcome_form(&self) -> SerializeOutcome {
+        SerializeOutcome
+    }
+}
+
+/// Second choice: a `Debug` return value is carved as its `{:#?}` text.
+pub trait ViaDebug {
+    /// The form the value is carved in.
+    fn outcome_form(&self) -> DebugOutcome;
+}
+
+impl<T: Debug + ?Sized> ViaDebug for &OutcomeProbe<'_, T> {
+    fn outcome_form(&self) -> DebugOutcome {
+        DebugOutcome
+    }
+}
+
+/// Last resort for return values (its `check` fails to compile).
+pub trait ViaNeither<T: ?Sized> {
+    /// The form the value is carved in.
+    fn outcome_form(&self) -> UnsupportedOutcome<T>;
+}
+
+impl<T: ?Sized> ViaNeither<T> for OutcomeProbe<'_, T> {
+    fn outcome_form(&self) -> UnsupportedOutcome<T> {
+        UnsupportedOutcome(PhantomData)
+    }
+}
+
+/// A `Serialize` return value.
+pub struct SerializeOutcome;
+
+impl SerializeOutcome {
+    /// Compiles: the type is carvable.
+    pub fn check(&self) {}
+
+    /// Captures the value.
+    pub fn capture<T: Serialize + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
+        Value::capture(value)
+    }
+}
+
+/// A `Debug`-only return value.
+pub struct DebugOutcome;
+
+impl DebugOutcome {
+    /// Compiles: the type is carvable.
+    pub fn check(&self) {}
+
+    /// Captures the value's `{:#?}` text.
+    pub fn capture<T: Debug + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
+        Ok(Value::debug_text(format!("{value:#?}")))
+    }
+}
+
+/// A return value carve cannot carve.
+pub struct UnsupportedOutcome<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> UnsupportedOutcome<T> {
+    /// Fails to compile, with carve's message at the return type.
+    pub fn check(&self)
+    where
+        T: CarvableOutcome,
+    {
+    }
+
+    /// Never runs: the crate does not compile.
+    pub fn capture<V: ?Sized>(&self, _value: &V) -> Result<Value, CaptureError> {
+        Err(CaptureError("this type cannot be carved".into()))
+    }
+}
+
+/// A byte string returned (`Vec<u8>`, `&[u8]`, `[u8; N]`), as RON bytes.
+pub fn capture_bytes<V: AsRef<[u8]> + ?Sized>(value: &V) -> Result<Value, CaptureError> {
+    Ok(Value::Bytes(value.as_ref().to_vec()))
+}
+
+/// `Ok(value)` of a `Result`, as serde writes it.
+pub fn ok_variant(value: Result<Value, CaptureError>) -> Result<Value, CaptureError> {
+    result_variant(0, "Ok", value)
+}
+
+/// `Err(value)` of a `Result`, as serde writes it.
+pub fn err_variant(value: Result<Value, CaptureError>) -> Result<Value, CaptureError> {
+    result_variant(1, "Err", value)
+}
+
+fn result_variant(
+    index: u32,
+    variant: &'static str,
+    value: Result<Value, CaptureError>,
+) -> Result<Value, CaptureError> {
+    Ok(Value::NewtypeVariant {
+        name: "Result",
+        index,
+        variant,
+        value: Box::new(value?),
+    })
+}
+
+/// `Some(value)`.
+pub fn some_value(value: Result<Value, CaptureError>) -> Result<Value, CaptureError> {
+    Ok(Value::Some(Box::new(value?)))
+}
+
+/// A tuple of captured parts.
+pub fn tuple_value<const N: usize>(
+    parts: [Result<Value, CaptureError>; N],
+) -> Result<Value, CaptureError> {
+    parts.into_iter().collect::<Result<_, _>>().map(Value::Tuple)
+}
+
+#[cfg(test)]
+// The borrows are the probe: without them another form would be chosen.
+#[allow(clippy::needless_borrow)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Version(u32, u32);
+
+    impl Display for Version {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{}.{}", self.0, self.1)
+        }
+    }
+
+    impl FromStr for Version {
+        type Err = String;
+        fn from_str(s: &str) -> Result<Self, String> {
+            let (a, b) = s.split_once('.').ok_or("no dot")?;
+            Ok(Version(
+                a.parse().map_err(|_| "major")?,
+                b.parse().map_err(|_| "minor")?,
+            ))
+        }
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Both(u8);
+
+    struct Opaque;
+
+    #[test]
+    fn arguments_are_carved_as_serde_then_as_text() {
+        let serde_form = (&&&&ArgProbe::<Both>::new()).arg_form();
+        assert_eq!(
+            serde_form.capture(&Both(3)).unwrap(),
+            Value::NewtypeStruct("Both", Box::new(Value::U64(3)))
+        );
+        let text = (&&&&ArgProbe::<Version>::new()).arg_form();
+        assert_eq!(
+            text.capture(&Version(1, 2)).unwrap(),
+            Value::Str("1.2".into())
+        );
+        let parsed = text.deserialize(&Value::Str("3.4".into())).unwrap();
+        assert_eq!(parsed, Version(3, 4));
+        let err = text.deserialize(&Value::Str("3".into())).err().unwrap();
+        assert!(err.to_string().contains("`3` does not parse as"), "{err}");
+        let none = (&&&&ArgProbe::<Opaque>::new()).arg_form();
+        assert!(none.capture(&Opaque).is_err());
+    }
+
+    #[test]
+    fn return_values_are_carved_as_serde_then_as_debug_text() {
+        let value = vec![1u8];
+        let form = (&&&OutcomeProbe(&value)).outcome_form();
+        assert_eq!(form.capture(&value).unwrap(), Value::capture(&value).unwrap());
+        let version = Version(1, 2);
+        let form = (&&&OutcomeProbe(&version)).outcome_form();
+        assert_eq!(
+            form.capture(&version).unwrap(),
+            Value::debug_text("Version(\n    1,\n    2,\n)".into())
+        );
+    }
+
+    #[test]
+    fn results_captured_side_by_side_match_serde() {
+        let ok: Result<(u8, Option<&str>), ()> = Ok((1, Some("a")));
+        let parts = ok_variant(tuple_value([
+            Value::capture(&1u8),
+            some_value(Value::capture("a")),
+        ]));
+        assert_eq!(parts.unwrap(), Value::capture(&ok).unwrap());
+        let err: Result<(), u8> = Err(2);
+        let parts = err_variant(Value::capture(&2u8));
+        assert_eq!(parts.unwrap(), Value::capture(&err).unwrap());
+    }
+
+    #[test]
+    fn byte_strings_read_bytes_and_old_integer_sequences() {
+        let form = BytesForm::<[u8; 2]>::new();
+        let from_bytes = form.deserialize(&Value::Bytes(vec![1, 2])).unwrap();
+        assert_eq!(from_bytes, [1, 2]);
+        let mut de = ron::Deserializer::from_str("[1, 2]").unwrap();
+        assert_eq!(form.deserialize(&mut de).unwrap(), [1, 2]);
+        let err = form.deserialize(&Value::Bytes(vec![1])).err().unwrap();
+        assert_eq!(err.to_string(), "expected 2 bytes, found 1");
+        assert_eq!(
+            BytesForm::<Vec<u8>>::new().capture(&b"GET"[..]).unwrap(),
+            Value::Bytes(b"GET".to_vec())
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! RON text as carve writes it, in carve files and snapshots alike.
+//!
+//! Pretty-printed with four-space indentation and struct names, so that a
+//! carve file and a snapshot show a value the same way
+//! (`Ok(Duration(secs: 1, nanos: 0))` in both). Two touches on top of ron's
+//! output:
+//! - a struct named [`UNNAMED`] (a call's arguments `(name: value, …)`)
+//!   is written without its name;
+//! - the `Debug` text of a return value that is not `Serialize`
+//!   ([`Value::debug_text`]) is written as a raw string over several lines,
+//!   so that a changed field shows as a one-line diff.
+//!
+//! ```
+//! use carve::value::{text::to_ron, Value};
+//!
+//! let debug = Value::debug_text("Error {\n    at: 3,\n}".into());
+//! assert_eq!(to_ron(&debug).unwrap(), "Debug(r#\"Error {\n    at: 3,\n}\"#)");
+//! let args = Value::Struct(carve::value::text::UNNAMED, vec![("s", Value::Str("a".into()))]);
+//! assert_eq!(to_ron(&args).unwrap(), "(\n    s: \"a\",\n)");
+//! ```
+
+use serde::Serialize;
+
+use crate::value::Value;
+
+/// The name of structs written without one: a call's arguments, an
+/// observation with the after-state of its `&mut` arguments.
+pub const UNNAMED: &str = "__carve_unnamed";
+
+/// The newtype name the `Debug` text of a return value is wrapped in.
+pub const DEBUG: &str = "Debug";
+
+impl Value {
+    /// The `Debug` text of a value that is not `Serialize`, as carve stores it.
+    pub fn debug_text(text: String) -> Value {
+        Value::NewtypeStruct(DEBUG, Box::new(Value::Str(text)))
+    }
+}
+
+/// `value` as pretty RON, the way carve writes it.
+pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
+    let config = ron::ser::PrettyConfig::new()
+        .indentor("    ")
+        .new_line("\n")
+        .struct_names(true);
+    let text = ron::ser::to_string_pretty(value, config)?;
+    if !text.contains(UNNAMED) && !text.contains(&format!("{DEBUG}(\"")) {
+        return Ok(text);
+    }
+    Ok(touch_up(&text))
+}
+
+/// Drops the [`UNNAMED`] names and rewrites each `Debug("…")` string that
+/// spans lines as a raw string.
+fn touch_up(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let Some((token, after)) = next_token(rest) else {
+            out.push_str(rest);
+            break;
+        };
+        rest = after;
+        if token != UNNAMED {
+            out.push_str(token);
+        }
+        if token == DEBUG && rest.starts_with("(\"") {
+            out.push('(');
+            rest = &rest[1..];
+            let Some((literal, after)) = next_token(rest) else {
+                continue;
+            };
+            out.push_str(&raw_if_multiline(literal));
+            rest = after;
+        }
+    }
+    out
+}
+
+/// The next token of ron's output: a string or char literal, an identifier,
+/// or one other character; with the text after it.
+fn next_token(text: &str) -> Option<(&str, &str)> {
+    let mut chars = text.char_indices();
+    let (_, first) = chars.next()?;
+    let end = match first {
+        '"' => {
+            let mut escaped = false;
+            chars
+                .find(|&(_, c)| {
+                    let end = c == '"' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    end
+                })
+                .map_or(text.len(), |(i, c)| i + c.len_utf8())
+        }
+        '\'' => {
+            // `'x'`, `'\''`, `'\\'`: ron writes nothing else.
+            let (_, c) = chars.next()?;
+            if c == '\\' {
+                chars.next()?;
+            }
+            chars.next().map_or(text.len(), |(i, c)| i + c.len_utf8())
+        }
+        c if c.is_alphanumeric() || c == '_' => chars
+            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+            .map_or(text.len(), |(i, _)| i),
+        c => c.len_utf8(),
+    };
+    Some(text.split_at(end))
+}
+
+/// A string literal as a raw string when its text spans lines and has no
+/// other control characters (which would be invisible in a raw string).
+fn raw_if_multiline(literal: &str) -> String {
+    let Ok(text) = ron::from_str::<String>(literal) else {
+        return literal.to_owned();
+    };
+    let plain = text
+        .chars()
+        .all(|c| !c.is_control() || c == '\n' || c == '\t');
+    if !text.contains('\n') || !plain {
+        return literal.to_owned();
+    }
+    let hashes = "#".repeat(longest_hash_run_after_quote(&text) + 1);
+    format!("r{hashes}\"{text}\"{hashes}")
+}
+
+/// The most `#` that follow a `"` in `text`: a raw string needs one more.
+fn longest_hash_run_after_quote(text: &str) -> usize {
+    text.split('"')
+        .skip(1)
+        .map(|part| part.chars().take_while(|&c| c == '#').count())
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_names_are_written() {
+        #[derive(Serialize)]
+        struct Duration {
+            secs: u64,
+        }
+        let ok: Result<Duration, ()> = Ok(Duration { secs: 1 });
+        assert_eq!(to_ron(&ok).unwrap(), "Ok(Duration(\n    secs: 1,\n))");
+    }
+
+    #[test]
+    fn debug_texts_become_raw_strings_that_parse_back() {
+        let text = "E {\n    msg: \"a\\\"#b\",\n    c: '\"',\n}".to_owned();
+        let value = Value::Tuple(vec![
+            Value::Str("Debug(\"x\ny\")".into()),
+            Value::Char('"'),
+            Value::debug_text(text.clone()),
+        ]);
+        let written = to_ron(&value).unwrap();
+        assert!(written.contains("Debug(r##\"E {\n"), "{written}");
+        // The user's string that looks like a Debug text stays escaped.
+        assert!(written.contains(r#""Debug(\"x\ny\")""#), "{written}");
+        #[derive(serde::Deserialize, PartialEq, Debug)]
+        struct Debug(String);
+        let back: (String, char, Debug) = ron::from_str(&written).unwrap();
+        assert_eq!(back.2, Debug(text));
+    }
+
+    #[test]
+    fn one_line_and_odd_debug_texts_stay_escaped() {
+        let one_line = Value::debug_text("E".into());
+        assert_eq!(to_ron(&one_line).unwrap(), "Debug(\"E\")");
+        let with_nul = Value::debug_text("a\n\u{0}".into());
+        assert_eq!(to_ron(&with_nul).unwrap(), "Debug(\"a\\n\\0\")");
+    }
+}
