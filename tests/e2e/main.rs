@@ -15,6 +15,8 @@ use std::process::Command;
 
 use insta::assert_snapshot;
 
+mod types;
+
 struct Project {
     dir: PathBuf,
 }
@@ -74,6 +76,16 @@ fn normalize(text: &str) -> String {
 }
 
 impl Run {
+    fn of(mut cmd: Command) -> Run {
+        let out = cmd.output().expect("cargo runs");
+        Run {
+            success: out.status.success(),
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     fn output(&self) -> String {
         format!("{}\n{}", self.stdout, self.stderr)
     }
@@ -257,10 +269,15 @@ fn entry<'a>(list: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 impl Project {
     /// A fresh copy of the fixture crate.
     fn new(name: &str) -> Project {
+        Project::of("fixture", name)
+    }
+
+    /// A fresh copy of the crate in `tests/e2e/<fixture>`.
+    fn of(fixture: &str, name: &str) -> Project {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let dir = tmp().join(format!("e2e-{name}"));
         let _ = fs::remove_dir_all(&dir);
-        copy_dir(&root.join("tests/e2e/fixture"), &dir);
+        copy_dir(&root.join("tests/e2e").join(fixture), &dir);
         let manifest = fs::read_to_string(dir.join("Cargo.toml.in"))
             .unwrap()
             .replace("@CARVE_PATH@", &root.display().to_string())
@@ -279,13 +296,31 @@ impl Project {
         p
     }
 
-    /// `cargo test --test carve -- <args>` with the variables that would
-    /// change the fixture's behaviour cleared, then `env` set.
+    /// `cargo test --features carve --test carve -- <args>` with the
+    /// variables that would change the fixture's behaviour cleared, then
+    /// `env` set.
     fn test(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
+        let mut cmd = self.cargo(&[
+            "test",
+            "--quiet",
+            "--features",
+            "carve",
+            "--test",
+            "carve",
+            "--",
+        ]);
+        cmd.args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Run::of(cmd)
+    }
+
+    /// `cargo <args>` in the copy, with the variables that would change the
+    /// fixture's behaviour cleared.
+    fn cargo(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(&self.dir)
-            .args(["test", "--quiet", "--test", "carve", "--"])
-            .args(args);
+        cmd.current_dir(&self.dir).args(args);
         for (var, _) in std::env::vars_os() {
             if inherited_var_changes_behaviour(&var.to_string_lossy()) {
                 cmd.env_remove(var);
@@ -294,16 +329,7 @@ impl Project {
         cmd.env("CARGO_TARGET_DIR", tmp().join("e2e-target"))
             .env("CARGO_TERM_COLOR", "never")
             .env("INSTA_WORKSPACE_ROOT", &self.dir);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().expect("cargo runs");
-        Run {
-            success: out.status.success(),
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        cmd
     }
 
     fn record(&self) -> Run {
