@@ -36,7 +36,7 @@ pub fn keep(item: TokenStream) -> TokenStream {
         Ok(mut item) => {
             for impl_item in &mut item.items {
                 if let ImplItem::Fn(method) = impl_item {
-                    method.attrs.retain(|a| !is_target_attr(a));
+                    take_target_markers(&mut method.attrs);
                 }
             }
             item.into_token_stream()
@@ -262,12 +262,56 @@ fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
     Ok(quote!(#item #registration #sites))
 }
 
-fn is_target_attr(attr: &Attribute) -> bool {
-    let path = attr.path();
+fn is_target_path(path: &syn::Path) -> bool {
     path.is_ident("target")
         || (path.segments.len() == 2
             && path.segments[0].ident == "carve"
             && path.segments[1].ident == "target")
+}
+
+/// Whether `attr` marks a method as a target: `#[carve::target]`, or
+/// `#[cfg_attr(feature = "carve", carve::target)]` (inner attributes reach
+/// the impl block's macro before their `cfg_attr` is expanded).
+fn is_target_attr(attr: &Attribute) -> bool {
+    is_target_path(attr.path())
+        || cfg_attr_parts(attr)
+            .is_some_and(|(_, metas)| metas.iter().any(|m| is_target_path(m.path())))
+}
+
+/// The predicate and attributes of a `#[cfg_attr(predicate, attr, …)]`.
+fn cfg_attr_parts(attr: &Attribute) -> Option<(syn::Meta, Vec<syn::Meta>)> {
+    if !attr.path().is_ident("cfg_attr") {
+        return None;
+    }
+    let parts = attr
+        .parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    let mut parts = parts.into_iter();
+    Some((parts.next()?, parts.collect()))
+}
+
+/// Removes the target markers from a method's attributes, keeping whatever
+/// else a `cfg_attr` holds; says whether there was one.
+fn take_target_markers(attrs: &mut Vec<Attribute>) -> bool {
+    let marked = attrs.iter().any(is_target_attr);
+    attrs.retain_mut(|attr| {
+        if is_target_path(attr.path()) {
+            return false;
+        }
+        let Some((predicate, metas)) = cfg_attr_parts(attr) else {
+            return true;
+        };
+        let rest: Vec<_> = metas
+            .into_iter()
+            .filter(|m| !is_target_path(m.path()))
+            .collect();
+        if rest.is_empty() {
+            return false;
+        }
+        *attr = syn::parse_quote!(#[cfg_attr(#predicate, #(#rest),*)]);
+        true
+    });
+    marked
 }
 
 fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStream> {
@@ -297,8 +341,7 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
         let ImplItem::Fn(method) = impl_item else {
             continue;
         };
-        let marked = method.attrs.iter().any(is_target_attr);
-        method.attrs.retain(|a| !is_target_attr(a));
+        let marked = take_target_markers(&mut method.attrs);
         let carved = if any_marked {
             marked
         } else {
@@ -338,4 +381,32 @@ pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
             "carve handles methods of a named type only (`impl Account`)",
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cfg_attr_target_markers_are_taken_and_other_attributes_kept() {
+        let mut attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[cfg_attr(feature = "carve", carve::target, inline)]),
+            syn::parse_quote!(#[doc = "x"]),
+        ];
+        assert!(take_target_markers(&mut attrs));
+        let kept: Vec<String> = attrs
+            .iter()
+            .map(|a| a.to_token_stream().to_string())
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                "# [cfg_attr (feature = \"carve\" , inline)]",
+                "# [doc = \"x\"]"
+            ]
+        );
+        let mut attrs: Vec<Attribute> = vec![syn::parse_quote!(#[cfg_attr(test, derive(Debug))])];
+        assert!(!take_target_markers(&mut attrs));
+        assert_eq!(attrs.len(), 1);
+    }
 }
