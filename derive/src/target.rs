@@ -233,7 +233,7 @@ impl TargetFn {
                             }
                         )*
                         #[derive(::carve::_macro_support::serde::Serialize, ::carve::_macro_support::serde::Deserialize)]
-                        #[serde(crate = "::carve::_macro_support::serde", rename = "__carve_unnamed", deny_unknown_fields)]
+                        #[serde(crate = "::carve::_macro_support::serde", rename(serialize = "__carve_unnamed", deserialize = "arguments"), deny_unknown_fields)]
                         struct arguments { #( #[serde(rename = #names, serialize_with = #ser_names, deserialize_with = #de_names)] #fields: #owned, )* }
                         let __carve_args: arguments = ::carve::_macro_support::parse_args(__carve_input)?;
                         let __carve_args_value = __carve_input.to_value(&__carve_args)?;
