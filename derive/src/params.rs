@@ -137,7 +137,7 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
             errors,
             generics: &generic_types,
             what: "the return type",
-            allow_refs: true,
+            in_return_type: true,
         };
         check.visit_type(ty);
     }
@@ -199,7 +199,7 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                     errors,
                     generics: &generic_types,
                     what: &what,
-                    allow_refs: false,
+                    in_return_type: false,
                 }
                 .visit_type(&owned);
                 Normalize { self_ty }.visit_type_mut(&mut owned);
@@ -273,18 +273,21 @@ struct TypeCheck<'a> {
     errors: &'a mut Errors,
     generics: &'a [Ident],
     what: &'a str,
-    allow_refs: bool,
+    in_return_type: bool,
 }
 
 impl<'ast> Visit<'ast> for TypeCheck<'_> {
     fn visit_type(&mut self, ty: &'ast Type) {
         let problem = match ty {
-            Type::Reference(_) if !self.allow_refs => Some(
+            Type::Reference(_) if !self.in_return_type => Some(
                 "a reference inside another type cannot be carved: take the outer value by \
                  reference (`&Vec<String>`) or own its items (`Vec<String>`)",
             ),
             Type::ImplTrait(_) => Some("`impl Trait` cannot be carved: use a concrete serde type"),
-            Type::TraitObject(_) => Some("a trait object cannot be carved: use a concrete serde type"),
+            // A returned `Box<dyn Error>` is carved as its `Debug` text.
+            Type::TraitObject(_) if !self.in_return_type => {
+                Some("a trait object cannot be carved: use a concrete serde type")
+            }
             Type::FnPtr(_) => Some("functions and closures cannot be carved"),
             Type::Ptr(_) => Some("raw pointers cannot be carved"),
             Type::Infer(_) | Type::Never(_) => Some("this type cannot be carved"),
