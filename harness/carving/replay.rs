@@ -3,8 +3,9 @@
 //!
 //! Each [`Case`] is one entry of a carve file. Replaying it deserializes the
 //! arguments into the target's parameter types, calls the target, and checks
-//! the [`Observation`] against the snapshot `carved/<target>@<id>.snap`, where
-//! `<id>` is derived from the arguments, so adding a call elsewhere in the file
+//! the [`Observation`] against the snapshot `<id>.snap` in the target's
+//! snapshot folder (`carved/bank/Account/withdraw/<id>.snap`), where `<id>`
+//! is derived from the arguments, so adding a call elsewhere in the file
 //! never renames another call's snapshot.
 //!
 //! ```
@@ -99,7 +100,10 @@ pub struct Case {
     /// The carve file the entry is in.
     pub file: PathBuf,
     pub entry: Entry,
-    /// The snapshot's name (`<target>@<id>`, with a suffix for repeated arguments).
+    /// The folder of the target's snapshots (`carved/bank/Account/withdraw`).
+    pub snapshot_folder: PathBuf,
+    /// The snapshot's name (`<id>`, with a suffix `-<n>` for repeated
+    /// arguments): its file is `<snapshot_folder>/<snapshot>.snap`.
     pub snapshot: String,
 }
 
@@ -203,10 +207,10 @@ impl Case {
         call: &str,
         observation: &Observation,
     ) -> Result<(), CaseFailure> {
-        let snap = checker.dir.join(format!("{}.snap", self.snapshot));
+        let snap = self.snapshot_folder.join(format!("{}.snap", self.snapshot));
         let existed = snap.exists();
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(&checker.dir);
+        settings.set_snapshot_path(&self.snapshot_folder);
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
         settings.set_description(call);
