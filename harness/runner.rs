@@ -15,7 +15,7 @@ use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::carving::layout::{self, OldLayout};
 use crate::carving::record;
-use crate::carving::replay::{snapshot_id, Case, Checker, SnapshotCheck};
+use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
 };
@@ -53,6 +53,7 @@ pub fn main(main: MainConfig) -> ! {
         check: main.check_snapshot,
         accept_new: false,
         coverage: coverage.clone(),
+        accepted: Accepted::default(),
     };
     let (failed, generation) = match config.mode {
         Mode::Generate if !args.list => run_generate(&args, &registry, &config, checker),
@@ -100,7 +101,16 @@ fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool 
     let mut trials = system_trials(registry, false);
     trials.extend(replay_trials(registry, checker).0);
     trials.sort_by(|a, b| a.name().cmp(b.name()));
-    libtest_mimic::run(args, trials).has_failed()
+    let failed = libtest_mimic::run(args, trials).has_failed();
+    report_accepted(checker);
+    failed
+}
+
+/// Prints how many new snapshots were written, one line per target.
+fn report_accepted(checker: &Checker) {
+    for line in checker.accepted.report() {
+        println!("{line}");
+    }
 }
 
 /// Moves files of carve's old layout (`carved/a::b.ron`,
@@ -199,11 +209,12 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         }
     }
     let checker = Checker {
-        accept_new: !is_ci(),
+        accept_new: accepts_new_snapshots(),
         ..checker
     };
     let (trials, cases) = replay_trials(registry, &checker);
     let replaying = libtest_mimic::run(args, trials);
+    report_accepted(&checker);
     if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
         remove_orphan_snapshots(&config.dir, &targets, &cases);
     }
@@ -259,7 +270,7 @@ fn run_generate(
         }
     }
     let checker = Checker {
-        accept_new: !is_ci(),
+        accept_new: accepts_new_snapshots(),
         ..checker
     };
     (run_replay(args, registry, &checker) || failed, stats)
@@ -393,6 +404,12 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case
 
 fn is_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// Whether record and generate mode write the snapshots of calls that have
+/// none: not under CI, nor when `INSTA_UPDATE=no` asks insta to write nothing.
+fn accepts_new_snapshots() -> bool {
+    !is_ci() && std::env::var("INSTA_UPDATE").map_or(true, |v| v != "no")
 }
 
 fn system_trials(registry: &Registry, recording: bool) -> Vec<Trial> {

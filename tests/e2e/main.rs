@@ -401,6 +401,7 @@ fn record_writes_one_carve_file_per_target() {
     let p = Project::new("record");
     let run = p.record();
     run.assert_success();
+    assert_quiet_acceptance(&run);
     assert_snapshot!(run.messages(), @r#"
         carve: carved 5 system test(s); writing carved
         carve: wrote carved/Counter/bump.ron: 1 call(s) stored, 1 carved in this run
@@ -416,6 +417,19 @@ fn record_writes_one_carve_file_per_target() {
         carve: wrote carved/split_pair.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/sum_pairs.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/unlucky.ron: 1 call(s) stored, 1 carved in this run
+        carve: wrote 1 new snapshot(s) for Counter::bump in carved/Counter/bump/
+        carve: wrote 1 new snapshot(s) for abort_on_max in carved/abort_on_max/
+        carve: wrote 1 new snapshot(s) for collatz in carved/collatz/
+        carve: wrote 1 new snapshot(s) for compatible in carved/compatible/
+        carve: wrote 3 new snapshot(s) for decode::cgi_decode in carved/decode/cgi_decode/
+        carve: wrote 2 new snapshot(s) for double in carved/double/
+        carve: wrote 13 new snapshot(s) for fact in carved/fact/
+        carve: wrote 1 new snapshot(s) for first_word in carved/first_word/
+        carve: wrote 1 new snapshot(s) for parse_triple in carved/parse_triple/
+        carve: wrote 1 new snapshot(s) for push_all in carved/push_all/
+        carve: wrote 1 new snapshot(s) for split_pair in carved/split_pair/
+        carve: wrote 1 new snapshot(s) for sum_pairs in carved/sum_pairs/
+        carve: wrote 1 new snapshot(s) for unlucky in carved/unlucky/
         "#);
     assert_snapshot!(p.carved_names(), @r#"
         Counter/bump.ron
@@ -571,6 +585,24 @@ fn record_writes_one_carve_file_per_target() {
     assert!(carved["first_word.ron"].contains("Returned(\"hello\")"));
 }
 
+/// Accepting new snapshots prints carve's one line per target, and nothing
+/// from insta about pending snapshots or a stop that did not happen.
+#[track_caller]
+fn assert_quiet_acceptance(run: &Run) {
+    for noise in [
+        ".snap.new",
+        "Stopped on the first failure",
+        "Snapshot Summary",
+        "cargo insta",
+    ] {
+        assert!(
+            !run.output().contains(noise),
+            "{noise:?} in:\n{}",
+            run.output()
+        );
+    }
+}
+
 /// Carve files and snapshots of the old layout (`carved/<target>.ron`,
 /// `carved/<target>@<id>.snap`: names Windows rejects) fail replay with one
 /// test that says how to move them; `CARVE=record` moves them, and says so.
@@ -589,6 +621,7 @@ fn record_moves_files_of_the_old_layout() {
 
     let run = p.record();
     run.assert_success();
+    assert_quiet_acceptance(&run);
     assert_snapshot!(run.messages(), @r#"
         carve: moved carved/Counter::bump.ron and 1 snapshot(s) to carved/Counter/bump.ron (portable file names)
         carve: moved 1 snapshot(s) of abort_on_max to carved/abort_on_max/ (portable file names)
@@ -1120,6 +1153,34 @@ fn a_behaviour_change_fails_with_a_diff_and_a_pending_snapshot() {
     );
 }
 
+/// A call whose snapshot is missing fails replay, with a pending snapshot
+/// to review; recording writes the snapshot and drops the pending one.
+#[test]
+fn a_missing_snapshot_fails_replay_and_recording_writes_it() {
+    let p = Project::recorded("missing-snapshot");
+    let recorded = p.carved();
+    let snapshot = "carved/decode/cgi_decode/a957222d34f0.snap";
+    fs::remove_file(p.dir.join(snapshot)).unwrap();
+    let run = p.test(&[], &[]);
+    run.assert_failure();
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: `decode::cgi_decode(s:"a+b%21")` has no snapshot yet (carved/decode/cgi_decode/a957222d34f0.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`."#);
+    assert!(p
+        .carved()
+        .contains_key("decode/cgi_decode/a957222d34f0.snap.new"));
+
+    let run = p.record();
+    run.assert_success();
+    assert_quiet_acceptance(&run);
+    run.assert_line(
+        "carve: wrote 1 new snapshot(s) for decode::cgi_decode in carved/decode/cgi_decode/",
+    );
+    assert_eq!(
+        p.carved(),
+        recorded,
+        "the same snapshot, and no pending one"
+    );
+}
+
 /// With CI=true nothing is written and the test still fails.
 #[test]
 fn under_ci_a_behaviour_change_fails_without_a_pending_snapshot() {
@@ -1389,6 +1450,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
         carve: parse_triple: branch coverage 8/16 -> 16/16; kept 6 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
+        carve: wrote 6 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
           Counter::bump       target     -              not called
@@ -1433,6 +1495,7 @@ fn generation_keeps_a_found_failure_minimized() {
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
         carve: split_pair: branch coverage 1/2 -> 2/2; kept 1 call(s), found 1 failure(s) in 20000 executions (0 generated arguments did not deserialize)
         carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:154
+        carve: wrote 1 new snapshot(s) for split_pair in carved/split_pair/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
           Counter::bump       target     -              not called
