@@ -193,7 +193,7 @@ fn main() {
     let registry = Registry::collect();
     let carved_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
     let load = |target: &str| {
-        CarveFile::load(&CarveFile::path_for(&carved_dir, target))
+        CarveFile::load(&carved_dir, &CarveFile::path_for(&carved_dir, target))
             .expect("dogfood carve files are committed")
     };
     let decode = load("cgi::cgi_decode");

@@ -13,8 +13,9 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
+use crate::carving::layout::{self, OldLayout};
 use crate::carving::record;
-use crate::carving::replay::{snapshot_id, Case, Checker, SnapshotCheck};
+use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
 };
@@ -52,6 +53,7 @@ pub fn main(main: MainConfig) -> ! {
         check: main.check_snapshot,
         accept_new: false,
         coverage: coverage.clone(),
+        accepted: Accepted::default(),
     };
     let (failed, generation) = match config.mode {
         Mode::Generate if !args.list => run_generate(&args, &registry, &config, checker),
@@ -99,7 +101,37 @@ fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool 
     let mut trials = system_trials(registry, false);
     trials.extend(replay_trials(registry, checker).0);
     trials.sort_by(|a, b| a.name().cmp(b.name()));
-    libtest_mimic::run(args, trials).has_failed()
+    let failed = libtest_mimic::run(args, trials).has_failed();
+    report_accepted(checker);
+    failed
+}
+
+/// Prints how many new snapshots were written, one line per target.
+fn report_accepted(checker: &Checker) {
+    for line in checker.accepted.report() {
+        println!("{line}");
+    }
+}
+
+/// Moves files of carve's old layout (`carved/a::b.ron`,
+/// `carved/a::b@<id>.snap`) to their portable places, saying so. Returns
+/// false if some could not be moved.
+fn migrate_layout(dir: &Path) -> bool {
+    let old = match OldLayout::find(dir) {
+        Ok(old) => old,
+        Err(e) => {
+            eprintln!("carve: {e}");
+            return false;
+        }
+    };
+    let (moved, errors) = old.migrate();
+    for moved in &moved {
+        println!("carve: {moved}");
+    }
+    for e in &errors {
+        eprintln!("carve: {e}");
+    }
+    errors.is_empty()
 }
 
 fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: Checker) -> bool {
@@ -117,12 +149,12 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
     if carving_args.test_threads.is_none() {
         carving_args.test_threads = Some(1);
     }
+    let mut store_failed = !migrate_layout(&config.dir);
     record::start();
     let carving: Conclusion = libtest_mimic::run(&carving_args, system_trials(registry, true));
     let recordings = record::stop();
     let ran: BTreeSet<String> = recordings.iter().map(|r| r.test.clone()).collect();
     let mut carved: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
-    let mut store_failed = false;
     for recording in &recordings {
         for call in &recording.calls {
             match Entry::from_call(&recording.test, call) {
@@ -138,8 +170,24 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         }
     }
     let mut targets: BTreeSet<String> = carved.keys().cloned().collect();
+    // Files that do not load are reported once, here, and left as they are.
+    let mut broken = BTreeSet::new();
     match CarveFile::list(&config.dir) {
-        Ok(paths) => targets.extend(paths.iter().map(|p| CarveFile::target_of(p))),
+        Ok(paths) => {
+            for path in paths {
+                match CarveFile::load(&config.dir, &path) {
+                    Ok(file) => {
+                        targets.insert(file.target);
+                    }
+                    Err(e) => {
+                        eprintln!("carve: {e}");
+                        eprintln!("carve: {} was left as it is", display_path(&path));
+                        broken.insert(path);
+                        store_failed = true;
+                    }
+                }
+            }
+        }
         Err(e) => {
             eprintln!("carve: {e}");
             store_failed = true;
@@ -152,20 +200,21 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
     );
     for target in &targets {
         let new = carved.remove(target).unwrap_or_default();
+        if broken.contains(&CarveFile::path_for(&config.dir, target)) {
+            continue;
+        }
         if let Err(e) = store_recorded(&config.dir, target, new, &ran, registry) {
             eprintln!("carve: {e}");
-            if matches!(e, StoreError::Syntax { .. } | StoreError::TargetMismatch { .. }) {
-                eprintln!("carve: {} was left as it is", display_path(e.path()));
-            }
             store_failed = true;
         }
     }
     let checker = Checker {
-        accept_new: !is_ci(),
+        accept_new: accepts_new_snapshots(),
         ..checker
     };
     let (trials, cases) = replay_trials(registry, &checker);
     let replaying = libtest_mimic::run(args, trials);
+    report_accepted(&checker);
     if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
         remove_orphan_snapshots(&config.dir, &targets, &cases);
     }
@@ -181,6 +230,7 @@ fn run_generate(
     config: &Config,
     checker: Checker,
 ) -> (bool, BTreeMap<String, GenerationStats>) {
+    let mut failed = !migrate_layout(&config.dir);
     let paths = match CarveFile::list(&config.dir) {
         Ok(paths) => paths,
         Err(e) => fail_setup(&e.to_string()),
@@ -189,10 +239,9 @@ fn run_generate(
         "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target (CARVE_BUDGET)",
         config.seed, config.budget
     );
-    let mut failed = false;
     let mut stats = BTreeMap::new();
     for path in paths {
-        let file = match CarveFile::load(&path) {
+        let file = match CarveFile::load(&config.dir, &path) {
             Ok(file) => file,
             Err(e) => {
                 eprintln!("carve: {e}");
@@ -221,7 +270,7 @@ fn run_generate(
         }
     }
     let checker = Checker {
-        accept_new: !is_ci(),
+        accept_new: accepts_new_snapshots(),
         ..checker
     };
     (run_replay(args, registry, &checker) || failed, stats)
@@ -245,7 +294,7 @@ fn generate_for(
         return Ok(GenerationStats::default());
     }
     let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
-    let after_file = CarveFile::load(&file.path)?;
+    let after_file = CarveFile::load(&config.dir, &file.path)?;
     let after = worker::existing_calls(registry, target, &after_file, &config.dir)?;
     let (covered_before, total_before) = (before.covered.len(), before.reach.len());
     let (covered_after, total_after) = (after.covered.len(), after.reach.len());
@@ -288,7 +337,7 @@ fn store_recorded(
 ) -> Result<(), StoreError> {
     let path = CarveFile::path_for(dir, target);
     let existing = if path.exists() {
-        CarveFile::load(&path)?.entries
+        CarveFile::load(dir, &path)?.entries
     } else {
         Vec::new()
     };
@@ -297,6 +346,9 @@ fn store_recorded(
     if entries.is_empty() {
         if path.exists() {
             fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+            if let Some(folder) = path.parent() {
+                layout::remove_empty_folders(dir, folder);
+            }
             println!(
                 "carve: removed {} (no system test calls `{target}` any more)",
                 display_path(&path)
@@ -314,31 +366,50 @@ fn store_recorded(
     Ok(())
 }
 
-/// Deletes `<target>@*.snap` files no entry uses any more.
+/// Deletes the snapshots no entry uses any more: for each of `targets`, the
+/// `<id>.snap` files directly in its snapshot folder that no case of it
+/// checks. Nothing else is touched; folders left empty are removed.
 fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case]) {
-    let used: BTreeSet<&str> = cases.iter().map(|c| c.snapshot.as_str()).collect();
-    let Ok(read) = fs::read_dir(dir) else { return };
-    for path in read.flatten().map(|e| e.path()) {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    let used: BTreeSet<(&str, &str)> = cases
+        .iter()
+        .map(|c| (c.target_name.as_str(), c.snapshot.as_str()))
+        .collect();
+    for target in targets {
+        let folder = layout::snapshot_folder(dir, target);
+        let Ok(read) = fs::read_dir(&folder) else {
             continue;
         };
-        let Some(snapshot) = name.strip_suffix(".snap") else {
-            continue;
-        };
-        let Some((target, _)) = snapshot.rsplit_once('@') else {
-            continue;
-        };
-        if targets.contains(target) && !used.contains(snapshot) && fs::remove_file(&path).is_ok() {
-            println!(
-                "carve: removed {} (its call is no longer carved)",
-                display_path(&path)
-            );
+        for path in read.flatten().map(|e| e.path()) {
+            let Some(snapshot) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".snap"))
+            else {
+                continue;
+            };
+            if layout::is_snapshot_name(snapshot)
+                && !used.contains(&(target.as_str(), snapshot))
+                && path.is_file()
+                && fs::remove_file(&path).is_ok()
+            {
+                println!(
+                    "carve: removed {} (its call is no longer carved)",
+                    display_path(&path)
+                );
+            }
         }
+        layout::remove_empty_folders(dir, &folder);
     }
 }
 
 fn is_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// Whether record and generate mode write the snapshots of calls that have
+/// none: not under CI, nor when `INSTA_UPDATE=no` asks insta to write nothing.
+fn accepts_new_snapshots() -> bool {
+    !is_ci() && std::env::var("INSTA_UPDATE").map_or(true, |v| v != "no")
 }
 
 fn system_trials(registry: &Registry, recording: bool) -> Vec<Trial> {
@@ -389,22 +460,35 @@ fn run_system_test(name: &str, test: &SystemTest, recording: bool) -> Result<(),
 fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Case>) {
     let mut trials = Vec::new();
     let mut cases = Vec::new();
-    let paths = match CarveFile::list(&checker.dir) {
-        Ok(paths) => paths,
+    let dir = &checker.dir;
+    let (paths, old) = match CarveFile::list(dir).and_then(|p| Ok((p, OldLayout::find(dir)?))) {
+        Ok(found) => found,
         Err(e) => return (vec![failing_trial("carved".into(), e.to_string())], cases),
     };
+    // Targets still in the old layout are not replayed: one test fails and
+    // says how to move them.
+    if !old.is_empty() {
+        trials.push(failing_trial("carved".into(), old.replay_message()));
+    }
+    let old_files = old.files();
     let checker = Arc::new(checker.clone());
     for path in paths {
-        let file = match CarveFile::load(&path) {
+        if old_files.contains(&path.as_path()) {
+            continue;
+        }
+        let file = match CarveFile::load(dir, &path) {
             Ok(file) => file,
             Err(e) => {
                 trials.push(failing_trial(
-                    format!("carved::{}", CarveFile::target_of(&path)),
+                    format!("carved::{}", CarveFile::target_of(dir, &path)),
                     e.to_string(),
                 ));
                 continue;
             }
         };
+        if old.targets.contains_key(&file.target) {
+            continue;
+        }
         let Some(target) = registry.target(&file.target) else {
             trials.push(failing_trial(
                 format!("carved::{}", file.target),
@@ -412,6 +496,7 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
             ));
             continue;
         };
+        let snapshot_folder = layout::snapshot_folder(dir, &file.target);
         let mut numbers = [0usize; 2];
         let mut snapshot_uses: BTreeMap<String, usize> = BTreeMap::new();
         for entry in file.entries {
@@ -420,7 +505,7 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
                 None => ("generated", &mut numbers[1]),
             };
             *number += 1;
-            let id = format!("{}@{}", file.target, snapshot_id(&entry.args));
+            let id = snapshot_id(&entry.args);
             let uses = snapshot_uses.entry(id.clone()).or_default();
             *uses += 1;
             let snapshot = if *uses == 1 {
@@ -435,6 +520,7 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
                 target,
                 file: path.clone(),
                 entry,
+                snapshot_folder: snapshot_folder.clone(),
                 snapshot,
             };
             let (case_for_trial, checker) = (case.clone(), Arc::clone(&checker));
@@ -450,15 +536,16 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
 }
 
 fn unknown_target(file: &CarveFile) -> String {
+    let folder = file.path.with_extension("");
     format!(
         "{}: no target `{}` is registered in this test binary. Was it renamed or removed? \
-         Then delete this file and its snapshots `{}@*.snap` (or rename them after the new \
-         name), and re-record with `CARVE=record cargo test`. If it still exists, check that \
+         Then delete this file and its snapshot folder {}/ (or move them to the new name's \
+         place), and re-record with `CARVE=record cargo test`. If it still exists, check that \
          it is still marked `#[carve::target]` and that this test links its crate \
          (`use mycrate as _;`).",
         display_path(&file.path),
         file.target,
-        file.target,
+        display_path(&folder),
     )
 }
 

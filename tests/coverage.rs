@@ -99,9 +99,8 @@ fn a_plus_b_alone_leaves_the_percent_branches_uncovered() {
 fn the_carved_suite_covers_every_outcome_of_cgi_decode() {
     let registry = Registry::collect();
     let target = registry.target("cgi::cgi_decode").unwrap();
-    let file =
-        CarveFile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("carved/cgi::cgi_decode.ron"))
-            .unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
+    let file = CarveFile::load(&dir, &dir.join("cgi/cgi_decode.ron")).unwrap();
     let mut cov = FunctionCoverage::new(target.sites);
     for (i, entry) in file.entries.iter().enumerate() {
         let (replayed, trace) = coverage::collect(|| (target.replay)(ArgsInput::Ron(&entry.args)));

@@ -273,6 +273,8 @@ struct TypeCheck<'a> {
     errors: &'a mut Errors,
     generics: &'a [Ident],
     what: &'a str,
+    /// References and trait objects are carvable in a return type (a
+    /// borrowed result, a `Box<dyn Error>`), not in parameters.
     in_return_type: bool,
 }
 

@@ -1,7 +1,9 @@
 //! Carving: recording calls of targets while system tests run
-//! ([`record`]), keeping them in carve files ([`store`]), and replaying them
-//! as regression tests against insta snapshots ([`replay`]).
+//! ([`record`]), keeping them in carve files ([`store`]) laid out under
+//! `carved/` with portable names ([`layout`]), and replaying them as
+//! regression tests against insta snapshots ([`replay`]).
 
+pub mod layout;
 pub mod record;
 pub mod replay;
 pub mod store;

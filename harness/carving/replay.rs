@@ -3,9 +3,15 @@
 //!
 //! Each [`Case`] is one entry of a carve file. Replaying it deserializes the
 //! arguments into the target's parameter types, calls the target, and checks
-//! the [`Observation`] against the snapshot `carved/<target>@<id>.snap`, where
-//! `<id>` is derived from the arguments, so adding a call elsewhere in the file
+//! the [`Observation`] against the snapshot `<id>.snap` in the target's
+//! snapshot folder (`carved/bank/Account/withdraw/<id>.snap`), where `<id>`
+//! is derived from the arguments, so adding a call elsewhere in the file
 //! never renames another call's snapshot.
+//!
+//! A call without a snapshot, when new snapshots are accepted (record and
+//! generate mode), gets its `.snap` written directly, counted per target in
+//! [`Accepted`]: insta is not asked to store it as pending, so it prints no
+//! diff, no `.snap.new` and no advice for a snapshot nobody has to review.
 //!
 //! ```
 //! use carve::carving::replay::snapshot_id;
@@ -15,15 +21,20 @@
 //! assert_ne!(snapshot_id("(s: \"a b\")"), snapshot_id("(s: \"ab\")"));
 //! ```
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::call::{ArgsInput, ReplayError, Replayed};
 use crate::carving::store::{display_path, Ending, Entry, Origin};
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
-use crate::outcome::{quietly, Observation, Outcome};
+use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::to_ron;
 use crate::value::Value;
@@ -89,6 +100,37 @@ pub struct Checker {
     pub accept_new: bool,
     /// Where each replayed call's coverage goes, for the report.
     pub coverage: Calls,
+    /// The snapshots written because `accept_new` accepted them.
+    pub accepted: Accepted,
+}
+
+/// New snapshots written while replaying, per target: shared by the trials
+/// of a run, drained by the runner when they are done.
+#[derive(Debug, Clone, Default)]
+pub struct Accepted(Arc<Mutex<BTreeMap<String, (PathBuf, usize)>>>);
+
+impl Accepted {
+    /// Counts one snapshot written for `target` in `folder`.
+    fn add(&self, target: &str, folder: &Path) {
+        let mut written = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        written
+            .entry(target.to_owned())
+            .or_insert_with(|| (folder.to_owned(), 0))
+            .1 += 1;
+    }
+
+    /// One line per target with the snapshots written since the last call.
+    pub fn report(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+            .into_iter()
+            .map(|(target, (folder, count))| {
+                format!(
+                    "carve: wrote {count} new snapshot(s) for {target} in {}/",
+                    display_path(&folder)
+                )
+            })
+            .collect()
+    }
 }
 
 /// One carved call to replay as a test.
@@ -101,7 +143,10 @@ pub struct Case {
     /// The carve file the entry is in.
     pub file: PathBuf,
     pub entry: Entry,
-    /// The snapshot's name (`<target>@<id>`, with a suffix for repeated arguments).
+    /// The folder of the target's snapshots (`carved/bank/Account/withdraw`).
+    pub snapshot_folder: PathBuf,
+    /// The snapshot's name (`<id>`, with a suffix `-<n>` for repeated
+    /// arguments): its file is `<snapshot_folder>/<snapshot>.snap`.
     pub snapshot: String,
 }
 
@@ -211,26 +256,38 @@ impl Case {
                 self.here()
             ))
         })?;
-        let snap = checker.dir.join(format!("{}.snap", self.snapshot));
-        let existed = snap.exists();
+        let snap = self.snapshot_folder.join(format!("{}.snap", self.snapshot));
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(&checker.dir);
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
         settings.set_description(call);
-        let checked = quietly(|| {
-            panic::catch_unwind(AssertUnwindSafe(|| {
-                settings.bind(|| (checker.check)(&self.snapshot, &text))
-            }))
-        });
+        if checker.accept_new && !snap.exists() {
+            let check = |name: &str| (checker.check)(name, &text);
+            return match write_new_snapshot(settings, &snap, check) {
+                Ok(()) => {
+                    checker.accepted.add(&self.target_name, &self.snapshot_folder);
+                    Ok(())
+                }
+                Err(e) => Err(CaseFailure(format!(
+                    "{}: could not write the new snapshot {} of `{call}`: {e}",
+                    self.here(),
+                    display_path(&snap)
+                ))),
+            };
+        }
+        let existed = snap.exists();
+        settings.set_snapshot_path(&self.snapshot_folder);
+        let check = || (checker.check)(&self.snapshot, &text);
+        let checked =
+            quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(check))));
         match checked {
             Ok(()) => Ok(()),
-            Err(_) if checker.accept_new && !existed => accept_new_snapshot(&snap).map_err(|e| {
-                CaseFailure(format!(
-                    "{}: could not accept the new snapshot of `{call}`: {e}",
-                    self.here()
-                ))
-            }),
+            Err(_) if !existed => Err(CaseFailure(format!(
+                "{}: `{call}` has no snapshot yet ({}): write it with `CARVE=record cargo \
+                 test`, or accept it with `cargo insta review`.",
+                self.here(),
+                display_path(&snap)
+            ))),
             Err(_) => Err(CaseFailure(format!(
                 "{}: the outcome of `{call}` differs from its snapshot {} (diff above). \
                  If the change is intended, accept it with `cargo insta review`; otherwise fix \
@@ -242,11 +299,73 @@ impl Case {
     }
 }
 
-/// Moves insta's pending `.snap.new` into place, as `cargo insta accept` does.
-fn accept_new_snapshot(snap: &Path) -> Result<(), Box<dyn std::error::Error>> {
+thread_local! {
+    /// The snapshot insta made in the last [`write_new_snapshot`] on this thread.
+    static MADE: RefCell<Option<insta::Snapshot>> = const { RefCell::new(None) };
+}
+
+/// A comparator that keeps the snapshot insta made (in [`MADE`]) and calls
+/// it a match, so that insta neither prints nor stores anything.
+#[derive(Debug, Clone, Copy)]
+struct KeepMade;
+
+impl insta::Comparator for KeepMade {
+    fn matches(&self, _reference: &insta::Snapshot, made: &insta::Snapshot) -> bool {
+        MADE.with(|m| *m.borrow_mut() = Some(made.clone()));
+        true
+    }
+
+    fn dyn_clone(&self) -> Box<dyn insta::Comparator> {
+        Box::new(*self)
+    }
+}
+
+/// Writes the snapshot file `snap` (`<folder>/<name>.snap`) that `check`
+/// makes, as `cargo insta accept` would, without insta reporting a pending
+/// snapshot. `check(name)` is an insta assertion of a snapshot called
+/// `name`, run with `settings`.
+///
+/// insta compares only against an existing snapshot, and reports anything
+/// else as pending: so `check` runs against a placeholder `<name>.snap` in
+/// a scratch folder, with a comparator that keeps what insta made and calls
+/// it a match. A pending `.snap.new` left beside `snap` by an earlier run is
+/// removed.
+fn write_new_snapshot(
+    mut settings: insta::Settings,
+    snap: &Path,
+    check: impl FnOnce(&str),
+) -> Result<(), Box<dyn std::error::Error>> {
+    static SCRATCH: AtomicUsize = AtomicUsize::new(0);
+    let scratch = std::env::temp_dir().join(format!(
+        "carve-new-snapshot-{}-{}",
+        std::process::id(),
+        SCRATCH.fetch_add(1, Ordering::Relaxed)
+    ));
+    let made = (|| -> Result<insta::Snapshot, Box<dyn std::error::Error>> {
+        let name = snap
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .ok_or("not a snapshot file name")?;
+        fs::create_dir_all(&scratch)?;
+        fs::write(scratch.join(format!("{name}.snap")), "---\nsource: carve\n---\n")?;
+        // So that insta looks for exactly `<scratch>/<name>.snap`.
+        settings.set_snapshot_path(&scratch);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.remove_snapshot_suffix();
+        settings.set_comparator(Box::new(KeepMade));
+        MADE.with(|m| m.borrow_mut().take());
+        quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(|| check(name)))))
+            .map_err(|payload| panic_message(&*payload))?;
+        Ok(MADE
+            .with(|m| m.borrow_mut().take())
+            .ok_or("insta made no snapshot")?)
+    })();
+    let _ = fs::remove_dir_all(&scratch);
+    made?.save(snap)?;
     let pending = snap.with_extension("snap.new");
-    insta::Snapshot::from_file(&pending)?.save(snap)?;
-    std::fs::remove_file(&pending)?;
+    if pending.exists() {
+        fs::remove_file(&pending)?;
+    }
     Ok(())
 }
 
@@ -264,6 +383,29 @@ fn describe_call(target: &str, args: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_snapshot_is_written_quietly_as_insta_would() {
+        let folder = std::env::temp_dir().join(format!("carve-replay-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&folder);
+        let snap = folder.join("0123456789ab.snap");
+        let pending = folder.join("0123456789ab.snap.new");
+        fs::create_dir_all(&folder).unwrap();
+        fs::write(&pending, "left by an earlier run").unwrap();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_omit_expression(true);
+        settings.set_description("f(x:1)");
+        write_new_snapshot(settings, &snap, |name| {
+            insta::assert_snapshot!(name, "Returned(2)");
+        })
+        .unwrap();
+        let text = fs::read_to_string(&snap).unwrap();
+        assert!(text.starts_with("---\nsource: harness/carving/replay.rs\n"), "{text}");
+        assert!(text.ends_with("description: \"f(x:1)\"\n---\nReturned(2)\n"), "{text}");
+        assert!(!pending.exists(), "the stale pending snapshot is gone");
+        assert_eq!(fs::read_dir(&folder).unwrap().count(), 1);
+        fs::remove_dir_all(folder).unwrap();
+    }
 
     #[test]
     fn layout_is_ignored_but_literals_are_not() {

@@ -1,4 +1,5 @@
-//! Carve files: `carved/<target>.ron`, one per target.
+//! Carve files: one per target, `carved/bank/Account/withdraw.ron` for
+//! `bank::Account::withdraw` (see [`layout`](crate::carving::layout)).
 //!
 //! A carve file is read without knowing the target's types: each entry's
 //! arguments and outcome are kept as the RON text they were written as
@@ -14,7 +15,7 @@
 //! let outcome = StoredOutcome::of(&Outcome::Returned(Value::Str("a b".into()))).unwrap();
 //! let entry = Entry::new(Origin::System("decodes".into()), "(\n    s: \"a+b\",\n)", outcome, None);
 //! let text = CarveFile::render("cgi_decode", &[entry]);
-//! let file = CarveFile::parse("carved/cgi_decode.ron".as_ref(), &text).unwrap();
+//! let file = CarveFile::parse("carved".as_ref(), "carved/cgi_decode.ron".as_ref(), &text).unwrap();
 //! assert_eq!(file.target, "cgi_decode");
 //! assert_eq!(file.entries[0].args, "(\n                s: \"a+b\",\n            )");
 //! assert_eq!(CarveFile::render(&file.target, &file.entries), text); // stable
@@ -30,6 +31,7 @@ use ron::value::RawValue;
 use serde::{Deserialize, Serialize};
 
 use crate::call::Position;
+use crate::carving::layout;
 use crate::carving::record::Call;
 use crate::outcome::{Observation, Outcome};
 use crate::value::text::to_ron;
@@ -248,45 +250,33 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 }
 
 impl CarveFile {
-    /// The carve file of `target` in `dir`.
+    /// The carve file of `target` in `dir` (`carved/bank/Account/withdraw.ron`).
     pub fn path_for(dir: &Path, target: &str) -> PathBuf {
-        dir.join(format!("{target}.ron"))
+        layout::carve_file(dir, target)
     }
 
-    /// The target a carve file is named after (`carved/a::b.ron` → `a::b`).
-    pub fn target_of(path: &Path) -> String {
-        path.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
+    /// The target the path of a carve file in `dir` spells
+    /// (`carved/a/b.ron` → `a::b`): for naming a file that cannot be read.
+    pub fn target_of(dir: &Path, path: &Path) -> String {
+        layout::target_of(dir, path)
     }
 
-    /// Every carve file in `dir`, sorted; none when `dir` does not exist.
+    /// Every carve file under `dir`, at any depth, in a stable order; none
+    /// when `dir` does not exist.
     pub fn list(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
-        let read = match fs::read_dir(dir) {
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(StoreError::io(dir, e)),
-        };
-        let mut paths = Vec::new();
-        for item in read {
-            let path = item.map_err(|e| StoreError::io(dir, e))?.path();
-            if path.extension().is_some_and(|e| e == "ron") && path.is_file() {
-                paths.push(path);
-            }
-        }
-        paths.sort();
-        Ok(paths)
+        layout::list_carve_files(dir)
     }
 
-    /// Reads and parses the carve file at `path`.
-    pub fn load(path: &Path) -> Result<CarveFile, StoreError> {
+    /// Reads and parses the carve file at `path`, in the carve folder `dir`.
+    pub fn load(dir: &Path, path: &Path) -> Result<CarveFile, StoreError> {
         let text = fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
-        CarveFile::parse(path, &text)
+        CarveFile::parse(dir, path, &text)
     }
 
-    /// Parses carve file text; `path` is used in errors and must name the
-    /// file after the target it holds.
-    pub fn parse(path: &Path, text: &str) -> Result<CarveFile, StoreError> {
+    /// Parses carve file text; `path` is used in errors and must be where
+    /// the target it holds has its file in the carve folder `dir`
+    /// ([`CarveFile::path_for`]).
+    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<CarveFile, StoreError> {
         let raw: RawFile<'_> = ron::from_str(text).map_err(|e| StoreError::Syntax {
             path: path.to_owned(),
             position: Position {
@@ -295,8 +285,8 @@ impl CarveFile {
             },
             message: e.code.to_string(),
         })?;
-        let expected = CarveFile::target_of(path);
-        if raw.target != expected {
+        let expected = CarveFile::path_for(dir, &raw.target);
+        if path != expected {
             return Err(StoreError::TargetMismatch {
                 path: path.to_owned(),
                 found: raw.target,
@@ -484,13 +474,20 @@ pub enum StoreError {
         /// What it found.
         message: String,
     },
-    /// The file's `target:` does not match its name.
+    /// The file's `target:` does not match where it is.
     TargetMismatch {
         path: PathBuf,
         /// The target named inside.
         found: String,
-        /// The target its name implies.
-        expected: String,
+        /// Where that target's carve file is.
+        expected: PathBuf,
+    },
+    /// A file of the old layout could not be moved: its new place is taken.
+    MoveBlocked {
+        /// The file in the old layout.
+        from: PathBuf,
+        /// Where it would go.
+        to: PathBuf,
     },
 }
 
@@ -508,7 +505,8 @@ impl StoreError {
         match self {
             StoreError::Io { path, .. }
             | StoreError::Syntax { path, .. }
-            | StoreError::TargetMismatch { path, .. } => path,
+            | StoreError::TargetMismatch { path, .. }
+            | StoreError::MoveBlocked { from: path, .. } => path,
         }
     }
 }
@@ -534,9 +532,18 @@ impl fmt::Display for StoreError {
                 expected,
             } => write!(
                 f,
-                "{}: names target `{found}`, but a file for that target would be called \
-                 `{expected}.ron`: rename the file to `{found}.ron` or fix its `target:`.",
-                display_path(path)
+                "{}: holds target `{found}`, whose carve file is {}: move the file there \
+                 (and its snapshot folder beside it), or fix its `target:`.",
+                display_path(path),
+                display_path(expected)
+            ),
+            StoreError::MoveBlocked { from, to } => write!(
+                f,
+                "{}: not moved to {}, which exists already (both layouts hold this target): \
+                 keep one of the two files, delete the other, and re-record with \
+                 `CARVE=record cargo test`.",
+                display_path(from),
+                display_path(to)
             ),
         }
     }
@@ -571,7 +578,7 @@ mod tests {
     #[test]
     fn syntax_errors_name_file_line_and_column() {
         let text = "(\n    target: \"f\",\n    calls: [\n        (origin: System(\"t\") args: ()),\n    ],\n)\n";
-        let err = CarveFile::parse(Path::new("carved/f.ron"), text).unwrap_err();
+        let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), text).unwrap_err();
         insta::assert_snapshot!(err, @"carved/f.ron:4:30: this carve file does not parse: Expected comma. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.");
     }
 
@@ -593,7 +600,7 @@ mod tests {
             ),
         ];
         let text = CarveFile::render("f", &entries);
-        let file = CarveFile::parse(Path::new("f.ron"), &text).unwrap();
+        let file = CarveFile::parse(Path::new(""), Path::new("f.ron"), &text).unwrap();
         let endings: Vec<_> = file.entries.iter().map(|e| &e.outcome.ending).collect();
         assert_eq!(
             endings,
@@ -610,14 +617,14 @@ mod tests {
     #[test]
     fn an_outcome_carve_did_not_write_is_an_error_at_its_position() {
         let text = CarveFile::render("f", &[entry("a", "x")]).replace("Returned(1)", "Retruned(1)");
-        let err = CarveFile::parse(Path::new("carved/f.ron"), &text).unwrap_err();
+        let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), &text).unwrap_err();
         insta::assert_snapshot!(err, @r#"carved/f.ron:10:22: this carve file does not parse: `Retruned` is not an outcome; an outcome is `Returned(value)`, `Panicked("message")` or `Crashed("message")`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
     }
 
     #[test]
     fn argument_positions_point_into_the_file() {
         let text = CarveFile::render("f", &[entry("a", "x"), entry("b", "y")]);
-        let file = CarveFile::parse(Path::new("f.ron"), &text).unwrap();
+        let file = CarveFile::parse(Path::new(""), Path::new("f.ron"), &text).unwrap();
         let second = text
             .lines()
             .nth(file.entries[1].args_position.line - 1)
@@ -631,8 +638,29 @@ mod tests {
     #[test]
     fn a_file_named_after_another_target_is_rejected() {
         let text = CarveFile::render("g", &[]);
-        let err = CarveFile::parse(Path::new("carved/f.ron"), &text).unwrap_err();
+        let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), &text).unwrap_err();
         assert!(matches!(err, StoreError::TargetMismatch { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_file_moved_into_another_folder_is_rejected() {
+        let dir = Path::new("carved");
+        let text = CarveFile::render("bar", &[]);
+        let err = CarveFile::parse(dir, Path::new("carved/foo/bar.ron"), &text).unwrap_err();
+        insta::assert_snapshot!(err, @"carved/foo/bar.ron: holds target `bar`, whose carve file is carved/bar.ron: move the file there (and its snapshot folder beside it), or fix its `target:`.");
+        let file = CarveFile::parse(dir, &CarveFile::path_for(dir, "bar"), &text).unwrap();
+        assert_eq!(file.target, "bar");
+    }
+
+    #[test]
+    fn paths_of_carve_files_round_trip() {
+        let dir = Path::new("carved");
+        for target in ["f", "bank::Account::withdraw"] {
+            let path = CarveFile::path_for(dir, target);
+            assert_eq!(CarveFile::target_of(dir, &path), target);
+            let text = CarveFile::render(target, &[entry("a", "x")]);
+            assert_eq!(CarveFile::parse(dir, &path, &text).unwrap().target, target);
+        }
     }
 
     #[test]

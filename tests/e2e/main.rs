@@ -347,7 +347,9 @@ impl Project {
     }
 
     fn write(&self, path: &str, text: &str) {
-        fs::write(self.dir.join(path), text).unwrap();
+        let path = self.dir.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
     }
 
     #[track_caller]
@@ -357,22 +359,47 @@ impl Project {
         self.write(path, &text.replacen(from, to, 1));
     }
 
-    /// Every file under `carved/`, by name.
+    /// Every file under `carved/`, at any depth, by its path inside it
+    /// (`decode/cgi_decode.ron`).
     fn carved(&self) -> BTreeMap<String, String> {
-        let Ok(read) = fs::read_dir(self.dir.join("carved")) else {
-            return BTreeMap::new();
-        };
-        read.map(|e| e.unwrap().path())
-            .map(|p| {
-                (
-                    p.file_name().unwrap().to_string_lossy().into_owned(),
-                    fs::read_to_string(&p).unwrap(),
-                )
-            })
-            .collect()
+        fn walk(dir: &Path, prefix: &str, files: &mut BTreeMap<String, String>) {
+            let Ok(read) = fs::read_dir(dir) else { return };
+            for path in read.map(|e| e.unwrap().path()) {
+                let name = format!("{prefix}{}", path.file_name().unwrap().to_string_lossy());
+                if path.is_dir() {
+                    walk(&path, &format!("{name}/"), files);
+                } else {
+                    files.insert(name, fs::read_to_string(&path).unwrap());
+                }
+            }
+        }
+        let mut files = BTreeMap::new();
+        walk(&self.dir.join("carved"), "", &mut files);
+        files
     }
 
-    /// The names of the files under `carved/`, one a line.
+    /// Moves the files under `carved/` back to where carve stored them before
+    /// its names were portable: `carved/<target>.ron` and
+    /// `carved/<target>@<id>.snap`, with the target's `::` in the name.
+    fn to_old_layout(&self) {
+        let carved = self.dir.join("carved");
+        for name in self.carved().into_keys() {
+            let old = match name.rsplit_once('/') {
+                Some((folder, file)) if file.ends_with(".snap") => {
+                    format!("{}@{file}", folder.replace('/', "::"))
+                }
+                _ => name.replace('/', "::"),
+            };
+            fs::rename(carved.join(&name), carved.join(old)).unwrap();
+        }
+        for path in fs::read_dir(&carved).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                fs::remove_dir_all(path).unwrap();
+            }
+        }
+    }
+
+    /// The paths of the files under `carved/`, one a line.
     fn carved_names(&self) -> String {
         self.carved().into_keys().collect::<Vec<_>>().join("\n")
     }
@@ -400,13 +427,14 @@ fn record_writes_one_carve_file_per_target() {
     let p = Project::new("record");
     let run = p.record();
     run.assert_success();
+    assert_quiet_acceptance(&run);
     assert_snapshot!(run.messages(), @r#"
         carve: carved 5 system test(s); writing carved
-        carve: wrote carved/Counter::bump.ron: 1 call(s) stored, 1 carved in this run
+        carve: wrote carved/Counter/bump.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/abort_on_max.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/collatz.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/compatible.ron: 1 call(s) stored, 1 carved in this run
-        carve: wrote carved/decode::cgi_decode.ron: 3 call(s) stored, 4 carved in this run
+        carve: wrote carved/decode/cgi_decode.ron: 3 call(s) stored, 4 carved in this run
         carve: wrote carved/double.ron: 2 call(s) stored, 2 carved in this run
         carve: wrote carved/fact.ron: 13 call(s) stored, 16 carved in this run
         carve: wrote carved/first_word.ron: 1 call(s) stored, 1 carved in this run
@@ -415,54 +443,67 @@ fn record_writes_one_carve_file_per_target() {
         carve: wrote carved/split_pair.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/sum_pairs.ron: 1 call(s) stored, 1 carved in this run
         carve: wrote carved/unlucky.ron: 1 call(s) stored, 1 carved in this run
+        carve: wrote 1 new snapshot(s) for Counter::bump in carved/Counter/bump/
+        carve: wrote 1 new snapshot(s) for abort_on_max in carved/abort_on_max/
+        carve: wrote 1 new snapshot(s) for collatz in carved/collatz/
+        carve: wrote 1 new snapshot(s) for compatible in carved/compatible/
+        carve: wrote 3 new snapshot(s) for decode::cgi_decode in carved/decode/cgi_decode/
+        carve: wrote 2 new snapshot(s) for double in carved/double/
+        carve: wrote 13 new snapshot(s) for fact in carved/fact/
+        carve: wrote 1 new snapshot(s) for first_word in carved/first_word/
+        carve: wrote 1 new snapshot(s) for parse_triple in carved/parse_triple/
+        carve: wrote 1 new snapshot(s) for push_all in carved/push_all/
+        carve: wrote 1 new snapshot(s) for split_pair in carved/split_pair/
+        carve: wrote 1 new snapshot(s) for sum_pairs in carved/sum_pairs/
+        carve: wrote 1 new snapshot(s) for unlucky in carved/unlucky/
         "#);
     assert_snapshot!(p.carved_names(), @r#"
-        Counter::bump.ron
-        Counter::bump@f5652e042288.snap
+        Counter/bump.ron
+        Counter/bump/666aa873b198.snap
         abort_on_max.ron
-        abort_on_max@09c0c7bb39ca.snap
+        abort_on_max/09c0c7bb39ca.snap
         collatz.ron
-        collatz@2683040e83f0.snap
+        collatz/2683040e83f0.snap
         compatible.ron
-        compatible@47a632b1a58e.snap
-        decode::cgi_decode.ron
-        decode::cgi_decode@09c4d6aeb0d6.snap
-        decode::cgi_decode@a957222d34f0.snap
-        decode::cgi_decode@c4e64ac555c6.snap
+        compatible/47a632b1a58e.snap
+        decode/cgi_decode.ron
+        decode/cgi_decode/09c4d6aeb0d6.snap
+        decode/cgi_decode/a957222d34f0.snap
+        decode/cgi_decode/c4e64ac555c6.snap
         double.ron
-        double@09c4d6aeb0d6.snap
-        double@1e5fa78e969e.snap
+        double/09c4d6aeb0d6.snap
+        double/1e5fa78e969e.snap
         fact.ron
-        fact@2671d80e83e1.snap
-        fact@26757c0e83e4.snap
-        fact@2678e40e83e7.snap
-        fact@267f600e83ec.snap
-        fact@2683040e83f0.snap
-        fact@26867c0e83f3.snap
-        fact@2689e00e83f6.snap
-        fact@2694040e83fe.snap
-        fact@2697780e8401.snap
-        fact@472938aa22b8.snap
-        fact@472c9caa22bb.snap
-        fact@473014aa22be.snap
-        fact@473338aa22c1.snap
+        fact/2671d80e83e1.snap
+        fact/26757c0e83e4.snap
+        fact/2678e40e83e7.snap
+        fact/267f600e83ec.snap
+        fact/2683040e83f0.snap
+        fact/26867c0e83f3.snap
+        fact/2689e00e83f6.snap
+        fact/2694040e83fe.snap
+        fact/2697780e8401.snap
+        fact/472938aa22b8.snap
+        fact/472c9caa22bb.snap
+        fact/473014aa22be.snap
+        fact/473338aa22c1.snap
         first_word.ron
-        first_word@f757ab1e8991.snap
+        first_word/f757ab1e8991.snap
         parse_triple.ron
-        parse_triple@efa6a8718c21.snap
+        parse_triple/efa6a8718c21.snap
         push_all.ron
-        push_all@46f5bbf46d89.snap
+        push_all/14eeb06f7199.snap
         split_pair.ron
-        split_pair@6e5b500d9738.snap
+        split_pair/6e5b500d9738.snap
         sum_pairs.ron
-        sum_pairs@acd2eae35ecb.snap
+        sum_pairs/acd2eae35ecb.snap
         unlucky.ron
-        unlucky@09b9cbbb39c4.snap
+        unlucky/09b9cbbb39c4.snap
         "#);
     let carved = p.carved();
     // Identical calls are stored once, under the first test by name
     // (`decodes`, not `decodes_again`).
-    assert_snapshot!(carved["decode::cgi_decode.ron"], @r#"
+    assert_snapshot!(carved["decode/cgi_decode.ron"], @r#"
         // Calls of `decode::cgi_decode` carved by carve. `cargo test` replays each one as a unit
         // test and checks its outcome against the snapshot beside this file;
         // `CARVE=record cargo test` rewrites the entries that came from system tests.
@@ -504,28 +545,19 @@ fn record_writes_one_carve_file_per_target() {
                 (
                     origin: System("exercises_parameter_kinds"),
                     args: (
-                        v: [
-                            1,
-                        ],
-                        items: [
-                            2,
-                            3,
-                        ],
+                        v: b"\x01",
+                        items: b"\x02\x03",
                     ),
                     outcome: Returned(3),
                     after: (
-                        v: [
-                            1,
-                            2,
-                            3,
-                        ],
+                        v: b"\x01\x02\x03",
                     ),
                 ),
             ],
         )
         "#);
     // The receiver is an argument.
-    assert_snapshot!(carved["Counter::bump.ron"], @r#"
+    assert_snapshot!(carved["Counter/bump.ron"], @r#"
         // Calls of `Counter::bump` carved by carve. `cargo test` replays each one as a unit
         // test and checks its outcome against the snapshot beside this file;
         // `CARVE=record cargo test` rewrites the entries that came from system tests.
@@ -535,14 +567,14 @@ fn record_writes_one_carve_file_per_target() {
                 (
                     origin: System("exercises_parameter_kinds"),
                     args: (
-                        self: (
+                        self: Counter(
                             n: 0,
                         ),
                         by: 2,
                     ),
                     outcome: Returned(2),
                     after: (
-                        self: (
+                        self: Counter(
                             n: 2,
                         ),
                     ),
@@ -570,6 +602,76 @@ fn record_writes_one_carve_file_per_target() {
     assert!(carved["first_word.ron"].contains("Returned(\"hello\")"));
 }
 
+/// Accepting new snapshots prints carve's one line per target, and nothing
+/// from insta about pending snapshots or a stop that did not happen.
+#[track_caller]
+fn assert_quiet_acceptance(run: &Run) {
+    for noise in [
+        ".snap.new",
+        "Stopped on the first failure",
+        "Snapshot Summary",
+        "cargo insta",
+    ] {
+        assert!(
+            !run.output().contains(noise),
+            "{noise:?} in:\n{}",
+            run.output()
+        );
+    }
+}
+
+/// Carve files and snapshots of the old layout (`carved/<target>.ron`,
+/// `carved/<target>@<id>.snap`: names Windows rejects) fail replay with one
+/// test that says how to move them; `CARVE=record` moves them, and says so.
+#[test]
+fn record_moves_files_of_the_old_layout() {
+    let p = Project::recorded("old-layout");
+    let recorded = p.carved();
+    p.to_old_layout();
+    assert!(p.carved().contains_key("decode::cgi_decode.ron"));
+    assert!(p.carved().contains_key("fact.ron"));
+
+    let replay = p.test(&[], &[]);
+    replay.assert_failure();
+    assert_eq!(count(&replay, "FAILED"), 1, "{}", replay.output());
+    assert_snapshot!(replay.failure("carved"), @r#"carved: 30 file(s) are in the old layout of carve, with `::` or `@` in their names (which Windows rejects), e.g. `carved/Counter::bump.ron`; the calls of 13 target(s) (Counter::bump, abort_on_max, collatz, compatible, decode::cgi_decode, and 8 more) are not replayed. Run `CARVE=record cargo test` once to move them to portable names (e.g. `carved/Counter/bump.ron`, with its snapshots in `carved/Counter/bump/`), then commit the move."#);
+
+    let run = p.record();
+    run.assert_success();
+    assert_quiet_acceptance(&run);
+    assert_snapshot!(run.messages(), @r#"
+        carve: moved carved/Counter::bump.ron and 1 snapshot(s) to carved/Counter/bump.ron (portable file names)
+        carve: moved 1 snapshot(s) of abort_on_max to carved/abort_on_max/ (portable file names)
+        carve: moved 1 snapshot(s) of collatz to carved/collatz/ (portable file names)
+        carve: moved 1 snapshot(s) of compatible to carved/compatible/ (portable file names)
+        carve: moved carved/decode::cgi_decode.ron and 3 snapshot(s) to carved/decode/cgi_decode.ron (portable file names)
+        carve: moved 2 snapshot(s) of double to carved/double/ (portable file names)
+        carve: moved 13 snapshot(s) of fact to carved/fact/ (portable file names)
+        carve: moved 1 snapshot(s) of first_word to carved/first_word/ (portable file names)
+        carve: moved 1 snapshot(s) of parse_triple to carved/parse_triple/ (portable file names)
+        carve: moved 1 snapshot(s) of push_all to carved/push_all/ (portable file names)
+        carve: moved 1 snapshot(s) of split_pair to carved/split_pair/ (portable file names)
+        carve: moved 1 snapshot(s) of sum_pairs to carved/sum_pairs/ (portable file names)
+        carve: moved 1 snapshot(s) of unlucky to carved/unlucky/ (portable file names)
+        carve: carved 5 system test(s); writing carved
+        carve: unchanged carved/Counter/bump.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/abort_on_max.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/collatz.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/compatible.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/decode/cgi_decode.ron: 3 call(s) stored, 4 carved in this run
+        carve: unchanged carved/double.ron: 2 call(s) stored, 2 carved in this run
+        carve: unchanged carved/fact.ron: 13 call(s) stored, 16 carved in this run
+        carve: unchanged carved/first_word.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/parse_triple.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/push_all.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/split_pair.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/sum_pairs.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/unlucky.ron: 1 call(s) stored, 1 carved in this run
+        "#);
+    assert_eq!(p.carved(), recorded, "moved, not rewritten");
+    p.test(&[], &[]).assert_success();
+}
+
 #[test]
 fn rerecording_unchanged_code_changes_nothing() {
     let p = Project::recorded("rerecord");
@@ -578,11 +680,11 @@ fn rerecording_unchanged_code_changes_nothing() {
     run.assert_success();
     assert_snapshot!(run.messages(), @r#"
         carve: carved 5 system test(s); writing carved
-        carve: unchanged carved/Counter::bump.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/Counter/bump.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/abort_on_max.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/collatz.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/compatible.ron: 1 call(s) stored, 1 carved in this run
-        carve: unchanged carved/decode::cgi_decode.ron: 3 call(s) stored, 4 carved in this run
+        carve: unchanged carved/decode/cgi_decode.ron: 3 call(s) stored, 4 carved in this run
         carve: unchanged carved/double.ron: 2 call(s) stored, 2 carved in this run
         carve: unchanged carved/fact.ron: 13 call(s) stored, 16 carved in this run
         carve: unchanged carved/first_word.ron: 1 call(s) stored, 1 carved in this run
@@ -727,13 +829,13 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
         "#);
     assert_snapshot!(run.listing("unlucky"), @r#"
         unlucky: 1/2 branch outcomes covered (50.0%), src/lib.rs
-           123 pub fn unlucky(x: u8) -> u8 {
-        #  124     if x == 13 {
+           121 pub fn unlucky(x: u8) -> u8 {
+        #  122     if x == 13 {
                       ^ missed: `x == 13` true (closest distance 6)
-           125         panic!("unlucky number {x}");
-           126     }
-           127     x
-           128 }
+           123         panic!("unlucky number {x}");
+           124     }
+           125     x
+           126 }
         "#);
     run.assert_line("carve: wrote the coverage report to report.json");
     assert_snapshot!(p.read("report.json"), @r#"
@@ -1039,10 +1141,10 @@ fn a_behaviour_change_fails_with_a_diff_and_a_pending_snapshot() {
         system::decodes
         test result: FAILED. 31 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode::cgi_decode.ron:9:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode::cgi_decode@a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
     assert_snapshot!(run.insta_diff(), @r#"
-        Snapshot file: carved/decode::cgi_decode@a957222d34f0.snap
-        Snapshot: decode::cgi_decode@a957222d34f0
+        Snapshot file: carved/decode/cgi_decode/a957222d34f0.snap
+        Snapshot: a957222d34f0
         Source: tests/carve.rs:50
         ────────────────────────────────────────────────────────────────────────────────
         decode::cgi_decode(s:"a+b%21")
@@ -1060,11 +1162,39 @@ fn a_behaviour_change_fails_with_a_diff_and_a_pending_snapshot() {
         .filter(|k| k.ends_with(".snap.new"))
         .collect();
     assert_eq!(pending.len(), 1, "{pending:?}");
-    assert!(pending[0].starts_with("decode::cgi_decode@"));
+    assert!(pending[0].starts_with("decode/cgi_decode/"), "{pending:?}");
     assert_eq!(
-        p.carved()["decode::cgi_decode.ron"],
-        before["decode::cgi_decode.ron"],
+        p.carved()["decode/cgi_decode.ron"],
+        before["decode/cgi_decode.ron"],
         "cargo test never writes carve files"
+    );
+}
+
+/// A call whose snapshot is missing fails replay, with a pending snapshot
+/// to review; recording writes the snapshot and drops the pending one.
+#[test]
+fn a_missing_snapshot_fails_replay_and_recording_writes_it() {
+    let p = Project::recorded("missing-snapshot");
+    let recorded = p.carved();
+    let snapshot = "carved/decode/cgi_decode/a957222d34f0.snap";
+    fs::remove_file(p.dir.join(snapshot)).unwrap();
+    let run = p.test(&[], &[]);
+    run.assert_failure();
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: `decode::cgi_decode(s:"a+b%21")` has no snapshot yet (carved/decode/cgi_decode/a957222d34f0.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`."#);
+    assert!(p
+        .carved()
+        .contains_key("decode/cgi_decode/a957222d34f0.snap.new"));
+
+    let run = p.record();
+    run.assert_success();
+    assert_quiet_acceptance(&run);
+    run.assert_line(
+        "carve: wrote 1 new snapshot(s) for decode::cgi_decode in carved/decode/cgi_decode/",
+    );
+    assert_eq!(
+        p.carved(),
+        recorded,
+        "the same snapshot, and no pending one"
     );
 }
 
@@ -1098,10 +1228,10 @@ fn rerecording_does_not_bless_a_behaviour_change() {
         carved::decode::cgi_decode::0001
         test result: FAILED. 26 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode::cgi_decode.ron:9:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode::cgi_decode@a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
     assert_snapshot!(run.insta_diff(), @r#"
-        Snapshot file: carved/decode::cgi_decode@a957222d34f0.snap
-        Snapshot: decode::cgi_decode@a957222d34f0
+        Snapshot file: carved/decode/cgi_decode/a957222d34f0.snap
+        Snapshot: a957222d34f0
         Source: tests/carve.rs:50
         ────────────────────────────────────────────────────────────────────────────────
         decode::cgi_decode(s:"a+b%21")
@@ -1140,11 +1270,11 @@ fn a_malformed_carve_file_fails_one_test_and_is_left_as_it_is() {
     record.assert_failure();
     assert_snapshot!(record.messages(), @r#"
         carve: carved 5 system test(s); writing carved
-        carve: unchanged carved/Counter::bump.ron: 1 call(s) stored, 1 carved in this run
+        carve: unchanged carved/Counter/bump.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/abort_on_max.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/collatz.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/compatible.ron: 1 call(s) stored, 1 carved in this run
-        carve: unchanged carved/decode::cgi_decode.ron: 3 call(s) stored, 4 carved in this run
+        carve: unchanged carved/decode/cgi_decode.ron: 3 call(s) stored, 4 carved in this run
         carve: unchanged carved/double.ron: 2 call(s) stored, 2 carved in this run
         carve: unchanged carved/first_word.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/parse_triple.ron: 1 call(s) stored, 1 carved in this run
@@ -1163,13 +1293,13 @@ fn a_carve_file_of_a_removed_target_fails_its_test() {
     let p = Project::recorded("removed");
     let fact = p.read("carved/fact.ron");
     p.write(
-        "carved/gone::thing.ron",
+        "carved/gone/thing.ron",
         &fact.replace("target: \"fact\"", "target: \"gone::thing\""),
     );
     let run = p.test(&[], &[]);
     run.assert_failure();
     assert_eq!(count(&run, "FAILED"), 1, "{}", run.output());
-    assert_snapshot!(run.failure("carved::gone::thing"), @r#"carved/gone::thing.ron: no target `gone::thing` is registered in this test binary. Was it renamed or removed? Then delete this file and its snapshots `gone::thing@*.snap` (or rename them after the new name), and re-record with `CARVE=record cargo test`. If it still exists, check that it is still marked `#[carve::target]` and that this test links its crate (`use mycrate as _;`)."#);
+    assert_snapshot!(run.failure("carved::gone::thing"), @r#"carved/gone/thing.ron: no target `gone::thing` is registered in this test binary. Was it renamed or removed? Then delete this file and its snapshot folder carved/gone/thing/ (or move them to the new name's place), and re-record with `CARVE=record cargo test`. If it still exists, check that it is still marked `#[carve::target]` and that this test links its crate (`use mycrate as _;`)."#);
 }
 
 /// A signature change makes carved arguments stale: only their calls fail,
@@ -1337,6 +1467,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
         carve: parse_triple: branch coverage 8/16 -> 16/16; kept 6 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
+        carve: wrote 6 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
           Counter::bump       target     -              not called
@@ -1380,7 +1511,8 @@ fn generation_keeps_a_found_failure_minimized() {
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
         carve: split_pair: branch coverage 1/2 -> 2/2; kept 1 call(s), found 1 failure(s) in 20000 executions (0 generated arguments did not deserialize)
-        carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:154
+        carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:152
+        carve: wrote 1 new snapshot(s) for split_pair in carved/split_pair/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
           Counter::bump       target     -              not called
@@ -1425,7 +1557,7 @@ fn generation_keeps_a_found_failure_minimized() {
                 (
                     origin: Found(
                         seed: 1,
-                        at: "src/lib.rs:154",
+                        at: "src/lib.rs:152",
                         expected: false,
                     ),
                     args: (
@@ -1437,7 +1569,7 @@ fn generation_keeps_a_found_failure_minimized() {
                     origin: Generated(
                         seed: 1,
                         added: [
-                            "src/lib.rs:155:8 `a.len() > b.len()` true",
+                            "src/lib.rs:153:8 `a.len() > b.len()` true",
                         ],
                     ),
                     args: (

@@ -99,7 +99,7 @@ pub fn generate_in_workers(
         match run.calling {
             // The call announced last is the one that crashed.
             Some((index, args)) if index <= careful_until => {
-                if store_crash(&path, config.seed, &crash, &args)? {
+                if store_crash(&config.dir, &path, config.seed, &crash, &args)? {
                     summary.failures += 1;
                 }
                 skip = index;
@@ -291,8 +291,14 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 
 /// Stores a crashing call as a `Found` entry, once per kind of crash.
 /// Returns whether it was new.
-fn store_crash(path: &Path, seed: u64, crash: &str, args: &str) -> Result<bool, Error> {
-    let file = CarveFile::load(path)?;
+fn store_crash(
+    dir: &Path,
+    path: &Path,
+    seed: u64,
+    crash: &str,
+    args: &str,
+) -> Result<bool, Error> {
+    let file = CarveFile::load(dir, path)?;
     if file
         .entries
         .iter()
@@ -352,7 +358,7 @@ fn worker(
         .target(target_name)
         .ok_or_else(|| Error::UnknownTarget(target_name.to_owned()))?;
     let path = CarveFile::path_for(&config.dir, target_name);
-    let file = CarveFile::load(&path)?;
+    let file = CarveFile::load(&config.dir, &path)?;
     let existing = existing_calls(registry, target, &file, &config.dir)?;
     let settings = Settings {
         seed: config.seed,
@@ -371,6 +377,7 @@ fn worker(
         crashing,
         channel,
         careful_until: number("CARVE_WORKER_CAREFUL"),
+        dir: &config.dir,
         path: &path,
         seed: config.seed,
         target_name,
@@ -435,7 +442,7 @@ pub fn existing_calls(
         }
         // A file that does not load fails its own test; here it only
         // covers nothing.
-        let Ok(other) = CarveFile::load(&path) else {
+        let Ok(other) = CarveFile::load(dir, &path) else {
             continue;
         };
         let Some(called) = registry.target(&other.target) else {
@@ -465,6 +472,9 @@ struct Reporter<'a> {
     crashing: BTreeSet<String>,
     channel: &'a mut Channel,
     careful_until: u64,
+    /// The carve folder.
+    dir: &'a Path,
+    /// The target's carve file in it.
     path: &'a Path,
     seed: u64,
     target_name: &'a str,
@@ -482,7 +492,7 @@ impl Reporter<'_> {
 
     fn save(&mut self, origin: Origin, args: &Value, observation: &Observation) {
         let result = (|| -> Result<(), Error> {
-            let file = CarveFile::load(self.path)?;
+            let file = CarveFile::load(self.dir, self.path)?;
             let entry = Entry::from_values(origin, args, observation)?;
             let mut entries = file.entries;
             if !entries.iter().any(|e| e.args == entry.args) {
