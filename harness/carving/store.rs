@@ -348,8 +348,9 @@ impl CarveFile {
         let quoted = ron::to_string(target).unwrap_or_else(|_| format!("{target:?}"));
         let mut out = format!(
             "// Calls of `{target}` carved by carve. `cargo test` replays each one as a unit\n\
-             // test and checks its outcome against the snapshot beside this file;\n\
-             // `CARVE=record cargo test` rewrites the entries that came from system tests.\n\
+             // test and checks its outcome against its snapshot, in the folder beside\n\
+             // this file; `CARVE=record cargo test` rewrites the entries that came from\n\
+             // system tests.\n\
              (\n    target: {quoted},\n    calls: [\n"
         );
         for entry in entries {
@@ -618,7 +619,9 @@ mod tests {
     fn an_outcome_carve_did_not_write_is_an_error_at_its_position() {
         let text = CarveFile::render("f", &[entry("a", "x")]).replace("Returned(1)", "Retruned(1)");
         let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), &text).unwrap_err();
-        insta::assert_snapshot!(err, @r#"carved/f.ron:10:22: this carve file does not parse: `Retruned` is not an outcome; an outcome is `Returned(value)`, `Panicked("message")` or `Crashed("message")`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(err, @r#"
+            carved/f.ron:11:22: this carve file does not parse: `Retruned` is not an outcome; an outcome is `Returned(value)`, `Panicked("message")` or `Crashed("message")`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.
+            "#);
     }
 
     #[test]

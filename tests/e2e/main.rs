@@ -505,8 +505,9 @@ fn record_writes_one_carve_file_per_target() {
     // (`decodes`, not `decodes_again`).
     assert_snapshot!(carved["decode/cgi_decode.ron"], @r#"
         // Calls of `decode::cgi_decode` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "decode::cgi_decode",
             calls: [
@@ -537,8 +538,9 @@ fn record_writes_one_carve_file_per_target() {
     // A `&mut` parameter's state after the call is carved too.
     assert_snapshot!(carved["push_all.ron"], @r#"
         // Calls of `push_all` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "push_all",
             calls: [
@@ -559,8 +561,9 @@ fn record_writes_one_carve_file_per_target() {
     // The receiver is an argument.
     assert_snapshot!(carved["Counter/bump.ron"], @r#"
         // Calls of `Counter::bump` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "Counter::bump",
             calls: [
@@ -1141,7 +1144,9 @@ fn a_behaviour_change_fails_with_a_diff_and_a_pending_snapshot() {
         system::decodes
         test result: FAILED. 31 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"
+        carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression.
+        "#);
     assert_snapshot!(run.insta_diff(), @r#"
         Snapshot file: carved/decode/cgi_decode/a957222d34f0.snap
         Snapshot: a957222d34f0
@@ -1180,7 +1185,9 @@ fn a_missing_snapshot_fails_replay_and_recording_writes_it() {
     fs::remove_file(p.dir.join(snapshot)).unwrap();
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: `decode::cgi_decode(s:"a+b%21")` has no snapshot yet (carved/decode/cgi_decode/a957222d34f0.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`."#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"
+        carved/decode/cgi_decode.ron:10:19: `decode::cgi_decode(s:"a+b%21")` has no snapshot yet (carved/decode/cgi_decode/a957222d34f0.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`.
+        "#);
     assert!(p
         .carved()
         .contains_key("decode/cgi_decode/a957222d34f0.snap.new"));
@@ -1228,7 +1235,9 @@ fn rerecording_does_not_bless_a_behaviour_change() {
         carved::decode::cgi_decode::0001
         test result: FAILED. 26 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:9:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"
+        carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression.
+        "#);
     assert_snapshot!(run.insta_diff(), @r#"
         Snapshot file: carved/decode/cgi_decode/a957222d34f0.snap
         Snapshot: a957222d34f0
@@ -1261,7 +1270,9 @@ fn a_malformed_carve_file_fails_one_test_and_is_left_as_it_is() {
 
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::fact"), @r#"carved/fact.ron:8:19: this carve file does not parse: Expected colon. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+    assert_snapshot!(run.failure("carved::fact"), @r#"
+        carved/fact.ron:9:19: this carve file does not parse: Expected colon. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.
+        "#);
     let fact_calls = good.matches("origin:").count();
     assert_eq!(count(&run, "ok"), passing - fact_calls, "{}", run.output());
     assert_eq!(count(&run, "FAILED"), 1, "{}", run.output());
@@ -1320,7 +1331,9 @@ fn a_signature_change_makes_carved_arguments_stale() {
     );
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::double::0001"), @r#"carved/double.ron:10:17: the carved arguments of `double` no longer fit its signature `fn double(text: &str) -> Result<u32, String>` (Unexpected field named `s` in `arguments`, expected `text` instead). This carve is stale: re-record it with `CARVE=record cargo test`, or delete the entry."#);
+    assert_snapshot!(run.failure("carved::double::0001"), @r#"
+        carved/double.ron:11:17: the carved arguments of `double` no longer fit its signature `fn double(text: &str) -> Result<u32, String>` (Unexpected field named `s` in `arguments`, expected `text` instead). This carve is stale: re-record it with `CARVE=record cargo test`, or delete the entry.
+        "#);
     assert_eq!(
         count(&run, "ok"),
         passing - 2,
@@ -1536,14 +1549,15 @@ fn generation_keeps_a_found_failure_minimized() {
         "#);
     run.assert_line("test generated::split_pair::0001 ... FAILED");
     assert_snapshot!(run.failure("generated::split_pair::0001"), @r#"
-        carved/split_pair.ron:20:19: generation found a failing input: `split_pair(s:"")` panics: a comma
+        carved/split_pair.ron:21:19: generation found a failing input: `split_pair(s:"")` panics: a comma
         Fix the code; or, if the panic is intended, mark the entry `expected: true` in its origin (`Found(…, expected: true)`).
         "#);
     let file = p.read("carved/split_pair.ron");
     assert_snapshot!(file, @r#"
         // Calls of `split_pair` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "split_pair",
             calls: [
@@ -1616,7 +1630,7 @@ fn a_found_failure_fails_replay_until_marked_expected() {
         .assert_line("test generated::split_pair::0001 ... FAILED");
     assert_eq!(count(&run, "FAILED"), 1, "{}", run.output());
     assert_snapshot!(run.failure("generated::split_pair::0001"), @r#"
-        carved/split_pair.ron:20:19: generation found a failing input: `split_pair(s:"")` panics: a comma
+        carved/split_pair.ron:21:19: generation found a failing input: `split_pair(s:"")` panics: a comma
         Fix the code; or, if the panic is intended, mark the entry `expected: true` in its origin (`Found(…, expected: true)`).
         "#);
 

@@ -55,8 +55,9 @@ fn real_types_are_carved_readably_and_replay() {
     p.record().assert_success();
     assert_snapshot!(p.read("carved/parse_version.ron"), @r##"
         // Calls of `parse_version` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "parse_version",
             calls: [
@@ -111,8 +112,9 @@ fn real_types_are_carved_readably_and_replay() {
     "##);
     assert_snapshot!(p.read("carved/allows.ron"), @r##"
         // Calls of `allows` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "allows",
             calls: [
@@ -137,8 +139,9 @@ fn real_types_are_carved_readably_and_replay() {
     "##);
     assert_snapshot!(p.read("carved/request_target.ron"), @r##"
         // Calls of `request_target` carved by carve. `cargo test` replays each one as a unit
-        // test and checks its outcome against the snapshot beside this file;
-        // `CARVE=record cargo test` rewrites the entries that came from system tests.
+        // test and checks its outcome against its snapshot, in the folder beside
+        // this file; `CARVE=record cargo test` rewrites the entries that came from
+        // system tests.
         (
             target: "request_target",
             calls: [
