@@ -619,9 +619,7 @@ mod tests {
     fn an_outcome_carve_did_not_write_is_an_error_at_its_position() {
         let text = CarveFile::render("f", &[entry("a", "x")]).replace("Returned(1)", "Retruned(1)");
         let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), &text).unwrap_err();
-        insta::assert_snapshot!(err, @r#"
-            carved/f.ron:11:22: this carve file does not parse: `Retruned` is not an outcome; an outcome is `Returned(value)`, `Panicked("message")` or `Crashed("message")`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.
-            "#);
+        insta::assert_snapshot!(err, @r#"carved/f.ron:11:22: this carve file does not parse: `Retruned` is not an outcome; an outcome is `Returned(value)`, `Panicked("message")` or `Crashed("message")`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
     }
 
     #[test]

@@ -1144,9 +1144,7 @@ fn a_behaviour_change_fails_with_a_diff_and_a_pending_snapshot() {
         system::decodes
         test result: FAILED. 31 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"
-        carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression.
-        "#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
     assert_snapshot!(run.insta_diff(), @r#"
         Snapshot file: carved/decode/cgi_decode/a957222d34f0.snap
         Snapshot: a957222d34f0
@@ -1185,9 +1183,7 @@ fn a_missing_snapshot_fails_replay_and_recording_writes_it() {
     fs::remove_file(p.dir.join(snapshot)).unwrap();
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"
-        carved/decode/cgi_decode.ron:10:19: `decode::cgi_decode(s:"a+b%21")` has no snapshot yet (carved/decode/cgi_decode/a957222d34f0.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`.
-        "#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:10:19: `decode::cgi_decode(s:"a+b%21")` has no snapshot yet (carved/decode/cgi_decode/a957222d34f0.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`."#);
     assert!(p
         .carved()
         .contains_key("decode/cgi_decode/a957222d34f0.snap.new"));
@@ -1235,9 +1231,7 @@ fn rerecording_does_not_bless_a_behaviour_change() {
         carved::decode::cgi_decode::0001
         test result: FAILED. 26 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"
-        carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression.
-        "#);
+    assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
     assert_snapshot!(run.insta_diff(), @r#"
         Snapshot file: carved/decode/cgi_decode/a957222d34f0.snap
         Snapshot: a957222d34f0
@@ -1270,9 +1264,7 @@ fn a_malformed_carve_file_fails_one_test_and_is_left_as_it_is() {
 
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::fact"), @r#"
-        carved/fact.ron:9:19: this carve file does not parse: Expected colon. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.
-        "#);
+    assert_snapshot!(run.failure("carved::fact"), @r#"carved/fact.ron:9:19: this carve file does not parse: Expected colon. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
     let fact_calls = good.matches("origin:").count();
     assert_eq!(count(&run, "ok"), passing - fact_calls, "{}", run.output());
     assert_eq!(count(&run, "FAILED"), 1, "{}", run.output());
@@ -1293,7 +1285,7 @@ fn a_malformed_carve_file_fails_one_test_and_is_left_as_it_is() {
         carve: unchanged carved/split_pair.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/sum_pairs.ron: 1 call(s) stored, 1 carved in this run
         carve: unchanged carved/unlucky.ron: 1 call(s) stored, 1 carved in this run
-        carve: carved/fact.ron:8:19: this carve file does not parse: Expected colon. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.
+        carve: carved/fact.ron:9:19: this carve file does not parse: Expected colon. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.
         carve: carved/fact.ron was left as it is
         "#);
     assert_eq!(p.read("carved/fact.ron"), bad);
@@ -1331,9 +1323,7 @@ fn a_signature_change_makes_carved_arguments_stale() {
     );
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::double::0001"), @r#"
-        carved/double.ron:11:17: the carved arguments of `double` no longer fit its signature `fn double(text: &str) -> Result<u32, String>` (Unexpected field named `s` in `arguments`, expected `text` instead). This carve is stale: re-record it with `CARVE=record cargo test`, or delete the entry.
-        "#);
+    assert_snapshot!(run.failure("carved::double::0001"), @r#"carved/double.ron:11:17: the carved arguments of `double` no longer fit its signature `fn double(text: &str) -> Result<u32, String>` (Unexpected field named `s` in `arguments`, expected `text` instead). This carve is stale: re-record it with `CARVE=record cargo test`, or delete the entry."#);
     assert_eq!(
         count(&run, "ok"),
         passing - 2,
