@@ -353,6 +353,8 @@ struct Run<'a> {
     found: Vec<(Value, Vec<u32>)>,
     /// Inside a repair: moves are not repaired again.
     repairing: bool,
+    /// Calls evaluated in this run.
+    evaluations: u64,
 }
 
 /// Rounds without improvement after which the AVM leaves a goal for now.
@@ -599,6 +601,7 @@ impl<'a> Run<'a> {
             eval,
             found: Vec::new(),
             repairing: false,
+            evaluations: 0,
         }
     }
 
@@ -616,6 +619,7 @@ impl<'a> Run<'a> {
     /// first, in `found`; `None` when the evaluator did not run it.
     fn evaluate(&mut self, args: Value) -> Option<Individual> {
         let (trace, failed) = self.eval.evaluate(&args)?;
+        self.evaluations += 1;
         let individual = Individual {
             args,
             failed,
@@ -640,14 +644,19 @@ impl<'a> Run<'a> {
 
     /// [`Search::avm`]: climbs to each uncovered goal in turn, closest
     /// first; a goal that stalls is left until the others have had a turn.
+    /// It stops early when a turn of every goal evaluated no call at all
+    /// (no variable to move, every move impossible): the budget would never
+    /// be spent.
     fn avm(&mut self) {
         let mut stalled: BTreeSet<u32> = BTreeSet::new();
+        let mut evaluations_before_turn = self.evaluations;
         while !self.exhausted() {
             let Some(goal) = self.search.next_goal(&stalled) else {
-                if stalled.is_empty() {
+                if stalled.is_empty() || self.evaluations == evaluations_before_turn {
                     break;
                 }
                 stalled.clear();
+                evaluations_before_turn = self.evaluations;
                 continue;
             };
             if !self.climb(goal) {
