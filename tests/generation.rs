@@ -1,6 +1,8 @@
 //! Generation on the dogfood: from one carved call of `cgi_decode`, the
 //! grammar-coverage fuzzer over the mined grammar reaches every branch
-//! outcome and finds the trailing-`%` bug, minimized.
+//! outcome and finds the trailing-`%` bug, minimized. And on a byte-string
+//! subject (`http::api_version`): text carried in bytes gets the string
+//! grammar and search's character moves.
 
 #[path = "dogfood/cgi.rs"]
 mod cgi;
@@ -8,10 +10,29 @@ mod cgi;
 use std::collections::BTreeSet;
 
 use carve::_internals::env::{Budget, DEFAULT_BUDGET};
-use carve::_internals::generation::generate::{generate, Existing, Quiet, Settings};
+use carve::_internals::generation::generate::{
+    generate, Existing, Kept, Observer, Phases, Quiet, Settings,
+};
 use carve::_internals::outcome::Outcome;
-use carve::_internals::registry::Registry;
+use carve::_internals::registry::{Registry, Side};
 use carve::_internals::value::Value;
+
+/// A byte-string subject, as a protocol parser over `&[u8]` would be.
+mod http {
+    /// The API version an HTTP request line asks for: `v` and a digit
+    /// starting its path (`GET /v2/users HTTP/1.1` asks for 2); 0 for none.
+    #[carve::target]
+    pub fn api_version(line: &[u8]) -> u8 {
+        let Some(space) = line.iter().position(|b| *b == b' ') else {
+            return 0;
+        };
+        let path = &line[space + 1..];
+        if path.len() >= 3 && path[0] == b'/' && path[1] == b'v' && path[2].is_ascii_digit() {
+            return path[2] - b'0';
+        }
+        0
+    }
+}
 
 fn args(s: &str) -> Value {
     Value::Struct("args", vec![("s", Value::Str(s.into()))])
@@ -100,4 +121,143 @@ fn a_time_budget_runs_until_the_time_is_spent() {
     // A time budget leaves derivations unbounded; this used to overflow.
     let generation = run_with(1, Budget::Time(std::time::Duration::from_millis(300)));
     assert!(generation.executions > 0);
+}
+
+/// The carved request lines of `api_version`: neither has a `v`.
+const REQUEST_LINES: [&[u8]; 2] = [b"GET /a HTTP/1.1", b"HEAD /b HTTP/1.0"];
+
+/// `api_version`'s arguments with `line` as a byte string (`Value::Bytes`,
+/// as the proc macro carves `&[u8]`).
+fn line_bytes(line: &[u8]) -> Value {
+    Value::Struct("args", vec![("line", Value::Bytes(line.to_vec()))])
+}
+
+/// `api_version`'s arguments with `line` as a sequence of integers (how
+/// `&[u8]` was carved before byte strings).
+fn line_integers(line: &[u8]) -> Value {
+    let items = line.iter().map(|b| Value::U64(u64::from(*b))).collect();
+    Value::Struct("args", vec![("line", Value::Seq(items))])
+}
+
+/// Records after how many executions the needle was first covered.
+struct Needle {
+    id: u32,
+    executions: u64,
+    found_at: Option<u64>,
+}
+
+impl Observer for Needle {
+    fn progress(&mut self, _index: u64, executions: u64, _covered: usize) {
+        self.executions = executions;
+    }
+
+    fn kept(&mut self, kept: &Kept) {
+        if kept.added.contains(&self.id) && self.found_at.is_none() {
+            // `progress` ran before the call was counted.
+            self.found_at = Some(self.executions + 1);
+        }
+    }
+}
+
+/// Executions generation needs, from `seeds`, to cover `api_version`'s
+/// `path[2].is_ascii_digit()` true (after a `/v`), `None` when `budget`
+/// is not enough; and how many generated values did not fit `&[u8]`.
+fn executions_to_needle(
+    seeds: Vec<Value>,
+    seed: u64,
+    budget: u64,
+    phases: Phases,
+) -> (Option<u64>, u64) {
+    carve::_internals::outcome::install_panic_hook();
+    let target = Registry::collect()
+        .target("http::api_version")
+        .expect("registered");
+    let id = target
+        .sites
+        .branches
+        .iter()
+        .position(|b| b.condition.contains("is_ascii_digit") && b.side == Side::True)
+        .expect("the needle is a counted outcome") as u32;
+    let mut covered = BTreeSet::new();
+    for line in REQUEST_LINES {
+        let (_, trace) = carve::_internals::coverage::collect(|| http::api_version(line));
+        covered.extend(trace.covered(target.sites));
+    }
+    assert!(!covered.contains(&id), "the carved calls miss the needle");
+    let settings = Settings {
+        seed,
+        budget: Budget::Executions(budget),
+        skip: 0,
+        phases,
+    };
+    let existing = Existing {
+        covered,
+        ..Existing::seeds(target, seeds)
+    };
+    let mut needle = Needle {
+        id,
+        executions: 0,
+        found_at: None,
+    };
+    let generation = generate(
+        target,
+        "http::api_version",
+        &existing,
+        settings,
+        &mut needle,
+    );
+    (needle.found_at, generation.undeserializable)
+}
+
+/// Before byte strings got the string grammar and search moved their bytes,
+/// no seed covered the needle within 20,000 executions (the grammar only
+/// recombined the bytes carved, none a `v`, and search could not move a
+/// byte); see [`needle_figures`].
+#[test]
+fn byte_strings_get_the_string_grammar_and_character_moves() {
+    for seed in 1..=5 {
+        let seeds = REQUEST_LINES.iter().map(|l| line_bytes(l)).collect();
+        let (found, undeserializable) = executions_to_needle(seeds, seed, 5_000, Phases::All);
+        assert!(found.is_some(), "seed {seed}: needle not covered");
+        assert_eq!(undeserializable, 0, "seed {seed}: every value fits `&[u8]`");
+    }
+}
+
+/// The figures: executions to the needle for seeds 1..=10, from byte
+/// strings and from sequences of integers, by budget and phases
+/// (`cargo test --test generation -- --ignored --nocapture needle_figures`).
+#[test]
+#[ignore]
+fn needle_figures() {
+    let forms = [
+        ("bytes", line_bytes as fn(&[u8]) -> Value),
+        ("integers", line_integers),
+    ];
+    for (budget, phases) in [
+        (2_000, Phases::All),
+        (5_000, Phases::All),
+        (DEFAULT_BUDGET, Phases::All),
+        (DEFAULT_BUDGET, Phases::GrammarOnly),
+        (DEFAULT_BUDGET, Phases::SearchOnly),
+    ] {
+        for (what, form) in forms {
+            let found: Vec<(Option<u64>, u64)> = (1..=10)
+                .map(|seed| {
+                    let seeds = REQUEST_LINES.iter().map(|l| form(l)).collect();
+                    executions_to_needle(seeds, seed, budget, phases)
+                })
+                .collect();
+            let runs: Vec<String> = found
+                .iter()
+                .map(|(at, _)| at.map_or("-".into(), |n| n.to_string()))
+                .collect();
+            let undeserializable: u64 = found.iter().map(|(_, u)| u).sum();
+            let phases = format!("{phases:?}");
+            eprintln!(
+                "{budget:>6} {phases:<12} {what:<9} executions to the needle: {} \
+                 ({undeserializable} undeserializable)",
+                runs.join(" ")
+            );
+        }
+    }
 }

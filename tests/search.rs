@@ -19,6 +19,29 @@ use carve::_internals::generation::search::{Calls, Evaluate, Individual, Search}
 use carve::_internals::registry::{Registry, Side, Target};
 use carve::_internals::value::Value;
 
+/// A subject whose arguments have nothing the AVM can move.
+mod modes {
+    use serde::{Deserialize, Serialize};
+
+    /// A mode, with unit variants only.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Mode {
+        /// The mode carved.
+        Read,
+        /// A mode no call used.
+        Write,
+    }
+
+    /// Whether `mode` writes.
+    #[carve::target]
+    pub fn writes(mode: Mode) -> bool {
+        if mode == Mode::Write {
+            return true;
+        }
+        false
+    }
+}
+
 fn target(name: &str) -> &'static Target {
     Registry::collect()
         .target(name)
@@ -119,4 +142,30 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
             generation.after
         );
     }
+}
+
+#[test]
+fn avm_returns_when_no_move_can_be_made() {
+    // The AVM used to loop forever here: no variable, so no call, so the
+    // budget was never spent.
+    carve::_internals::outcome::install_panic_hook();
+    let t = target("modes::writes");
+    let mut counter = Calls::new(t, u64::MAX);
+    let read = Value::Struct(
+        "args",
+        vec![(
+            "mode",
+            Value::UnitVariant {
+                name: "Mode",
+                index: 0,
+                variant: "Read",
+            },
+        )],
+    );
+    let start = seed_individual(&mut counter, read);
+    let covered: BTreeSet<u32> = start.trace.covered(t.sites).collect();
+    let mut search = Search::new(Reach::single(t.sites), &covered, vec![start], 1);
+    assert!(!search.uncovered.is_empty());
+    search.avm(&mut counter);
+    assert_eq!(counter.evaluations, 1, "nothing to move, nothing run");
 }

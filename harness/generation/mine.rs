@@ -12,6 +12,11 @@
 //! - strings: observed strings, and a character-level grammar built from the
 //!   characters and character classes seen (so `%`, hex digits and `+` of
 //!   `cgi_decode`'s carve recombine into new encodings);
+//! - byte strings: the same grammar over their bytes read as the characters
+//!   `'\0'..='\u{ff}'` (Latin-1), so that text carried in bytes (an HTTP
+//!   request line) gets the character classes of strings, and other bytes
+//!   get classes of their own (control bytes, bytes above 0x7f). Every
+//!   character such a grammar derives maps back to one byte;
 //! - floats, chars, bools likewise.
 //!
 //! A derivation tree of the grammar converts back into a [`Value`] of the
@@ -423,35 +428,12 @@ impl Grammarizer {
             Shape::Int { signed, seen } => int_alternatives(*signed, seen),
             Shape::Float { seen, .. } => float_alternatives(seen),
             Shape::Char(seen) => {
-                let chars = self.char_classes(seen.iter().copied(), path);
+                let chars = self.char_classes(seen.iter().copied(), path, Alphabet::Unicode);
                 chars.into_iter().collect()
             }
-            Shape::Str(seen) => {
-                let chars_symbol = format!("<{path}-chars>");
-                let char_symbol = self.char_symbol(seen.iter().flat_map(|s| s.chars()), path);
-                self.rules.insert(
-                    chars_symbol.clone(),
-                    vec![char_symbol.clone(), format!("{char_symbol}{chars_symbol}")],
-                );
-                let mut alternatives: Vec<String> = seen
-                    .iter()
-                    .filter(|s| is_plain_terminal(s))
-                    .map(|s| literal(s))
-                    .collect();
-                alternatives.push(String::new());
-                alternatives.push(chars_symbol);
-                dedup(alternatives)
-            }
+            Shape::Str(seen) => self.text(seen.iter().cloned().collect(), path, Alphabet::Unicode),
             Shape::Bytes(seen) => {
-                // Bytes recombine as sequences of the bytes seen.
-                let bytes: BTreeSet<u8> = seen.iter().flatten().copied().collect();
-                let byte = format!("<{path}-byte>");
-                self.rules
-                    .insert(byte.clone(), bytes.iter().map(|b| b.to_string()).collect());
-                let list = format!("<{path}-bytes>");
-                self.rules
-                    .insert(list.clone(), vec![byte.clone(), format!("{byte} {list}")]);
-                vec![String::new(), list]
+                self.text(seen.iter().map(|b| latin1(b)).collect(), path, Alphabet::Bytes)
             }
             Shape::Option { none, some } => {
                 let mut alternatives = Vec::new();
@@ -527,26 +509,58 @@ impl Grammarizer {
             .collect()
     }
 
-    /// The nonterminal of one character of strings at `path`.
-    fn char_symbol(&mut self, seen: impl Iterator<Item = char>, path: &str) -> String {
+    /// The alternatives of text at `path` (strings, or byte strings as
+    /// Latin-1 text): the texts seen, the empty text, and any list of
+    /// characters drawn from those seen and their classes.
+    fn text(&mut self, seen: Vec<String>, path: &str, alphabet: Alphabet) -> Vec<String> {
+        let chars_symbol = format!("<{path}-chars>");
+        let char_symbol = self.char_symbol(seen.iter().flat_map(|s| s.chars()), path, alphabet);
+        self.rules.insert(
+            chars_symbol.clone(),
+            vec![char_symbol.clone(), format!("{char_symbol}{chars_symbol}")],
+        );
+        let mut alternatives: Vec<String> = seen
+            .iter()
+            .filter(|s| is_plain_terminal(s))
+            .map(|s| literal(s))
+            .collect();
+        alternatives.push(String::new());
+        alternatives.push(chars_symbol);
+        dedup(alternatives)
+    }
+
+    /// The nonterminal of one character of texts at `path`.
+    fn char_symbol(
+        &mut self,
+        seen: impl Iterator<Item = char>,
+        path: &str,
+        alphabet: Alphabet,
+    ) -> String {
         let symbol = format!("<{path}-char>");
-        let alternatives = self.char_classes(seen, path);
+        let alternatives = self.char_classes(seen, path, alphabet);
         self.rules
             .insert(symbol.clone(), alternatives.into_iter().collect());
         symbol
     }
 
     /// Observed characters, plus a nonterminal per character class seen.
-    fn char_classes(&mut self, seen: impl Iterator<Item = char>, path: &str) -> BTreeSet<String> {
+    fn char_classes(
+        &mut self,
+        seen: impl Iterator<Item = char>,
+        path: &str,
+        alphabet: Alphabet,
+    ) -> BTreeSet<String> {
+        let classes = alphabet.classes();
+        let seen: BTreeSet<char> = seen.collect();
         let mut alternatives = BTreeSet::new();
         for c in seen {
             alternatives.insert(literal(&c.to_string()));
-            for (class, members) in CLASSES {
-                if members.contains(c) {
+            for (class, members) in &classes {
+                if members.contains(&c) {
                     let symbol = format!("<{path}-{class}>");
                     self.rules.insert(
                         symbol.clone(),
-                        members.chars().map(|m| literal(&m.to_string())).collect(),
+                        members.iter().map(|m| literal(&m.to_string())).collect(),
                     );
                     alternatives.insert(symbol);
                 }
@@ -569,6 +583,56 @@ const CLASSES: [(&str, &str); 6] = [
     ("punct", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
     ("space", " \t\n"),
 ];
+
+/// Whether a byte is a member of a class.
+type ByteTest = fn(&u8) -> bool;
+
+/// Classes of the bytes that are no printable ASCII character, for byte
+/// strings only: a class is offered when one of its members was seen, as
+/// for [`CLASSES`].
+const BYTE_CLASSES: [(&str, ByteTest); 2] = [
+    ("control", u8::is_ascii_control),
+    ("high", |b| !b.is_ascii()),
+];
+
+/// The characters a text position can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Alphabet {
+    /// Any `char` (strings and chars).
+    Unicode,
+    /// `'\0'..='\u{ff}'`, one per byte (byte strings read as Latin-1).
+    Bytes,
+}
+
+impl Alphabet {
+    /// The character classes of this alphabet, with their members: every
+    /// member of a byte string's class is at most `'\u{ff}'`.
+    fn classes(self) -> Vec<(&'static str, Vec<char>)> {
+        let mut classes: Vec<(&'static str, Vec<char>)> = CLASSES
+            .iter()
+            .map(|(class, members)| (*class, members.chars().collect()))
+            .collect();
+        if self == Alphabet::Bytes {
+            classes.extend(BYTE_CLASSES.iter().map(|(class, member)| {
+                (*class, (0..=u8::MAX).filter(member).map(char::from).collect())
+            }));
+        }
+        classes
+    }
+}
+
+/// A byte string as text: each byte the character of that code (Latin-1).
+fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().copied().map(char::from).collect()
+}
+
+/// The bytes of text derived for a byte string; an error for a character
+/// above `'\u{ff}'` (which such a grammar never derives).
+fn from_latin1(text: &str) -> Result<Vec<u8>, MineError> {
+    text.chars()
+        .map(|c| u8::try_from(c).map_err(|_| MineError("byte above 0xFF")))
+        .collect()
+}
 
 /// Terminals may not look like nonterminals.
 fn is_plain_terminal(s: &str) -> bool {
@@ -674,12 +738,7 @@ fn to_value(shape: &Shape, tree: &DerivationTree) -> Result<Value, MineError> {
         }
         Shape::Char(_) => Value::Char(tree.to_string().chars().next().ok_or(MineError("char"))?),
         Shape::Str(_) => Value::Str(tree.to_string()),
-        Shape::Bytes(_) => Value::Bytes(
-            tree.to_string()
-                .split_whitespace()
-                .map(|b| b.parse().map_err(|_| MineError("byte")))
-                .collect::<Result<_, _>>()?,
-        ),
+        Shape::Bytes(_) => Value::Bytes(from_latin1(&tree.to_string())?),
         Shape::Option { some, .. } => match (some, nonterminals().next()) {
             (Some(inner), Some(child)) => Value::Some(Box::new(to_value(inner, child)?)),
             _ => Value::None,
@@ -830,4 +889,95 @@ fn enum_value(
                 .collect(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generation::grammar::{DerivationTree, GrammarFuzzer, Strategy};
+
+    fn line(bytes: &[u8]) -> Value {
+        Value::Struct("args", vec![("line", Value::Bytes(bytes.to_vec()))])
+    }
+
+    /// The byte strings of `count` arguments derived with `seed`.
+    fn derive_lines(grammar: &ArgsGrammar, seed: u64, count: usize) -> Vec<Vec<u8>> {
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, seed)
+            .expect("a usable grammar");
+        (0..count)
+            .map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct("args", fields)) => match &fields[..] {
+                    [("line", Value::Bytes(b))] => b.clone(),
+                    other => panic!("not a byte string: {other:?}"),
+                },
+                other => panic!("not the arguments: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn byte_strings_get_the_string_grammar_with_byte_classes() {
+        let samples: [&[u8]; 2] = [b"GET /a HTTP/1.1", b"\x7fELF\x02\xff"];
+        let grammar =
+            ArgsGrammar::mine(&samples.map(line)).expect("calls give a grammar");
+        // Every terminal of the grammar is a character that is one byte.
+        for (symbol, expansions) in grammar.grammar().rules() {
+            for expansion in expansions {
+                assert!(
+                    expansion.chars().all(|c| u8::try_from(c).is_ok()),
+                    "{symbol} -> {expansion:?} derives a character above 0xFF"
+                );
+            }
+        }
+        let lines = derive_lines(&grammar, 3, 300);
+        let seen: BTreeSet<u8> = samples.iter().flat_map(|s| s.iter().copied()).collect();
+        let new_byte = |class: fn(&u8) -> bool| {
+            lines
+                .iter()
+                .flatten()
+                .any(|b| class(b) && !seen.contains(b))
+        };
+        assert!(new_byte(u8::is_ascii_digit), "digits other than 1");
+        assert!(new_byte(u8::is_ascii_uppercase), "letters never carved");
+        assert!(new_byte(u8::is_ascii_lowercase), "lower case beside `a`");
+        assert!(new_byte(u8::is_ascii_control), "control bytes beside 0x7f, 0x02");
+        assert!(new_byte(|b| !b.is_ascii()), "high bytes beside 0xff");
+        for sample in samples {
+            assert!(lines.iter().any(|l| l == sample), "the samples themselves");
+        }
+        assert!(
+            lines
+                .iter()
+                .filter(|l| !samples.contains(&l.as_slice()))
+                .any(|l| l.len() >= 2 && l.iter().all(|b| b.is_ascii_alphanumeric())),
+            "new text made of letters and digits"
+        );
+        assert_eq!(lines, derive_lines(&grammar, 3, 300), "same seed, same lines");
+        assert_ne!(lines, derive_lines(&grammar, 4, 300));
+    }
+
+    #[test]
+    fn strings_get_no_byte_classes() {
+        let s = Value::Struct("args", vec![("s", Value::Str("\u{1}é".into()))]);
+        let grammar = ArgsGrammar::mine(&[s]).expect("a grammar");
+        let symbols: Vec<&str> = grammar.grammar().rules().map(|(s, _)| s).collect();
+        assert!(!symbols.iter().any(|s| s.ends_with("-control>") || s.ends_with("-high>")));
+    }
+
+    #[test]
+    fn a_byte_string_derivation_maps_each_character_to_one_byte() {
+        let shape = Shape::Bytes(BTreeSet::new());
+        let tree = |text: &str| DerivationTree {
+            symbol: "<args.line>".into(),
+            children: Some(vec![DerivationTree::terminal(text)]),
+        };
+        assert_eq!(
+            to_value(&shape, &tree("GET\u{0}\u{ff}")),
+            Ok(Value::Bytes(b"GET\x00\xff".to_vec()))
+        );
+        assert_eq!(
+            to_value(&shape, &tree("GET\u{100}")),
+            Err(MineError("byte above 0xFF"))
+        );
+    }
 }

@@ -7,7 +7,10 @@
 //! outcome) plus the normalized branch distance d/(d+1) where it diverged;
 //! 0 means covered. The search space is the call's argument [`Value`] tree;
 //! its variables are the tree's leaves (integers, floats, chars, bools, the
-//! characters of strings), plus string and sequence lengths.
+//! characters of strings, the bytes of byte strings), plus string, byte
+//! string and sequence lengths. A byte moves like an integer in 0..=255, and
+//! takes characters of the dictionary up to `'\u{ff}'` (Latin-1), as the
+//! grammar reads byte strings.
 //!
 //! Two algorithms share one archive (the best call per uncovered goal):
 //! - [`Search::avm`], the alternating variable method per goal: for each
@@ -56,12 +59,18 @@ fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
         | Value::F64(_)
         | Value::Char(_)
         | Value::Str(_)
+        | Value::Bytes(_)
         | Value::Seq(_) => out.push(path.clone()),
         _ => {}
     }
-    // A string's characters are variables too.
-    if let Value::Str(s) = value {
-        for i in 0..s.chars().count() {
+    // A string's characters and a byte string's bytes are variables too.
+    let units = match value {
+        Value::Str(s) => Some(s.chars().count()),
+        Value::Bytes(b) => Some(b.len()),
+        _ => None,
+    };
+    if let Some(units) = units {
+        for i in 0..units {
             path.push(i);
             out.push(path.clone());
             path.pop();
@@ -121,13 +130,21 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
         .split_last()
         .map_or((None, path), |(l, p)| (Some(*l), p));
     let mut node = get_mut(&mut out, parents)?;
-    // A string character: `path` ends with the character's index.
-    if let (Value::Str(s), Some(i)) = (&mut *node, last) {
-        let mut chars: Vec<char> = s.chars().collect();
-        let c = chars.get_mut(i)?;
-        *c = shift_char(*c, delta)?;
-        *s = chars.into_iter().collect();
-        return Some(out);
+    // A string character or a byte: `path` ends with its index.
+    match (&mut *node, last) {
+        (Value::Str(s), Some(i)) => {
+            let mut chars: Vec<char> = s.chars().collect();
+            let c = chars.get_mut(i)?;
+            *c = shift_char(*c, delta)?;
+            *s = chars.into_iter().collect();
+            return Some(out);
+        }
+        (Value::Bytes(bytes), Some(i)) => {
+            let b = bytes.get_mut(i)?;
+            *b = shift_byte(*b, delta)?;
+            return Some(out);
+        }
+        _ => {}
     }
     if let Some(i) = last {
         node = child_mut(node, i)?;
@@ -171,6 +188,11 @@ fn shifted(value: &Value, delta: i128) -> Option<Value> {
             let mut chars: Vec<char> = s.chars().collect();
             resize(&mut chars, delta, 'a')?;
             Value::Str(chars.into_iter().collect())
+        }
+        Value::Bytes(bytes) => {
+            let mut bytes = bytes.clone();
+            resize(&mut bytes, delta, b'a')?;
+            Value::Bytes(bytes)
         }
         Value::Seq(items) => {
             let mut items = items.clone();
@@ -226,8 +248,9 @@ fn variant_name(value: &Value) -> Option<&'static str> {
     }
 }
 
-/// Characters of the strings and chars in `values`, with the members of
-/// every character class one of them belongs to.
+/// Characters of the strings, chars and byte strings (as Latin-1) in
+/// `values`, with the members of every character class one of them
+/// belongs to.
 fn dictionary<'a>(values: impl Iterator<Item = &'a Value>) -> Vec<char> {
     const CLASSES: [&str; 4] = [
         "0123456789",
@@ -251,6 +274,7 @@ fn dictionary<'a>(values: impl Iterator<Item = &'a Value>) -> Vec<char> {
 fn collect_chars(value: &Value, out: &mut BTreeSet<char>) {
     match value {
         Value::Str(s) => out.extend(s.chars()),
+        Value::Bytes(b) => out.extend(b.iter().copied().map(char::from)),
         Value::Char(c) => {
             out.insert(*c);
         }
@@ -260,7 +284,8 @@ fn collect_chars(value: &Value, out: &mut BTreeSet<char>) {
     }
 }
 
-/// `value` with the character (of a string or a `char`) at `path` set to `c`.
+/// `value` with the character (of a string or a `char`) or the byte (of a
+/// byte string, when `c` is at most `'\u{ff}'`) at `path` set to `c`.
 fn with_char(value: &Value, path: &[usize], c: char) -> Option<Value> {
     let mut out = value.clone();
     let (last, parents) = path.split_last()?;
@@ -271,6 +296,7 @@ fn with_char(value: &Value, path: &[usize], c: char) -> Option<Value> {
             *chars.get_mut(*last)? = c;
             *s = chars.into_iter().collect();
         }
+        Value::Bytes(bytes) => *bytes.get_mut(*last)? = u8::try_from(c).ok()?,
         other => match child_mut(other, *last)? {
             Value::Char(slot) => *slot = c,
             _ => return None,
@@ -286,6 +312,27 @@ fn float_unit(x: f64) -> f64 {
     } else {
         1.0
     }
+}
+
+/// The bits of a random jump of the variable at `path` of `value`: `bits`,
+/// or at most 8 for a byte (larger jumps would only saturate at 0 or 255).
+fn jump_bits(value: &Value, path: &[usize], bits: u32) -> u32 {
+    let byte = path
+        .split_last()
+        .and_then(|(_, parents)| get(value, parents))
+        .is_some_and(|parent| matches!(parent, Value::Bytes(_)));
+    if byte {
+        bits.min(8)
+    } else {
+        bits
+    }
+}
+
+/// A byte moved by `delta`, saturating at 0 and 255 as integers do at
+/// their bounds; `None` when that changes nothing.
+fn shift_byte(b: u8, delta: i128) -> Option<u8> {
+    let to = i128::from(b).saturating_add(delta).clamp(0, 255);
+    u8::try_from(to).ok().filter(|to| *to != b)
 }
 
 fn shift_char(c: char, delta: i128) -> Option<char> {
@@ -353,6 +400,8 @@ struct Run<'a> {
     found: Vec<(Value, Vec<u32>)>,
     /// Inside a repair: moves are not repaired again.
     repairing: bool,
+    /// Calls evaluated in this run.
+    evaluations: u64,
 }
 
 /// Rounds without improvement after which the AVM leaves a goal for now.
@@ -480,7 +529,8 @@ impl Search {
     }
 
     /// Inserts (a dictionary character, or a copy of a neighbouring element)
-    /// or deletes at a random position of the string or sequence at `var`.
+    /// or deletes at a random position of the string, byte string or
+    /// sequence at `var`.
     fn insert_or_delete(&mut self, current: &Value, var: &Path) -> Option<Value> {
         let mut out = current.clone();
         let insert = self.rng.random_bool(0.5);
@@ -498,6 +548,17 @@ impl Search {
                     return None;
                 }
                 *s = chars.into_iter().collect();
+            }
+            Value::Bytes(bytes) => {
+                let at = position % (bytes.len() + 1);
+                if insert {
+                    let c = c.and_then(|c| u8::try_from(c).ok());
+                    bytes.insert(at, c.unwrap_or(b'a'));
+                } else if at < bytes.len() {
+                    bytes.remove(at);
+                } else {
+                    return None;
+                }
             }
             Value::Seq(items) if !items.is_empty() => {
                 let at = position % items.len();
@@ -586,7 +647,7 @@ impl Search {
             return value.clone();
         }
         let var = &vars[self.rng.random_range(0..vars.len())];
-        let delta = self.random_step(16);
+        let delta = self.random_step(jump_bits(value, var, 16));
         moved(value, var, delta).unwrap_or_else(|| value.clone())
     }
 }
@@ -599,6 +660,7 @@ impl<'a> Run<'a> {
             eval,
             found: Vec::new(),
             repairing: false,
+            evaluations: 0,
         }
     }
 
@@ -616,6 +678,7 @@ impl<'a> Run<'a> {
     /// first, in `found`; `None` when the evaluator did not run it.
     fn evaluate(&mut self, args: Value) -> Option<Individual> {
         let (trace, failed) = self.eval.evaluate(&args)?;
+        self.evaluations += 1;
         let individual = Individual {
             args,
             failed,
@@ -640,14 +703,19 @@ impl<'a> Run<'a> {
 
     /// [`Search::avm`]: climbs to each uncovered goal in turn, closest
     /// first; a goal that stalls is left until the others have had a turn.
+    /// It stops early when a turn of every goal evaluated no call at all
+    /// (no variable to move, every move impossible): the budget would never
+    /// be spent.
     fn avm(&mut self) {
         let mut stalled: BTreeSet<u32> = BTreeSet::new();
+        let mut evaluations_before_turn = self.evaluations;
         while !self.exhausted() {
             let Some(goal) = self.search.next_goal(&stalled) else {
-                if stalled.is_empty() {
+                if stalled.is_empty() || self.evaluations == evaluations_before_turn {
                     break;
                 }
                 stalled.clear();
+                evaluations_before_turn = self.evaluations;
                 continue;
             };
             if !self.climb(goal) {
@@ -853,7 +921,7 @@ impl<'a> Run<'a> {
         let next = match self.search.structural_move(&current.args, &var) {
             Some(args) => self.point(goal, args)?,
             None => {
-                let delta = self.search.random_step(20);
+                let delta = self.search.random_step(jump_bits(&current.args, &var, 20));
                 self.try_move(goal, current, &var, delta)?
             }
         };
@@ -1058,6 +1126,54 @@ mod tests {
         );
         assert_eq!(enum_paths(&args), vec![vec![0]]);
     }
+
+    #[test]
+    fn bytes_move_like_characters_within_one_byte() {
+        let v = Value::Struct("args", vec![("b", Value::Bytes(b"G\x00\xfa".to_vec()))]);
+        let bytes = |v: Option<Value>| match v.as_ref().and_then(|v| get(v, &[0])) {
+            Some(Value::Bytes(b)) => b.clone(),
+            other => panic!("not bytes: {other:?}"),
+        };
+        assert_eq!(
+            variables(&v),
+            vec![vec![0], vec![0, 0], vec![0, 1], vec![0, 2]],
+            "the length and each byte"
+        );
+        assert_eq!(bytes(moved(&v, &[0, 0], 10)), b"Q\x00\xfa");
+        assert_eq!(moved(&v, &[0, 1], -1), None, "0 stays 0: no move");
+        assert_eq!(bytes(moved(&v, &[0, 2], 1 << 40)), b"G\x00\xff", "saturates");
+        assert_eq!(bytes(moved(&v, &[0], 2)), b"G\x00\xfa\xfa\xfa", "grows");
+        assert_eq!(bytes(moved(&v, &[0], -2)), b"G", "shrinks");
+        assert_eq!(bytes(with_char(&v, &[0, 0], 'P')), b"P\x00\xfa");
+        assert_eq!(bytes(with_char(&v, &[0, 1], '\u{ff}')), b"G\xff\xfa");
+        assert_eq!(with_char(&v, &[0, 1], '\u{100}'), None, "not a byte");
+        assert_eq!((jump_bits(&v, &[0, 1], 20), jump_bits(&v, &[0], 20)), (8, 20));
+        let dictionary = dictionary([Value::Bytes(b"GET /a".to_vec())].iter());
+        assert!(dictionary.contains(&'G') && dictionary.contains(&'z'), "{dictionary:?}");
+    }
+
+    #[test]
+    fn byte_strings_take_insertions_and_deletions() {
+        let v = Value::Bytes(b"ab".to_vec());
+        let mut search = Search::new(
+            Reach::single(&TINY),
+            &BTreeSet::new(),
+            Vec::new(),
+            1,
+        )
+        .with_dictionary(&[Value::Str("\u{100}Q".into())]);
+        let mut lengths = BTreeSet::new();
+        for _ in 0..64 {
+            if let Some(Value::Bytes(b)) = search.insert_or_delete(&v, &Vec::new()) {
+                assert!(b.iter().all(|c| b"abQ".contains(c)), "{b:?}");
+                lengths.insert(b.len());
+            }
+        }
+        assert_eq!(lengths, BTreeSet::from([1, 3]));
+    }
+
+    static TINY: crate::registry::Sites =
+        crate::registry::Sites::new("c::m", "f", "f.rs", (1, 1), &[], &[]);
 
     #[test]
     fn variables_include_string_characters_and_lengths() {

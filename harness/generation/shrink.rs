@@ -12,9 +12,9 @@
 
 use crate::value::Value;
 
-/// Candidates smaller than `value`, most aggressive first: emptier strings
-/// and sequences, numbers closer to 0, `None` for options; then the same
-/// applied to each part of a composite value.
+/// Candidates smaller than `value`, most aggressive first: emptier strings,
+/// byte strings and sequences, numbers closer to 0, `None` for options; then
+/// the same applied to each part of a composite value.
 pub fn candidates(value: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     match value {
@@ -213,6 +213,22 @@ mod tests {
         assert_eq!(smaller.last(), Some(&Value::I64(i64::MIN + 1)));
         assert_eq!(candidates(&Value::U64(1)), vec![Value::U64(0)]);
         assert!(candidates(&Value::U64(0)).is_empty());
+    }
+
+    #[test]
+    fn byte_strings_shrink_as_strings_do() {
+        let as_bytes = |v: Value| match v {
+            Value::Str(s) => Value::Bytes(s.into_bytes()),
+            other => other,
+        };
+        let text = "GET /%";
+        assert_eq!(
+            candidates(&Value::Bytes(text.as_bytes().to_vec())),
+            candidates(&Value::Str(text.into()))
+                .into_iter()
+                .map(as_bytes)
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

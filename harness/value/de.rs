@@ -109,10 +109,49 @@ impl<'de> de::Deserializer<'de> for &'de Value {
         }
     }
 
+    /// A byte string also fits a sequence of `u8` (`Vec<u8>` asks for a
+    /// sequence, not for bytes).
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeserializeError> {
+        match self {
+            Value::Bytes(bytes) => visitor.visit_seq(Bytes(bytes.iter())),
+            other => other.deserialize_any(visitor),
+        }
+    }
+
+    /// A byte string also fits a tuple of `u8` (`[u8; N]` asks for a tuple).
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeserializeError> {
+        self.deserialize_seq(visitor)
+    }
+
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        bytes byte_buf unit unit_struct tuple_struct map struct
         identifier ignored_any
+    }
+}
+
+/// The bytes of a byte string, as a sequence of `u8`.
+struct Bytes<'a>(std::slice::Iter<'a, u8>);
+
+impl<'de> SeqAccess<'de> for Bytes<'de> {
+    type Error = DeserializeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeserializeError> {
+        self.0
+            .next()
+            .map(|b| seed.deserialize((*b).into_deserializer()))
+            .transpose()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
     }
 }
 
@@ -326,6 +365,64 @@ mod tests {
         };
         let value = Value::capture(&drawing).unwrap();
         assert_eq!(Drawing::deserialize(&value).unwrap(), drawing);
+    }
+
+    /// Bytes as a visitor that takes only bytes sees them (`serde_bytes`).
+    #[derive(Debug, PartialEq)]
+    struct Raw(Vec<u8>);
+
+    impl<'de> Deserialize<'de> for Raw {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
+            struct RawVisitor;
+            impl Visitor<'_> for RawVisitor {
+                type Value = Raw;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("bytes")
+                }
+                fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Raw, E> {
+                    Ok(Raw(v.to_vec()))
+                }
+            }
+            d.deserialize_byte_buf(RawVisitor)
+        }
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Packet {
+        payload: Vec<u8>,
+        magic: [u8; 4],
+        raw: Raw,
+    }
+
+    #[test]
+    fn byte_strings_fit_byte_sequences_arrays_and_byte_visitors() {
+        let elf = Value::Bytes(b"\x7fELF".to_vec());
+        assert_eq!(Vec::<u8>::deserialize(&elf).unwrap(), b"\x7fELF");
+        assert_eq!(<[u8; 4]>::deserialize(&elf).unwrap(), *b"\x7fELF");
+        assert_eq!(Raw::deserialize(&elf).unwrap(), Raw(b"\x7fELF".to_vec()));
+        let packet = Value::Struct(
+            "Packet",
+            vec![
+                ("payload", Value::Bytes(b"GET /a HTTP/1.1".to_vec())),
+                ("magic", elf.clone()),
+                ("raw", Value::Bytes(vec![0, 255])),
+            ],
+        );
+        assert_eq!(
+            Packet::deserialize(&packet).unwrap(),
+            Packet {
+                payload: b"GET /a HTTP/1.1".to_vec(),
+                magic: *b"\x7fELF",
+                raw: Raw(vec![0, 255]),
+            }
+        );
+        // Sequences of integers (carve files written before byte strings) still fit.
+        let seq = Value::capture(&vec![1u8, 2]).unwrap();
+        assert_eq!(Vec::<u8>::deserialize(&seq).unwrap(), [1, 2]);
+        assert!(
+            String::deserialize(&Value::Bytes(vec![0xff])).is_err(),
+            "bytes that are not UTF-8 are no string"
+        );
     }
 
     #[test]
