@@ -6,10 +6,10 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::{GenericArgument, PathArguments, Type};
+use syn::Type;
 
 use crate::first_span;
-use crate::params::is_byte_string;
+use crate::params::{is_byte_string, is_u8, type_args};
 
 /// A closure `|value: &R| -> Result<Value, CaptureError>` capturing a
 /// return value of type `ty` (`None`: `()`). Its parameter's type is written
@@ -19,7 +19,7 @@ use crate::params::is_byte_string;
 /// span; generated code checks once per target.
 pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: bool) -> TokenStream {
     let value = format_ident!("__carve_v");
-    let body = Capture { check, depth: 0 }.expr(ty, &value);
+    let body = Capture { check, bindings: 0 }.expr(ty, &value);
     let param = match ty {
         Some(ty) if annotate => quote!(#value: &#ty),
         None if annotate => quote!(#value: &()),
@@ -30,7 +30,8 @@ pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: bool) -> TokenS
 
 struct Capture {
     check: bool,
-    depth: usize,
+    /// How many match bindings were made, for their names.
+    bindings: usize,
 }
 
 impl Capture {
@@ -100,8 +101,8 @@ impl Capture {
     }
 
     fn binding(&mut self) -> syn::Ident {
-        self.depth += 1;
-        format_ident!("__carve_v{}", self.depth)
+        self.bindings += 1;
+        format_ident!("__carve_v{}", self.bindings)
     }
 }
 
@@ -120,20 +121,5 @@ fn peel(mut ty: &Type) -> &Type {
 fn is_byte_slice_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_none()
         && matches!(&*r.elem, Type::Slice(s)
-            if matches!(&*s.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"))))
-}
-
-/// The type arguments of a path segment (`<A, B>`), lifetimes left out.
-fn type_args(args: &PathArguments) -> Vec<&Type> {
-    match args {
-        PathArguments::AngleBracketed(args) => args
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+            if is_u8(&s.elem)))
 }

@@ -35,40 +35,21 @@ pub struct Param {
     pub span: Span,
 }
 
-/// How a parameter's values are carved.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// Chosen at compile time by the runtime's probe: serde, else text.
-    Probed,
-    /// A byte string (`Vec<u8>`, `[u8; N]`), carved as RON bytes.
-    Bytes,
-}
-
 impl Param {
-    /// How its values are carved, chosen from its owned type's spelling.
-    pub fn form_kind(&self) -> Form {
-        if is_byte_string(&self.owned) {
-            Form::Bytes
-        } else {
-            Form::Probed
-        }
-    }
-
     /// An expression for the runtime's form of this parameter's type (see
     /// the runtime's `value::form`); its methods capture, serialize,
-    /// deserialize and `check` values of the type.
+    /// deserialize and `check` values of the type: byte strings by their
+    /// spelling, anything else by the runtime's probe (serde, else text).
     pub fn form(&self) -> TokenStream {
         let owned = &self.owned;
-        match self.form_kind() {
-            Form::Bytes => {
-                quote_spanned!(self.span=> ::carve::_macro_support::BytesForm::<#owned>::new())
-            }
-            Form::Probed => quote_spanned!(self.span=> {
-                #[allow(unused_imports)]
-                use ::carve::_macro_support::{ViaNothing as _, ViaSerde as _, ViaSerializeOnly as _, ViaText as _};
-                (&&&&::carve::_macro_support::ArgProbe::<#owned>::new()).arg_form()
-            }),
+        if is_byte_string(owned) {
+            return quote_spanned!(self.span=> ::carve::_macro_support::BytesForm::<#owned>::new());
         }
+        quote_spanned!(self.span=> {
+            #[allow(unused_imports)]
+            use ::carve::_macro_support::{ViaNothing as _, ViaSerde as _, ViaSerializeOnly as _, ViaText as _};
+            (&&&&::carve::_macro_support::ArgProbe::<#owned>::new()).arg_form()
+        })
     }
 
     /// A reference to the value bound to `binding` (of the parameter's type
@@ -251,20 +232,32 @@ fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
 
 /// Whether `ty` is spelled as a byte string: `Vec<u8>` or `[u8; N]`.
 pub fn is_byte_string(ty: &Type) -> bool {
-    let is_u8 = |t: &Type| matches!(t, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"));
     match ty {
         Type::Array(array) => is_u8(&array.elem),
-        Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return false;
-            };
-            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-                return false;
-            };
-            last.ident == "Vec"
-                && matches!(args.args.iter().collect::<Vec<_>>()[..], [syn::GenericArgument::Type(t)] if is_u8(t))
-        }
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|last| {
+            last.ident == "Vec" && matches!(type_args(&last.arguments)[..], [t] if is_u8(t))
+        }),
         _ => false,
+    }
+}
+
+/// Whether `ty` is spelled `u8`.
+pub fn is_u8(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"))
+}
+
+/// The type arguments of a path segment (`<A, B>`), lifetimes left out.
+pub fn type_args(args: &syn::PathArguments) -> Vec<&Type> {
+    match args {
+        syn::PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -259,7 +259,7 @@ impl<T: ByteString> BytesForm<T> {
 
     /// Captures a byte string (or a `&[u8]` view of one).
     pub fn capture<V: AsRef<[u8]> + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
-        Ok(Value::Bytes(value.as_ref().to_vec()))
+        capture_bytes(value)
     }
 
     /// Serializes a byte string as bytes.
