@@ -19,6 +19,7 @@ mod de;
 pub mod form;
 pub mod text;
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -79,8 +80,22 @@ pub enum Value {
 impl Value {
     /// Captures `value` through its `Serialize` impl.
     ///
+    /// The entries of a hash map and the elements of a hash set, at any
+    /// depth, are sorted: their iteration order changes from run to run, and
+    /// a carved call must be the same text on every run. Other collections
+    /// keep their order.
+    ///
     /// Fails only when the impl itself reports an error (a custom
     /// `serialize_with` that refuses, for instance).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use carve::value::Value;
+    ///
+    /// let prices: HashMap<&str, u32> = [("pear", 3), ("apple", 2), ("fig", 5)].into();
+    /// let text = Value::capture(&prices).unwrap().to_compact_ron();
+    /// assert_eq!(text, r#"{"apple":2,"fig":5,"pear":3}"#);
+    /// ```
     pub fn capture<T: Serialize + ?Sized>(value: &T) -> Result<Value, CaptureError> {
         value.serialize(Capture)
     }
@@ -202,6 +217,96 @@ impl PartialEq for Value {
 }
 
 impl Eq for Value {}
+
+/// A total order consistent with `Eq`: by kind, then by content (names as
+/// text, floats by [`f64::total_cmp`]). It is what makes a hash map's entries
+/// and a hash set's elements canonical when carved (see [`Value::capture`]).
+impl Ord for Value {
+    fn cmp(&self, other: &Self) -> Ordering {
+        use Value::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (I64(a), I64(b)) => a.cmp(b),
+            (U64(a), U64(b)) => a.cmp(b),
+            (I128(a), I128(b)) => a.cmp(b),
+            (U128(a), U128(b)) => a.cmp(b),
+            (F32(a), F32(b)) => a.total_cmp(b),
+            (F64(a), F64(b)) => a.total_cmp(b),
+            (Char(a), Char(b)) => a.cmp(b),
+            (Str(a), Str(b)) => a.cmp(b),
+            (Bytes(a), Bytes(b)) => a.cmp(b),
+            (Some(a), Some(b)) => a.cmp(b),
+            (UnitStruct(a), UnitStruct(b)) => a.cmp(b),
+            (
+                UnitVariant {
+                    name: n1,
+                    variant: v1,
+                    ..
+                },
+                UnitVariant {
+                    name: n2,
+                    variant: v2,
+                    ..
+                },
+            ) => (n1, v1).cmp(&(n2, v2)),
+            (NewtypeStruct(n1, a), NewtypeStruct(n2, b)) => (n1, a).cmp(&(n2, b)),
+            (
+                NewtypeVariant {
+                    name: n1,
+                    variant: v1,
+                    value: a,
+                    ..
+                },
+                NewtypeVariant {
+                    name: n2,
+                    variant: v2,
+                    value: b,
+                    ..
+                },
+            ) => (n1, v1, a).cmp(&(n2, v2, b)),
+            (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => a.cmp(b),
+            (TupleStruct(n1, a), TupleStruct(n2, b)) => (n1, a).cmp(&(n2, b)),
+            (
+                TupleVariant {
+                    name: n1,
+                    variant: v1,
+                    fields: a,
+                    ..
+                },
+                TupleVariant {
+                    name: n2,
+                    variant: v2,
+                    fields: b,
+                    ..
+                },
+            ) => (n1, v1, a).cmp(&(n2, v2, b)),
+            (Map(a), Map(b)) => a.cmp(b),
+            (Struct(n1, a), Struct(n2, b)) => (n1, a).cmp(&(n2, b)),
+            (
+                StructVariant {
+                    name: n1,
+                    variant: v1,
+                    fields: a,
+                    ..
+                },
+                StructVariant {
+                    name: n2,
+                    variant: v2,
+                    fields: b,
+                    ..
+                },
+            ) => (n1, v1, a).cmp(&(n2, v2, b)),
+            // Different kinds, or two of `Unit` or `None`.
+            _ => self.discriminant().cmp(&other.discriminant()),
+        }
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Hash for Value {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -365,6 +470,21 @@ impl ser::Error for CaptureError {
 /// The serializer that builds a [`Value`].
 struct Capture;
 
+/// Whether iterating an `I` yields a hash table's order, which changes from
+/// run to run (std's `HashMap`, `HashSet` and their iterators, hashbrown's,
+/// and `…HashMap`/`…HashSet` types of other crates). Only the outermost
+/// type counts: a `Vec` of hash maps keeps its order.
+fn in_hash_order<I>() -> bool {
+    let name = std::any::type_name::<I>();
+    let outer = name.trim_start_matches('&').trim_start_matches("mut ");
+    let outer = outer.split('<').next().unwrap_or(outer);
+    outer.contains("::hash::map::")
+        || outer.contains("::hash::set::")
+        || outer.starts_with("hashbrown::")
+        || outer.ends_with("HashMap")
+        || outer.ends_with("HashSet")
+}
+
 /// Collects the parts of a compound value; `kind` says which [`Value`] to build.
 struct Compound {
     kind: CompoundKind,
@@ -525,6 +645,37 @@ impl ser::Serializer for Capture {
             variant,
             value,
         })
+    }
+    // serde serializes every std collection through these two; overriding
+    // them is how the capture learns which collection it is walking.
+    fn collect_seq<I>(self, iter: I) -> Result<Value, CaptureError>
+    where
+        I: IntoIterator,
+        I::Item: Serialize,
+    {
+        let mut items = iter
+            .into_iter()
+            .map(|item| item.serialize(Capture))
+            .collect::<Result<Vec<_>, _>>()?;
+        if in_hash_order::<I>() {
+            items.sort();
+        }
+        Ok(Value::Seq(items))
+    }
+    fn collect_map<K, V, I>(self, iter: I) -> Result<Value, CaptureError>
+    where
+        K: Serialize,
+        V: Serialize,
+        I: IntoIterator<Item = (K, V)>,
+    {
+        let mut entries = iter
+            .into_iter()
+            .map(|(k, v)| Ok((k.serialize(Capture)?, v.serialize(Capture)?)))
+            .collect::<Result<Vec<_>, CaptureError>>()?;
+        if in_hash_order::<I>() {
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        Ok(Value::Map(entries))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound, CaptureError> {
         Ok(Compound::new(CompoundKind::Seq, len.unwrap_or(0)))
@@ -697,5 +848,71 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(h(&a), h(&b));
         assert_ne!(a, Value::capture(&(1u8, "y", f64::NAN)).unwrap());
+    }
+
+    #[derive(Serialize)]
+    struct Basket {
+        items: std::collections::HashSet<u32>,
+        prices: std::collections::HashMap<String, Vec<u32>>,
+        nested: Vec<std::collections::HashSet<char>>,
+        order: Vec<u32>,
+    }
+
+    fn basket(keys: impl Iterator<Item = u32> + Clone) -> Basket {
+        Basket {
+            items: keys.clone().collect(),
+            prices: keys.clone().map(|k| (format!("k{k}"), vec![k, 0])).collect(),
+            nested: vec![keys.clone().map(|k| char::from(b'a' + k as u8)).collect()],
+            order: keys.collect(),
+        }
+    }
+
+    /// Hash tables iterate in a different order in each instance (each gets
+    /// its own random keys): the captures are the same all the same, sorted,
+    /// while a `Vec` keeps its order.
+    #[test]
+    fn hash_maps_and_sets_are_captured_sorted_at_any_depth() {
+        let forward = Value::capture(&basket(0..20)).unwrap();
+        let backward = Value::capture(&basket((0..20).rev())).unwrap();
+        let strip_order = |v: &Value| match v {
+            Value::Struct(_, fields) => fields[..3].to_vec(),
+            _ => unreachable!(),
+        };
+        assert_eq!(strip_order(&forward), strip_order(&backward));
+        let text = forward.to_compact_ron();
+        assert!(text.starts_with("(items:[0,1,2,3,"), "{text}");
+        assert!(text.contains("prices:{\"k0\":[0,0],\"k1\":[1,0],\"k10\":"), "{text}");
+        assert!(text.contains("nested:[['a','b','c',"), "{text}");
+        let backward = backward.to_compact_ron();
+        assert!(backward.ends_with("order:[19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0])"), "{backward}");
+    }
+
+    #[test]
+    fn the_order_of_values_is_total_and_agrees_with_eq() {
+        let values = [
+            Value::capture(&1.5f64).unwrap(),
+            Value::capture(&f64::NAN).unwrap(),
+            Value::capture(&-0.0f64).unwrap(),
+            Value::capture(&0.0f64).unwrap(),
+            Value::capture(&"b").unwrap(),
+            Value::capture(&Some(2u8)).unwrap(),
+            Value::capture(&None::<u8>).unwrap(),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(a.cmp(b) == Ordering::Equal, a == b, "{a:?} {b:?}");
+                assert_eq!(a.cmp(b), b.cmp(a).reverse());
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_outermost_collection_decides() {
+        use std::collections::{BTreeSet, HashMap, HashSet};
+        assert!(in_hash_order::<&HashMap<u8, u8>>());
+        assert!(in_hash_order::<&HashSet<u8>>());
+        assert!(in_hash_order::<std::collections::hash_set::Iter<'_, u8>>());
+        assert!(!in_hash_order::<&Vec<HashSet<u8>>>());
+        assert!(!in_hash_order::<&BTreeSet<u8>>());
     }
 }
