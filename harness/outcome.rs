@@ -136,6 +136,28 @@ pub fn observe<R>(
     }
 }
 
+/// How a process that did not end normally ended, for messages:
+/// `process killed by signal 6 (SIGABRT: abort or stack overflow)`.
+pub fn describe_exit(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                6 => " (SIGABRT: abort or stack overflow)",
+                11 => " (SIGSEGV)",
+                9 => " (SIGKILL)",
+                _ => "",
+            };
+            return format!("process killed by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("process exited with code {code}"),
+        None => "process ended abnormally".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,11 +9,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::carving::layout::{self, OldLayout};
+use crate::carving::isolate::{self, TestRun};
 use crate::carving::record;
 use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
@@ -45,6 +46,15 @@ pub fn main(main: MainConfig) -> ! {
     let registry = Registry::collect();
     if let Ok(target) = std::env::var(worker::WORKER_VAR) {
         worker::worker_main(&registry, &config, &target);
+    }
+    if let Ok(name) = std::env::var(isolate::TEST_VAR) {
+        let Some((_, test)) = registry.system_tests().find(|(n, _)| *n == name) else {
+            fail_setup(&format!("no system test `{name}` to record"))
+        };
+        isolate::child_main(&name, || {
+            run_system_test(&name, test, true)
+                .map_err(|f| f.message().unwrap_or("failed").to_owned())
+        });
     }
     let args = Arguments::from_args();
     let coverage = Calls::default();
@@ -98,7 +108,7 @@ fn fail_setup(message: &str) -> ! {
 }
 
 fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool {
-    let mut trials = system_trials(registry, false);
+    let mut trials = system_trials(registry);
     trials.extend(replay_trials(registry, checker).0);
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     let failed = libtest_mimic::run(args, trials).has_failed();
@@ -141,32 +151,52 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
              not `cargo nextest run` (replaying works under nextest)",
         );
     }
-    // One system test at a time by default: a call made on a thread a system
-    // test spawned can then be attributed to it, so carve files are the same
-    // on every run. `--test-threads=N` runs them in parallel (calls on their
-    // own threads are still attributed exactly).
-    let mut carving_args = args.clone();
-    if carving_args.test_threads.is_none() {
-        carving_args.test_threads = Some(1);
-    }
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => fail_setup(&format!("cannot find this test binary to record in: {e}")),
+    };
     let mut store_failed = !migrate_layout(&config.dir);
-    record::start();
-    let carving: Conclusion = libtest_mimic::run(&carving_args, system_trials(registry, true));
-    let recordings = record::stop();
-    let ran: BTreeSet<String> = recordings.iter().map(|r| r.test.clone()).collect();
+    // Each system test records in a process of its own (see `isolate`).
+    let runs: Arc<Mutex<BTreeMap<String, TestRun>>> = Arc::default();
+    let trials = registry
+        .system_tests()
+        .map(|(name, test)| {
+            let (name, exe, dir, runs) = (
+                name.to_owned(),
+                exe.clone(),
+                config.dir.clone(),
+                Arc::clone(&runs),
+            );
+            Trial::test(format!("system::{name}"), move || {
+                let run = isolate::record_in_child(&exe, &dir, &name)?;
+                let verdict = run.verdict();
+                lock(&runs).insert(name, run);
+                verdict.map_err(Failed::from)
+            })
+            .with_ignored_flag(test.ignored)
+        })
+        .collect();
+    let carving: Conclusion = libtest_mimic::run(args, trials);
+    let runs = std::mem::take(&mut *lock(&runs));
+    let mut ran = BTreeSet::new();
+    let mut kept = Vec::new();
     let mut carved: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
-    for recording in &recordings {
-        for call in &recording.calls {
-            match Entry::from_call(&recording.test, call) {
-                Ok(entry) => carved.entry(call.target.name()).or_default().push(entry),
-                Err(e) => {
-                    eprintln!(
-                        "carve: a call of `{}` could not be written: {e}",
-                        call.target.name()
-                    );
+    for (test, run) in runs {
+        match run {
+            TestRun::Passed {
+                entries,
+                unwritable,
+            } => {
+                for message in unwritable {
+                    eprintln!("carve: {message}");
                     store_failed = true;
                 }
+                for (target, entries) in entries {
+                    carved.entry(target).or_default().extend(entries);
+                }
+                ran.insert(test);
             }
+            TestRun::Failed(_) | TestRun::Crashed(_) => kept.push(test),
         }
     }
     let mut targets: BTreeSet<String> = carved.keys().cloned().collect();
@@ -198,6 +228,12 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         ran.len(),
         display_path(&config.dir)
     );
+    for test in &kept {
+        println!(
+            "carve: system::{test} failed, so its carve entries were kept as they were \
+             (nothing it called in this run was stored)"
+        );
+    }
     for target in &targets {
         let new = carved.remove(target).unwrap_or_default();
         if broken.contains(&CarveFile::path_for(&config.dir, target)) {
@@ -219,6 +255,11 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         remove_orphan_snapshots(&config.dir, &targets, &cases);
     }
     carving.has_failed() || replaying.has_failed() || store_failed
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Each critical section is one insert or take: never left inconsistent.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Generate mode: for each target with a carve file, mine its calls, generate
@@ -412,13 +453,13 @@ fn accepts_new_snapshots() -> bool {
     !is_ci() && std::env::var("INSTA_UPDATE").map_or(true, |v| v != "no")
 }
 
-fn system_trials(registry: &Registry, recording: bool) -> Vec<Trial> {
+fn system_trials(registry: &Registry) -> Vec<Trial> {
     registry
         .system_tests()
         .map(|(name, test)| {
             let name_owned = name.to_owned();
             Trial::test(format!("system::{name}"), move || {
-                run_system_test(&name_owned, test, recording)
+                run_system_test(&name_owned, test, false)
             })
             .with_ignored_flag(test.ignored)
         })

@@ -15,6 +15,7 @@ use std::process::Command;
 
 use insta::assert_snapshot;
 
+mod record;
 mod types;
 
 struct Project {
@@ -1220,6 +1221,8 @@ fn under_ci_a_behaviour_change_fails_without_a_pending_snapshot() {
 #[test]
 fn rerecording_does_not_bless_a_behaviour_change() {
     let p = Project::recorded("change-record");
+    let snapshot = "decode/cgi_decode/a957222d34f0.snap";
+    let committed = p.carved()[snapshot].clone();
     p.replace(
         "src/lib.rs",
         "b'+' => out.push(' ')",
@@ -1227,9 +1230,10 @@ fn rerecording_does_not_bless_a_behaviour_change() {
     );
     let run = p.test(&[("CARVE", "record")], &["--test-threads=1"]);
     run.assert_failure();
+    assert_eq!(p.carved()[snapshot], committed, "the snapshot is untouched");
     assert_snapshot!(run.failed(), @r#"
         carved::decode::cgi_decode::0001
-        test result: FAILED. 26 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
+        test result: FAILED. 27 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
     assert_snapshot!(run.failure("carved::decode::cgi_decode::0001"), @r#"carved/decode/cgi_decode.ron:10:19: the outcome of `decode::cgi_decode(s:"a+b%21")` differs from its snapshot carved/decode/cgi_decode/a957222d34f0.snap (diff above). If the change is intended, accept it with `cargo insta review`; otherwise fix the regression."#);
     assert_snapshot!(run.insta_diff(), @r#"
@@ -1336,21 +1340,21 @@ fn a_signature_change_makes_carved_arguments_stale() {
 
 /// A target that panics during a system test: the panic is the carved
 /// outcome and the system test fails as under libtest.
+/// A panic the system test expects is carved as the call's outcome.
 #[test]
 fn a_panic_in_a_system_test_is_carved_and_replays_quietly() {
     let p = Project::new("panic");
     let tests = p.read("tests/carve.rs").replace(
         "carve::main!();",
-        "#[carve::system_test]\nfn hits_thirteen() {\n    shop::unlucky(13);\n}\n\ncarve::main!();",
+        "#[carve::system_test]\n#[should_panic(expected = \"unlucky\")]\nfn hits_thirteen() {\n    shop::unlucky(13);\n}\n\ncarve::main!();",
     );
     p.write("tests/carve.rs", &tests);
     let run = p.record();
-    run.assert_failure();
-    run.assert_line("test system::hits_thirteen ... FAILED");
-    assert_snapshot!(run.failure("system::hits_thirteen"), @r#"panicked: unlucky number 13"#);
+    run.assert_success();
+    run.assert_line("test system::hits_thirteen ... ok");
     let unlucky = p.read("carved/unlucky.ron");
     assert!(
-        unlucky.contains("outcome: Panicked(\"unlucky number 13\")"),
+        unlucky.contains("origin: System(\"hits_thirteen\"),\n            args: (\n                x: 13,\n            ),\n            outcome: Panicked(\"unlucky number 13\")"),
         "{unlucky}"
     );
     // Replaying the panic passes (it is the recorded outcome) and prints no

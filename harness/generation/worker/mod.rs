@@ -28,7 +28,7 @@ use crate::coverage::reach::Reach;
 use crate::env::{Budget, Config};
 use crate::error::Error;
 use crate::generation::generate::{self, Existing, Failure, Kept, Observer, Progress, Settings};
-use crate::outcome::{quietly, Observation, Outcome};
+use crate::outcome::{describe_exit, quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
 use protocol::{Channel, WorkerMessage};
@@ -267,26 +267,6 @@ fn spawn_worker(
         }
     });
     Ok((child, rx))
-}
-
-fn describe_exit(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            let name = match signal {
-                6 => " (SIGABRT: abort or stack overflow)",
-                11 => " (SIGSEGV)",
-                9 => " (SIGKILL)",
-                _ => "",
-            };
-            return format!("process killed by signal {signal}{name}");
-        }
-    }
-    match status.code() {
-        Some(code) => format!("process exited with code {code}"),
-        None => "process ended abnormally".to_owned(),
-    }
 }
 
 /// Stores a crashing call as a `Found` entry, once per kind of crash.

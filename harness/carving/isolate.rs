@@ -1,0 +1,166 @@
+//! Recording each system test in a process of its own, so that one test
+//! that calls `exit()`, aborts or overflows its stack cannot stop the others
+//! from being carved, and a test that fails keeps its carve entries as they
+//! were.
+//!
+//! In record mode every `system::<fn>` trial re-executes the test binary
+//! with `CARVE_RECORD_TEST=<fn>` and `CARVE_RECORD_OUT=<file>`. That child
+//! runs just this system test under the recorder ([`record`]) and writes
+//! what it carved to `<file>`, as carve file texts, one per target called
+//! ([`Carved`]); the parent reads them back with the carve file parser, so
+//! both sides share one format. A child that dies writes nothing: the
+//! parent then knows only how it ended ([`TestRun::Crashed`]).
+//!
+//! Each child holds one system test, so every call it makes, on any thread,
+//! is that test's: tests may record in parallel and still carve the same
+//! files on every run.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::carving::record;
+use crate::carving::store::{display_path, write_atomic, CarveFile, Entry};
+use crate::outcome::describe_exit;
+
+/// Names the system test a child process records.
+pub const TEST_VAR: &str = "CARVE_RECORD_TEST";
+/// Where the child writes what it carved.
+const OUT_VAR: &str = "CARVE_RECORD_OUT";
+
+/// What a child sends back: whether its test passed, and what it carved.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Carved {
+    /// Why the system test failed (libtest's message), if it did.
+    failure: Option<String>,
+    /// `(target, carve file text)` of each target the test called.
+    files: Vec<(String, String)>,
+    /// Why calls that could not be written were left out.
+    unwritable: Vec<String>,
+}
+
+/// How recording one system test in its own process went.
+#[derive(Debug)]
+pub enum TestRun {
+    /// The test passed; these are the entries it carved, per target, and
+    /// why calls that could not be written were left out.
+    Passed {
+        entries: BTreeMap<String, Vec<Entry>>,
+        unwritable: Vec<String>,
+    },
+    /// The test failed with this message; what it carved is not used.
+    Failed(String),
+    /// The test took its process down (exit, abort, signal), as described.
+    Crashed(String),
+}
+
+impl TestRun {
+    /// The test's result as libtest reports it.
+    pub fn verdict(&self) -> Result<(), String> {
+        match self {
+            TestRun::Passed { .. } => Ok(()),
+            TestRun::Failed(message) => Err(message.clone()),
+            TestRun::Crashed(how) => Err(format!(
+                "the system test ended its process: {how}. It was recorded in a process of \
+                 its own, so the other tests were still carved"
+            )),
+        }
+    }
+}
+
+/// Records system test `test` in a new process of `exe` (this test binary)
+/// and reads back what it carved, parsing it as carve files of `dir`.
+pub fn record_in_child(exe: &Path, dir: &Path, test: &str) -> Result<TestRun, String> {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let out = std::env::temp_dir().join(format!(
+        "carve-record-{}-{}.ron",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let status = Command::new(exe)
+        .env(TEST_VAR, test)
+        .env(OUT_VAR, &out)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|e| format!("could not start {} to record it: {e}", exe.display()))?;
+    let text = fs::read_to_string(&out);
+    let _ = fs::remove_file(&out);
+    let text = match text {
+        Ok(text) if status.success() => text,
+        _ => return Ok(TestRun::Crashed(describe_exit(status))),
+    };
+    let carved: Carved = ron::from_str(&text)
+        .map_err(|e| format!("the recording of `{test}` could not be read back: {e}"))?;
+    if let Some(failure) = carved.failure {
+        return Ok(TestRun::Failed(failure));
+    }
+    let mut entries = BTreeMap::new();
+    for (target, text) in carved.files {
+        let path = CarveFile::path_for(dir, &target);
+        let file = CarveFile::parse(dir, &path, &text).map_err(|e| {
+            format!("the recording of `{test}` could not be read back: {e}")
+        })?;
+        entries.insert(target, file.entries);
+    }
+    Ok(TestRun::Passed {
+        entries,
+        unwritable: carved.unwritable,
+    })
+}
+
+/// The child's side, when [`TEST_VAR`] is set: runs the system test
+/// (`run` reports its result as libtest would), writes what it carved, and
+/// exits. Never returns.
+///
+/// Exit code 0 when the recording was written, whether the test passed or
+/// not; 3 when it could not be.
+pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
+    let Some(out) = std::env::var_os(OUT_VAR).map(PathBuf::from) else {
+        eprintln!("carve: {TEST_VAR} is set without {OUT_VAR}; it is for carve's own use");
+        std::process::exit(3)
+    };
+    record::start();
+    let result = run();
+    let recordings = record::stop();
+    let mut calls: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+    let mut unwritable = Vec::new();
+    for recording in &recordings {
+        for call in &recording.calls {
+            match Entry::from_call(&recording.test, call) {
+                Ok(entry) => calls.entry(call.target.name()).or_default().push(entry),
+                Err(e) => unwritable.push(format!(
+                    "a call of `{}` could not be written: {e}",
+                    call.target.name()
+                )),
+            }
+        }
+    }
+    let carved = Carved {
+        failure: result.err(),
+        unwritable,
+        files: calls
+            .into_iter()
+            .map(|(target, entries)| {
+                let text = CarveFile::render(&target, &entries);
+                (target, text)
+            })
+            .collect(),
+    };
+    let written = ron::to_string(&carved)
+        .map_err(|e| e.to_string())
+        .and_then(|text| write_atomic(&out, text.as_bytes()).map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            eprintln!(
+                "carve: could not hand the recording of `{test}` to the parent through {}: {e}",
+                display_path(&out)
+            );
+            std::process::exit(3)
+        }
+    }
+}
