@@ -14,6 +14,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::carving::layout::{self, OldLayout};
+use crate::carving::lock::CarveDirLock;
 use crate::carving::record;
 use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
@@ -327,7 +328,8 @@ fn generate_for(
     })
 }
 
-/// Rewrites the carve file of `target` after recording.
+/// Rewrites the carve file of `target` after recording, under the carve
+/// folder's lock: what a generate running beside it adds is kept.
 fn store_recorded(
     dir: &Path,
     target: &str,
@@ -335,6 +337,7 @@ fn store_recorded(
     ran: &BTreeSet<String>,
     registry: &Registry,
 ) -> Result<(), StoreError> {
+    let _lock = CarveDirLock::acquire(dir)?;
     let path = CarveFile::path_for(dir, target);
     let existing = if path.exists() {
         CarveFile::load(dir, &path)?.entries
