@@ -16,6 +16,7 @@ use std::process::Command;
 use insta::assert_snapshot;
 
 mod types;
+mod workers;
 
 struct Project {
     dir: PathBuf,
