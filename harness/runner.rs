@@ -312,8 +312,17 @@ fn generate_for(
             n => format!(" ({n} worker crash(es) survived)"),
         },
     );
-    for entry in after_file.entries.iter().skip(file.entries.len()) {
-        if let Origin::Found { at, .. } = &entry.origin {
+    // New entries of this run's seed: another run (another seed, a record)
+    // may have changed the file meanwhile.
+    let new = after_file
+        .entries
+        .iter()
+        .filter(|entry| !file.entries.iter().any(|old| old.same_call(entry)));
+    for entry in new {
+        if let Origin::Found { at, seed, .. } = &entry.origin {
+            if *seed != config.seed {
+                continue;
+            }
             println!(
                 "carve: {}: found a failing input, minimized: {}{} fails at {at}",
                 file.target,

@@ -175,7 +175,7 @@ mod tests {
         #[allow(clippy::permissions_set_readonly_false)]
         permissions.set_readonly(false);
         fs::set_permissions(&lock, permissions).unwrap();
-        guard.unwrap();
+        drop(guard.unwrap());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -131,3 +131,62 @@ impl Liveness {
         std::process::exit(ORPHANED)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{self, Write};
+
+    /// A writer whose lines the test reads.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Lines {
+        /// The messages sent since the last call.
+        fn take(&self) -> Vec<WorkerMessage> {
+            let bytes = std::mem::take(&mut *self.0.lock().unwrap());
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(|l| l.parse().unwrap())
+                .collect()
+        }
+    }
+
+    /// Long work outside calls keeps the worker alive; a call is timed from
+    /// its own start.
+    #[test]
+    fn only_a_call_past_the_timeout_is_reported() {
+        let lines = Lines::default();
+        let liveness = Liveness::start(Channel::to(lines.clone()));
+        std::thread::sleep(CALL_TIMEOUT + 3 * HEARTBEAT);
+        let setup = lines.take();
+        assert!(setup.len() >= 5, "{setup:?}");
+        assert!(setup.iter().all(|m| *m == WorkerMessage::Alive), "{setup:?}");
+
+        liveness.call_started();
+        std::thread::sleep(CALL_TIMEOUT - 3 * HEARTBEAT);
+        let early = lines.take();
+        assert!(!early.contains(&WorkerMessage::TimedOut), "{early:?}");
+        std::thread::sleep(10 * HEARTBEAT);
+        assert!(lines.take().contains(&WorkerMessage::TimedOut));
+
+        liveness.call_ended();
+        std::thread::sleep(2 * HEARTBEAT);
+        lines.take();
+        std::thread::sleep(2 * HEARTBEAT);
+        let after = lines.take();
+        assert!(!after.is_empty());
+        assert!(after.iter().all(|m| *m == WorkerMessage::Alive), "{after:?}");
+    }
+}

@@ -197,6 +197,14 @@ impl Channel {
         }
     }
 
+    /// A channel to `out`, for tests.
+    #[cfg(test)]
+    pub fn to(out: impl Write + Send + 'static) -> Channel {
+        Channel {
+            out: Mutex::new(Box::new(out)),
+        }
+    }
+
     /// Sends one message. Fails when the parent is gone (a broken pipe).
     pub fn send(&self, message: &WorkerMessage) -> io::Result<()> {
         // Writing returns errors and never panics: a poisoned lock still
