@@ -136,6 +136,14 @@ fn concurrent_generates_lose_no_entry() {
         file.contains("origin: System(\"parses_triples\")"),
         "{file}"
     );
+    // The lock file is not in `carved/`: nothing there but carve files and
+    // snapshots.
+    let stray: Vec<String> = p
+        .carved()
+        .into_keys()
+        .filter(|name| !name.ends_with(".ron") && !name.ends_with(".snap"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
 }
 
 /// A carve folder nobody may write: generation stops at the first save,
