@@ -343,8 +343,9 @@ fn store_crash(
 
 /// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
 ///
-/// Exit code 0 when generation finished; 3 when it could not go on (a save
-/// failed), after telling the parent why; 4 when the parent is gone.
+/// Exit code 0 when generation finished; 3 when it could not go on (a carve
+/// file could not be read or saved), after telling the parent why; 4 when
+/// the parent is gone.
 pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> ! {
     let channel = match Channel::take_stdout() {
         Ok(channel) => channel,
