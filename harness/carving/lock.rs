@@ -106,6 +106,12 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
+    /// Removes a scratch folder and its lock file (no other process uses it).
+    fn remove(dir: &Path) {
+        let _ = fs::remove_file(lock_path(dir));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
             "carve-lock-test-{name}-{}",
@@ -129,7 +135,9 @@ mod tests {
         assert!(!lock.starts_with(&carved));
         let _guard = CarveDirLock::acquire(&carved).unwrap();
         assert_eq!(fs::read_dir(&carved).unwrap().count(), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        drop(_guard);
+        let _ = fs::remove_file(&lock);
+        remove(&dir);
     }
 
     /// Threads that each load a counter, wait, and write it back lose no
@@ -160,7 +168,7 @@ mod tests {
             thread.join().unwrap();
         }
         assert_eq!(fs::read_to_string(&counter).unwrap(), "40");
-        fs::remove_dir_all(&dir).unwrap();
+        remove(&dir);
     }
 
     #[test]
@@ -176,6 +184,6 @@ mod tests {
         permissions.set_readonly(false);
         fs::set_permissions(&lock, permissions).unwrap();
         drop(guard.unwrap());
-        fs::remove_dir_all(&dir).unwrap();
+        remove(&dir);
     }
 }
