@@ -17,6 +17,8 @@ pub enum Error {
     Config(ConfigError),
     /// A carve file that could not be read, parsed or written.
     Store(StoreError),
+    /// What generation found could not be saved to the carve file.
+    Save(StoreError),
     /// A value that could not be written as RON.
     Ron(ron::Error),
     /// The test binary could not be re-run as a generation worker.
@@ -36,6 +38,7 @@ impl fmt::Display for Error {
         match self {
             Error::Config(e) => e.fmt(f),
             Error::Store(e) => e.fmt(f),
+            Error::Save(e) => write!(f, "could not save what generation found: {e}"),
             Error::Ron(e) => write!(f, "a value could not be written as RON: {e}"),
             Error::StartWorker(e) => {
                 write!(f, "cannot re-run the test binary as a generation worker: {e}")
@@ -54,7 +57,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Config(e) => Some(e),
-            Error::Store(e) => Some(e),
+            Error::Store(e) | Error::Save(e) => Some(e),
             Error::Ron(e) => Some(e),
             Error::StartWorker(e) | Error::WorkerIo(e) => Some(e),
             Error::Protocol(e) => Some(e),

@@ -15,6 +15,7 @@ use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::carving::layout::{self, OldLayout};
 use crate::carving::isolate::{self, TestRun};
+use crate::carving::lock::CarveDirLock;
 use crate::carving::record;
 use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
@@ -352,8 +353,17 @@ fn generate_for(
             n => format!(" ({n} worker crash(es) survived)"),
         },
     );
-    for entry in after_file.entries.iter().skip(file.entries.len()) {
-        if let Origin::Found { at, .. } = &entry.origin {
+    // New entries of this run's seed: another run (another seed, a record)
+    // may have changed the file meanwhile.
+    let new = after_file
+        .entries
+        .iter()
+        .filter(|entry| !file.entries.iter().any(|old| old.same_call(entry)));
+    for entry in new {
+        if let Origin::Found { at, seed, .. } = &entry.origin {
+            if *seed != config.seed {
+                continue;
+            }
             println!(
                 "carve: {}: found a failing input, minimized: {}{} fails at {at}",
                 file.target,
@@ -368,7 +378,8 @@ fn generate_for(
     })
 }
 
-/// Rewrites the carve file of `target` after recording.
+/// Rewrites the carve file of `target` after recording, under the carve
+/// folder's lock: what a generate running beside it adds is kept.
 fn store_recorded(
     dir: &Path,
     target: &str,
@@ -376,6 +387,7 @@ fn store_recorded(
     ran: &BTreeSet<String>,
     registry: &Registry,
 ) -> Result<(), StoreError> {
+    let _lock = CarveDirLock::acquire(dir)?;
     let path = CarveFile::path_for(dir, target);
     let existing = if path.exists() {
         CarveFile::load(dir, &path)?.entries

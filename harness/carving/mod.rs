@@ -1,10 +1,12 @@
 //! Carving: recording calls of targets while system tests run
 //! ([`record`]), keeping them in carve files ([`store`]) laid out under
-//! `carved/` with portable names ([`layout`]), and replaying them as
-//! regression tests against insta snapshots ([`replay`]).
+//! `carved/` with portable names ([`layout`]), changed by one process at a
+//! time ([`lock`]), and replaying them as regression tests against insta
+//! snapshots ([`replay`]).
 
 pub mod isolate;
 pub mod layout;
+pub mod lock;
 pub mod record;
 pub mod replay;
 pub mod store;

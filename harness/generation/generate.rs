@@ -126,6 +126,11 @@ pub trait Observer {
     }
     /// Derivation `index` (from 1) is about to run with `args`.
     fn before_call(&mut self, _index: u64, _args: &Value) {}
+    /// A call of the target starts now: any call, a derivation's, a search
+    /// move's or one that minimizes a failure (a worker times each call).
+    fn call_started(&mut self) {}
+    /// The call that started last has returned or panicked.
+    fn call_ended(&mut self) {}
     /// A call was kept.
     fn kept(&mut self, _kept: &Kept) {}
     /// A failure was found (and minimized).
@@ -327,7 +332,8 @@ impl Generator<'_> {
         }
         self.run.executions += 1;
         self.observer.before_call(self.index, args);
-        let (observation, trace, location) = execute(self.target, args, &mut self.run)?;
+        let (observation, trace, location) =
+            execute(self.target, args, &mut self.run, &mut *self.observer)?;
         let failed = !matches!(observation.outcome, Outcome::Returned(_));
         let reached = self.reach.covered(&trace);
         let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
@@ -341,6 +347,7 @@ impl Generator<'_> {
                     observation,
                     location,
                     &mut self.run,
+                    &mut *self.observer,
                 );
                 self.observer.failure(&failure);
                 self.run.failures.push(failure);
@@ -388,8 +395,11 @@ fn execute(
     target: &'static Target,
     args: &Value,
     run: &mut Generation,
+    observer: &mut dyn Observer,
 ) -> Option<(Observation, Trace, Option<String>)> {
+    observer.call_started();
     let (result, trace) = coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
+    observer.call_ended();
     match result {
         Ok(replayed) => {
             // Two panics on one line (`chars[i + 1], chars[i + 2]`) are one bug.
@@ -419,6 +429,7 @@ fn minimize(
     mut observation: Observation,
     location: String,
     run: &mut Generation,
+    observer: &mut dyn Observer,
 ) -> Failure {
     const MAX_ATTEMPTS: usize = 2_000;
     let mut attempts = 0;
@@ -426,7 +437,7 @@ fn minimize(
         for candidate in crate::generation::shrink::candidates(&args) {
             attempts += 1;
             run.executions += 1;
-            if let Some((obs, _, Some(at))) = execute(target, &candidate, run) {
+            if let Some((obs, _, Some(at))) = execute(target, &candidate, run, observer) {
                 if at == location {
                     args = candidate;
                     observation = obs;

@@ -17,6 +17,7 @@ use insta::assert_snapshot;
 
 mod record;
 mod types;
+mod workers;
 
 struct Project {
     dir: PathBuf,

@@ -3,15 +3,18 @@
 //!
 //! The test binary re-executes itself as a worker (`CARVE_WORKER=<target>`)
 //! that runs [`generate`] in-process, saves every kept call and failure to
-//! the carve file as soon as it is found (atomically), and reports progress
-//! to its parent at least every 100 ms ([`protocol`]). The parent watches: a
-//! worker that exits abnormally, or stays silent longer than the call
-//! timeout, crashed on some call. Generation is deterministic, so the parent
+//! the carve file as soon as it is found (atomically, under the carve
+//! folder's lock), and reports to its parent ([`protocol`]): progress, and
+//! a heartbeat every 100 ms that says whether the call running now has
+//! overrun the call timeout ([`liveness`]). A worker that exits abnormally,
+//! or whose call overran, crashed on some call; a worker that cannot save
+//! stops at once and fails the run. Generation is deterministic, so the parent
 //! restarts a worker that redraws the same derivations without running those
 //! already run, and runs the suspect window carefully, announcing each call
 //! before making it; the call that crashes is stored as a `Found` entry with
 //! a `Crashed` outcome, and generation resumes after it.
 
+pub mod liveness;
 pub mod protocol;
 
 use std::collections::BTreeSet;
@@ -22,7 +25,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::call::ArgsInput;
-use crate::carving::store::{CarveFile, Entry, Origin, StoredOutcome};
+use crate::carving::lock::CarveDirLock;
+use crate::carving::store::{CarveFile, Entry, Origin, StoreError, StoredOutcome};
 use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::env::{Budget, Config};
@@ -31,9 +35,10 @@ use crate::generation::generate::{self, Existing, Failure, Kept, Observer, Progr
 use crate::outcome::{describe_exit, quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
+use liveness::{Liveness, SILENCE_LIMIT};
 use protocol::{Channel, WorkerMessage};
 
-/// How long one generated call may run.
+/// How long one generated call may run, from its own start.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(1);
 /// The variable that makes a test binary a worker for the named target.
 pub const WORKER_VAR: &str = "CARVE_WORKER";
@@ -141,13 +146,21 @@ struct WorkerRun {
 }
 
 impl WorkerRun {
-    /// Takes in one message; a worker's own error ends the run.
+    /// Takes in one message; a worker's own error ends the run, and so does
+    /// a call that timed out (`crash` is then set).
     fn apply(
         &mut self,
         message: WorkerMessage,
         on_progress: &mut dyn FnMut(u64, usize),
     ) -> Result<(), String> {
         match message {
+            WorkerMessage::Alive => {}
+            WorkerMessage::TimedOut => {
+                self.crash = Some(format!(
+                    "did not return within {}s",
+                    CALL_TIMEOUT.as_secs()
+                ));
+            }
             WorkerMessage::Progress {
                 derivation,
                 executions,
@@ -175,7 +188,8 @@ impl WorkerRun {
 }
 
 /// Runs one worker to its end: generation finished, the worker crashed
-/// (died, or fell silent past the call timeout), or it failed.
+/// (died, a call overran the call timeout, or the worker froze), or it
+/// failed.
 fn run_worker(
     exe: &Path,
     target_name: &str,
@@ -200,11 +214,15 @@ fn run_worker(
         crash: None,
     };
     loop {
-        let line = match lines.recv_timeout(CALL_TIMEOUT + Duration::from_millis(200)) {
+        // The heartbeat comes every 100 ms, whatever the worker does.
+        let line = match lines.recv_timeout(SILENCE_LIMIT) {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 stop(&mut child);
-                run.crash = Some(format!("did not return within {}s", CALL_TIMEOUT.as_secs()));
+                run.crash = Some(format!(
+                    "stopped responding for {}s",
+                    SILENCE_LIMIT.as_secs()
+                ));
                 return Ok(run);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -222,6 +240,10 @@ fn run_worker(
         if let Err(e) = applied {
             stop(&mut child);
             return Err(e);
+        }
+        if run.crash.is_some() {
+            stop(&mut child);
+            return Ok(run);
         }
     }
     let status = child.wait().map_err(Error::WorkerIo)?;
@@ -278,7 +300,8 @@ fn store_crash(
     crash: &str,
     args: &str,
 ) -> Result<bool, Error> {
-    let file = CarveFile::load(dir, path)?;
+    let _lock = CarveDirLock::acquire(dir).map_err(Error::Save)?;
+    let file = CarveFile::load(dir, path).map_err(Error::Save)?;
     if file
         .entries
         .iter()
@@ -294,39 +317,45 @@ fn store_crash(
     };
     let mut entries = file.entries;
     entries.push(Entry::new(origin, args, outcome, None));
-    CarveFile::write(path, &CarveFile::render(&file.target, &entries))?;
+    CarveFile::write(path, &CarveFile::render(&file.target, &entries)).map_err(Error::Save)?;
     Ok(true)
 }
 
 /// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
 ///
-/// Exit code 0 when generation finished; 3 when it could not go on, after
-/// telling the parent why.
+/// Exit code 0 when generation finished; 3 when it could not go on (a carve
+/// file could not be read or saved), after telling the parent why; 4 when
+/// the parent is gone.
 pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> ! {
-    let mut channel = match Channel::take_stdout() {
+    let channel = match Channel::take_stdout() {
         Ok(channel) => channel,
         Err(e) => {
             eprintln!("carve worker: cannot set up the channel to the parent: {e}");
             std::process::exit(3)
         }
     };
-    let code = match worker(registry, config, target_name, &mut channel) {
-        Ok(()) => 0,
-        Err(e) => {
-            let _ = channel.send(&WorkerMessage::Error {
-                message: e.to_string(),
-            });
-            3
-        }
-    };
-    std::process::exit(code)
+    // The heartbeat starts before the carve files are read: loading and
+    // mining them is not a call and cannot time out.
+    let liveness = Liveness::start(channel);
+    match worker(registry, config, target_name, &liveness) {
+        Ok(()) => std::process::exit(0),
+        Err(e) => fail(&liveness, &e),
+    }
+}
+
+/// Tells the parent why the worker cannot go on, and exits.
+fn fail(liveness: &Liveness, error: &Error) -> ! {
+    liveness.send(&WorkerMessage::Error {
+        message: error.to_string(),
+    });
+    std::process::exit(3)
 }
 
 fn worker(
     registry: &Registry,
     config: &Config,
     target_name: &str,
-    channel: &mut Channel,
+    liveness: &Liveness,
 ) -> Result<(), Error> {
     let number = |var: &str| {
         std::env::var(var)
@@ -355,26 +384,20 @@ fn worker(
     let mut observer = Reporter {
         reach: &existing.reach,
         crashing,
-        channel,
+        liveness,
         careful_until: number("CARVE_WORKER_CAREFUL"),
         dir: &config.dir,
         path: &path,
         seed: config.seed,
         target_name,
         last_report: (0, Instant::now()),
-        error: None,
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
-    if let Some(e) = observer.error {
-        return Err(e);
-    }
-    observer
-        .channel
-        .send(&WorkerMessage::Done {
-            executions: generation.executions,
-            undeserializable: generation.undeserializable,
-        })
-        .map_err(Error::WorkerIo)
+    liveness.send(&WorkerMessage::Done {
+        executions: generation.executions,
+        undeserializable: generation.undeserializable,
+    });
+    Ok(())
 }
 
 /// Replays the carve files to learn where generation for `target` starts:
@@ -445,12 +468,14 @@ pub fn existing_calls(
     })
 }
 
-/// Reports to the parent and saves what is found, as it is found.
+/// Reports to the parent and saves what is found, as it is found. A save
+/// that fails ends the worker at once: every call it would go on to keep
+/// would be lost too.
 struct Reporter<'a> {
     reach: &'a Reach,
     /// Arguments known to crash, without layout.
     crashing: BTreeSet<String>,
-    channel: &'a mut Channel,
+    liveness: &'a Liveness,
     careful_until: u64,
     /// The carve folder.
     dir: &'a Path,
@@ -459,31 +484,50 @@ struct Reporter<'a> {
     seed: u64,
     target_name: &'a str,
     last_report: (u64, Instant),
-    /// The first error; generation goes on, but the worker then fails.
-    error: Option<Error>,
 }
 
 impl Reporter<'_> {
-    fn send(&mut self, message: WorkerMessage) {
-        if let Err(e) = self.channel.send(&message) {
-            self.error.get_or_insert(Error::WorkerIo(e));
+    fn send(&self, message: WorkerMessage) {
+        self.liveness.send(&message);
+    }
+
+    /// Adds a call to the carve file: loaded, changed and written under the
+    /// carve folder's lock, so that what another process (a generate with
+    /// another seed, a record) wrote since this worker started is kept.
+    /// Reports it to the parent (`message`) only if it was added: another
+    /// run may have stored the same call already. Ends the worker if the
+    /// save fails.
+    fn save(
+        &self,
+        origin: Origin,
+        args: &Value,
+        observation: &Observation,
+        message: WorkerMessage,
+    ) {
+        let added = Entry::from_values(origin, args, observation)
+            .map_err(Error::from)
+            .and_then(|entry| {
+                self.liveness
+                    .write(|| self.add(entry))
+                    .map_err(Error::Save)
+            });
+        match added {
+            Ok(true) => self.send(message),
+            Ok(false) => {}
+            Err(e) => fail(self.liveness, &e),
         }
     }
 
-    fn save(&mut self, origin: Origin, args: &Value, observation: &Observation) {
-        let result = (|| -> Result<(), Error> {
-            let file = CarveFile::load(self.dir, self.path)?;
-            let entry = Entry::from_values(origin, args, observation)?;
-            let mut entries = file.entries;
-            if !entries.iter().any(|e| e.args == entry.args) {
-                entries.push(entry);
-            }
-            CarveFile::write(self.path, &CarveFile::render(self.target_name, &entries))?;
-            Ok(())
-        })();
-        if let Err(e) = result {
-            self.error.get_or_insert(e);
+    fn add(&self, entry: Entry) -> Result<bool, StoreError> {
+        let _lock = CarveDirLock::acquire(self.dir)?;
+        let file = CarveFile::load(self.dir, self.path)?;
+        if file.entries.iter().any(|e| e.args == entry.args) {
+            return Ok(false);
         }
+        let mut entries = file.entries;
+        entries.push(entry);
+        CarveFile::write(self.path, &CarveFile::render(self.target_name, &entries))?;
+        Ok(true)
     }
 }
 
@@ -521,8 +565,8 @@ impl Observer for Reporter<'_> {
             },
             &kept.args,
             &kept.observation,
+            WorkerMessage::Kept,
         );
-        self.send(WorkerMessage::Kept);
     }
 
     fn failure(&mut self, failure: &Failure) {
@@ -531,8 +575,20 @@ impl Observer for Reporter<'_> {
             at: failure.location.clone(),
             expected: false,
         };
-        self.save(origin, &failure.args, &failure.observation);
-        self.send(WorkerMessage::Failure);
+        self.save(
+            origin,
+            &failure.args,
+            &failure.observation,
+            WorkerMessage::Failure,
+        );
+    }
+
+    fn call_started(&mut self) {
+        self.liveness.call_started();
+    }
+
+    fn call_ended(&mut self) {
+        self.liveness.call_ended();
     }
 
     fn progress(&mut self, index: u64, executions: u64, covered: usize) {

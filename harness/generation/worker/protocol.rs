@@ -7,6 +7,7 @@
 //! target prints, whole lines or partial ones, can reach the parent.
 //!
 //! ```text
+//! carve-worker alive
 //! carve-worker progress 512 498 7
 //! carve-worker calling 513 "(\n    s: \"%4\",\n)"
 //! carve-worker kept
@@ -16,12 +17,21 @@
 use std::fmt;
 use std::io::{self, Write};
 use std::str::FromStr;
+use std::sync::{Mutex, PoisonError};
 
 const PREFIX: &str = "carve-worker";
 
 /// One line from a worker to its parent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkerMessage {
+    /// The heartbeat, every 100 ms from a thread of its own, whatever the
+    /// worker is doing (loading, mining, saving, calling), as long as no
+    /// call has run past the call timeout. It also tells the worker that its
+    /// parent is gone: the write fails.
+    Alive,
+    /// The call running now has run longer than the call timeout, measured
+    /// from its own start: the parent ends the worker.
+    TimedOut,
     /// Derivations run so far, calls made, goals covered.
     Progress {
         derivation: u64,
@@ -52,6 +62,8 @@ impl fmt::Display for WorkerMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{PREFIX} ")?;
         match self {
+            WorkerMessage::Alive => write!(f, "alive"),
+            WorkerMessage::TimedOut => write!(f, "timeout"),
             WorkerMessage::Progress {
                 derivation,
                 executions,
@@ -125,6 +137,8 @@ impl FromStr for WorkerMessage {
                     args: ron::from_str(args).map_err(|_| malformed())?,
                 }
             }
+            "alive" if rest.is_empty() => WorkerMessage::Alive,
+            "timeout" if rest.is_empty() => WorkerMessage::TimedOut,
             "kept" if rest.is_empty() => WorkerMessage::Kept,
             "failure" if rest.is_empty() => WorkerMessage::Failure,
             "error" => WorkerMessage::Error {
@@ -143,9 +157,10 @@ impl FromStr for WorkerMessage {
     }
 }
 
-/// The worker's end of the protocol channel.
+/// The worker's end of the protocol channel. Its threads (the generation
+/// and the heartbeat) share it; each message is written whole.
 pub struct Channel {
-    out: Box<dyn Write>,
+    out: Mutex<Box<dyn Write + Send>>,
 }
 
 impl Channel {
@@ -169,7 +184,7 @@ impl Channel {
             }
             let file = std::fs::File::from(protocol);
             Ok(Channel {
-                out: Box::new(io::LineWriter::new(file)),
+                out: Mutex::new(Box::new(io::LineWriter::new(file))),
             })
         }
         #[cfg(not(unix))]
@@ -177,15 +192,26 @@ impl Channel {
             // Elsewhere the protocol shares stdout with the target; a line a
             // target prints is reported as a malformed message.
             Ok(Channel {
-                out: Box::new(io::stdout()),
+                out: Mutex::new(Box::new(io::stdout())),
             })
         }
     }
 
-    /// Sends one message.
-    pub fn send(&mut self, message: &WorkerMessage) -> io::Result<()> {
-        writeln!(self.out, "{message}")?;
-        self.out.flush()
+    /// A channel to `out`, for tests.
+    #[cfg(test)]
+    pub fn to(out: impl Write + Send + 'static) -> Channel {
+        Channel {
+            out: Mutex::new(Box::new(out)),
+        }
+    }
+
+    /// Sends one message. Fails when the parent is gone (a broken pipe).
+    pub fn send(&self, message: &WorkerMessage) -> io::Result<()> {
+        // Writing returns errors and never panics: a poisoned lock still
+        // guards whole lines.
+        let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        writeln!(out, "{message}")?;
+        out.flush()
     }
 }
 
@@ -196,6 +222,8 @@ mod tests {
     #[test]
     fn every_message_reads_back_as_itself() {
         let messages = [
+            WorkerMessage::Alive,
+            WorkerMessage::TimedOut,
             WorkerMessage::Progress {
                 derivation: 512,
                 executions: 498,
@@ -232,6 +260,7 @@ mod tests {
             "carve-worker progress 1 2 x",
             "carve-worker progress 1 2 3 4",
             "carve-worker kept now",
+            "carve-worker alive 1",
             "carve-worker calling 1 not-ron",
             "partial linecarve-worker kept",
             "carve-worker unknown",

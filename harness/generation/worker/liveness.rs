@@ -1,0 +1,192 @@
+//! A worker's liveness, seen from both sides.
+//!
+//! **Parent → worker: is this worker hung?** Only a call of the target can
+//! hang; carve's own work (loading and mining a carve file that holds a
+//! megabyte-long argument, saving, waiting for the carve folder's lock) may
+//! take long but ends. So the worker times each call itself, from that
+//! call's own start ([`Liveness::call_started`], [`Liveness::call_ended`]),
+//! and a heartbeat thread tells the parent every [`HEARTBEAT`] either that
+//! all is well ([`WorkerMessage::Alive`]) or that the current call overran
+//! the call timeout ([`WorkerMessage::TimedOut`]). The parent then never
+//! has to guess from silence how long a call has run; a worker silent for
+//! [`SILENCE_LIMIT`] is frozen as a whole.
+//!
+//! **Worker → parent: is the parent still there?** A worker whose parent
+//! died (the test binary was killed) must not live on and write to the
+//! carve folder. The heartbeat write fails with a broken pipe at most one
+//! [`HEARTBEAT`] after the parent is gone, and every save first checks that
+//! the parent is still there ([`Liveness::write`]). An orphaned worker
+//! exits, but never in the middle of a save: it waits for the save to end,
+//! so it leaves neither a torn carve file nor a temporary file behind.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::protocol::{Channel, WorkerMessage};
+use super::CALL_TIMEOUT;
+
+/// How often the heartbeat thread speaks.
+pub const HEARTBEAT: Duration = Duration::from_millis(100);
+/// Silence after which the parent takes a worker for frozen: many
+/// heartbeats, so that a loaded machine does not make a false crash.
+pub const SILENCE_LIMIT: Duration = Duration::from_secs(5);
+/// The exit code of a worker that found its parent gone (nobody reads it).
+const ORPHANED: i32 = 4;
+
+/// The worker's side of liveness: its channel to the parent, the clock of
+/// the call running now, and the lock saves hold.
+pub struct Liveness {
+    channel: Channel,
+    /// When the worker started: call times are measured from it.
+    epoch: Instant,
+    /// Milliseconds from `epoch` to the start of the call running now, plus
+    /// one; 0 between calls.
+    call_started: AtomicU64,
+    /// Held by every save; an orphaned worker takes it before exiting.
+    saving: Mutex<()>,
+    /// The parent's process id when the worker started.
+    #[cfg(unix)]
+    parent: u32,
+}
+
+impl Liveness {
+    /// Takes over `channel` and starts the heartbeat thread.
+    pub fn start(channel: Channel) -> Arc<Liveness> {
+        let liveness = Arc::new(Liveness {
+            channel,
+            epoch: Instant::now(),
+            call_started: AtomicU64::new(0),
+            saving: Mutex::new(()),
+            #[cfg(unix)]
+            parent: std::os::unix::process::parent_id(),
+        });
+        let heart = Arc::clone(&liveness);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(HEARTBEAT);
+            let message = if heart.call_overran() {
+                WorkerMessage::TimedOut
+            } else {
+                WorkerMessage::Alive
+            };
+            heart.send(&message);
+        });
+        liveness
+    }
+
+    /// Sends `message` to the parent; exits if the parent is gone.
+    pub fn send(&self, message: &WorkerMessage) {
+        if self.channel.send(message).is_err() {
+            self.orphaned()
+        }
+    }
+
+    /// A call of the target starts now.
+    pub fn call_started(&self) {
+        self.call_started.store(self.now() + 1, Ordering::Relaxed);
+    }
+
+    /// The call that started last has ended.
+    pub fn call_ended(&self) {
+        self.call_started.store(0, Ordering::Relaxed);
+    }
+
+    /// Runs `save` (a load, change and write of the carve file) once no
+    /// other save runs, if the parent is still there; exits otherwise.
+    pub fn write<T>(&self, save: impl FnOnce() -> T) -> T {
+        let _saving = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
+        if !self.parent_alive() {
+            drop(_saving);
+            self.orphaned()
+        }
+        save()
+    }
+
+    /// Whether the call running now started longer than the call timeout ago.
+    fn call_overran(&self) -> bool {
+        let started = self.call_started.load(Ordering::Relaxed);
+        started != 0 && self.now() + 1 - started > CALL_TIMEOUT.as_millis() as u64
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1)
+    }
+
+    /// Whether the process that started this worker is still its parent (a
+    /// dead parent's children are handed to another process).
+    fn parent_alive(&self) -> bool {
+        #[cfg(unix)]
+        {
+            std::os::unix::process::parent_id() == self.parent
+        }
+        #[cfg(not(unix))]
+        {
+            true
+        }
+    }
+
+    /// The parent is gone: exit, after any save in progress.
+    fn orphaned(&self) -> ! {
+        let _saving = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
+        std::process::exit(ORPHANED)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{self, Write};
+
+    /// A writer whose lines the test reads.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Lines {
+        /// The messages sent since the last call.
+        fn take(&self) -> Vec<WorkerMessage> {
+            let bytes = std::mem::take(&mut *self.0.lock().unwrap());
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(|l| l.parse().unwrap())
+                .collect()
+        }
+    }
+
+    /// Long work outside calls keeps the worker alive; a call is timed from
+    /// its own start.
+    #[test]
+    fn only_a_call_past_the_timeout_is_reported() {
+        let lines = Lines::default();
+        let liveness = Liveness::start(Channel::to(lines.clone()));
+        std::thread::sleep(CALL_TIMEOUT + 3 * HEARTBEAT);
+        let setup = lines.take();
+        assert!(setup.len() >= 5, "{setup:?}");
+        assert!(setup.iter().all(|m| *m == WorkerMessage::Alive), "{setup:?}");
+
+        liveness.call_started();
+        std::thread::sleep(CALL_TIMEOUT - 3 * HEARTBEAT);
+        let early = lines.take();
+        assert!(!early.contains(&WorkerMessage::TimedOut), "{early:?}");
+        std::thread::sleep(10 * HEARTBEAT);
+        assert!(lines.take().contains(&WorkerMessage::TimedOut));
+
+        liveness.call_ended();
+        std::thread::sleep(2 * HEARTBEAT);
+        lines.take();
+        std::thread::sleep(2 * HEARTBEAT);
+        let after = lines.take();
+        assert!(!after.is_empty());
+        assert!(after.iter().all(|m| *m == WorkerMessage::Alive), "{after:?}");
+    }
+}
