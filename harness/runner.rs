@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -17,7 +18,7 @@ use crate::carving::layout::{self, OldLayout};
 use crate::carving::isolate::{self, TestRun};
 use crate::carving::lock::CarveDirLock;
 use crate::carving::record;
-use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
+use crate::carving::replay::{snapshot_names, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
 };
@@ -110,7 +111,7 @@ fn fail_setup(message: &str) -> ! {
 
 fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool {
     let mut trials = system_trials(registry);
-    trials.extend(replay_trials(registry, checker).0);
+    trials.extend(replay_trials(registry, checker));
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     let failed = libtest_mimic::run(args, trials).has_failed();
     report_accepted(checker);
@@ -249,11 +250,14 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         accept_new: accepts_new_snapshots(),
         ..checker
     };
-    let (trials, cases) = replay_trials(registry, &checker);
+    let trials = replay_trials(registry, &checker);
     let replaying = libtest_mimic::run(args, trials);
     report_accepted(&checker);
     if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
-        remove_orphan_snapshots(&config.dir, &targets, &cases);
+        if let Err(e) = remove_orphan_snapshots(&config.dir, &targets) {
+            eprintln!("carve: {e}");
+            store_failed = true;
+        }
     }
     carving.has_failed() || replaying.has_failed() || store_failed
 }
@@ -420,14 +424,22 @@ fn store_recorded(
 }
 
 /// Deletes the snapshots no entry uses any more: for each of `targets`, the
-/// `<id>.snap` files directly in its snapshot folder that no case of it
-/// checks. Nothing else is touched; folders left empty are removed.
-fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case]) {
-    let used: BTreeSet<(&str, &str)> = cases
-        .iter()
-        .map(|c| (c.target_name.as_str(), c.snapshot.as_str()))
-        .collect();
+/// `<id>.snap` files directly in its snapshot folder that no entry of its
+/// carve file checks. The file is read again under the carve-folder lock, so
+/// an entry a generate run beside this one just added keeps its snapshot.
+/// Nothing else is touched; folders left empty are removed.
+fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(), StoreError> {
+    let _lock = CarveDirLock::acquire(dir)?;
     for target in targets {
+        let path = CarveFile::path_for(dir, target);
+        let used: BTreeSet<String> = match CarveFile::load(dir, &path) {
+            Ok(file) => snapshot_names(&file.entries).into_iter().collect(),
+            // Gone: every snapshot of the target is an orphan.
+            Err(StoreError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
+                BTreeSet::new()
+            }
+            Err(e) => return Err(e),
+        };
         let folder = layout::snapshot_folder(dir, target);
         let Ok(read) = fs::read_dir(&folder) else {
             continue;
@@ -441,7 +453,7 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case
                 continue;
             };
             if layout::is_snapshot_name(snapshot)
-                && !used.contains(&(target.as_str(), snapshot))
+                && !used.contains(snapshot)
                 && path.is_file()
                 && fs::remove_file(&path).is_ok()
             {
@@ -453,6 +465,7 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>, cases: &[Case
         }
         layout::remove_empty_folders(dir, &folder);
     }
+    Ok(())
 }
 
 fn is_ci() -> bool {
@@ -510,13 +523,12 @@ fn run_system_test(name: &str, test: &SystemTest, recording: bool) -> Result<(),
 }
 
 /// One trial per carved call, plus one failing trial per unusable carve file.
-fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Case>) {
+fn replay_trials(registry: &Registry, checker: &Checker) -> Vec<Trial> {
     let mut trials = Vec::new();
-    let mut cases = Vec::new();
     let dir = &checker.dir;
     let (paths, old) = match CarveFile::list(dir).and_then(|p| Ok((p, OldLayout::find(dir)?))) {
         Ok(found) => found,
-        Err(e) => return (vec![failing_trial("carved".into(), e.to_string())], cases),
+        Err(e) => return vec![failing_trial("carved".into(), e.to_string())],
     };
     // Targets still in the old layout are not replayed: one test fails and
     // says how to move them.
@@ -551,21 +563,13 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
         };
         let snapshot_folder = layout::snapshot_folder(dir, &file.target);
         let mut numbers = [0usize; 2];
-        let mut snapshot_uses: BTreeMap<String, usize> = BTreeMap::new();
-        for entry in file.entries {
+        let snapshots = snapshot_names(&file.entries);
+        for (entry, snapshot) in file.entries.into_iter().zip(snapshots) {
             let (kind, number) = match entry.origin.system_test() {
                 Some(_) => ("carved", &mut numbers[0]),
                 None => ("generated", &mut numbers[1]),
             };
             *number += 1;
-            let id = snapshot_id(&entry.args);
-            let uses = snapshot_uses.entry(id.clone()).or_default();
-            *uses += 1;
-            let snapshot = if *uses == 1 {
-                id
-            } else {
-                format!("{id}-{uses}")
-            };
             let name = format!("{kind}::{}::{number:04}", file.target);
             let case = Case {
                 test: name.clone(),
@@ -576,16 +580,13 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> (Vec<Trial>, Vec<Cas
                 snapshot_folder: snapshot_folder.clone(),
                 snapshot,
             };
-            let (case_for_trial, checker) = (case.clone(), Arc::clone(&checker));
+            let checker = Arc::clone(&checker);
             trials.push(Trial::test(name, move || {
-                case_for_trial
-                    .run(&checker)
-                    .map_err(|e| e.to_string().into())
+                case.run(&checker).map_err(|e| e.to_string().into())
             }));
-            cases.push(case);
         }
     }
-    (trials, cases)
+    trials
 }
 
 fn unknown_target(file: &CarveFile) -> String {

@@ -50,6 +50,24 @@ pub fn snapshot_id(args: &str) -> String {
     format!("{:012x}", hash >> 16)
 }
 
+/// The snapshot name of each entry, in order: its [`snapshot_id`], with a
+/// suffix `-<n>` for the `n`-th entry with the same arguments.
+pub fn snapshot_names(entries: &[Entry]) -> Vec<String> {
+    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    entries
+        .iter()
+        .map(|entry| {
+            let id = snapshot_id(&entry.args);
+            let n = uses.entry(id.clone()).or_default();
+            *n += 1;
+            match *n {
+                1 => id,
+                n => format!("{id}-{n}"),
+            }
+        })
+        .collect()
+}
+
 /// RON text without layout: whitespace, comments and trailing commas
 /// outside literals removed.
 pub(crate) fn strip_layout(text: &str) -> String {
