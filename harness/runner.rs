@@ -17,7 +17,7 @@ use crate::carving::layout::{self, OldLayout};
 use crate::carving::record;
 use crate::carving::replay::{snapshot_id, Accepted, Case, Checker, SnapshotCheck};
 use crate::carving::store::{
-    display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
+    display_path, merge_recorded, write_atomic, CarveFile, Entry, EntryError, Origin, StoreError,
 };
 use crate::coverage::report::{Calls, GenerationStats, Report};
 use crate::env::{Config, Mode};
@@ -159,6 +159,13 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         for call in &recording.calls {
             match Entry::from_call(&recording.test, call) {
                 Ok(entry) => carved.entry(call.target.name()).or_default().push(entry),
+                // Like an argument that cannot be captured: the call is not
+                // carved, the others are, and the run does not fail for it.
+                Err(e @ EntryError::TooDeep { .. }) => eprintln!(
+                    "carve: not carving a call of `{}` in system test `{}`: {e}",
+                    call.target.name(),
+                    recording.test
+                ),
                 Err(e) => {
                     eprintln!(
                         "carve: a call of `{}` could not be written: {e}",

@@ -3,6 +3,7 @@
 //! `carved/` with portable names ([`layout`]), and replaying them as
 //! regression tests against insta snapshots ([`replay`]).
 
+pub mod fragment;
 pub mod layout;
 pub mod record;
 pub mod replay;

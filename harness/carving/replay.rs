@@ -37,7 +37,7 @@ use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::to_ron;
-use crate::value::Value;
+use crate::value::{depth, Value};
 
 /// The part of a snapshot name that identifies a call: a hash of its argument
 /// text with layout (whitespace and comments outside literals) removed.
@@ -165,6 +165,13 @@ impl Case {
     /// reported without running it, a found failure passes once it stops
     /// panicking, and anything else must match its snapshot.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
+        // Deserializing the arguments and writing the outcome recurse once
+        // per level of nesting: on a stack sized for the deepest value carve
+        // stores, not the test thread's 2 MiB.
+        depth::with_stack(|| self.run_here(checker))
+    }
+
+    fn run_here(&self, checker: &Checker) -> Result<(), CaseFailure> {
         if let Ending::Crashed(crash) = &self.entry.outcome.ending {
             return self.crashed(crash);
         }
@@ -250,6 +257,24 @@ impl Case {
         call: &str,
         observation: &Observation,
     ) -> Result<(), CaseFailure> {
+        let returned = match &observation.outcome {
+            Outcome::Returned(value) => Some(value),
+            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
+        };
+        let nesting = returned
+            .into_iter()
+            .chain(observation.after.as_ref())
+            .map(depth::depth)
+            .max()
+            .unwrap_or(0);
+        if nesting > depth::MAX_DEPTH {
+            return Err(CaseFailure(format!(
+                "{}: the outcome of `{call}` nests {nesting} levels deep, deeper than the {} \
+                 levels carve stores; it is not compared with its snapshot.",
+                self.here(),
+                depth::MAX_DEPTH
+            )));
+        }
         let text = to_ron(observation).map_err(|e| {
             CaseFailure(format!(
                 "{}: the outcome of `{call}` cannot be written as RON: {e}",

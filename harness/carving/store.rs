@@ -27,13 +27,14 @@ use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use ron::value::RawValue;
 use serde::{Deserialize, Serialize};
 
 use crate::call::Position;
+use crate::carving::fragment::Fragment;
 use crate::carving::layout;
 use crate::carving::record::Call;
 use crate::outcome::{Observation, Outcome};
+use crate::value::depth;
 use crate::value::text::to_ron;
 use crate::value::Value;
 
@@ -118,7 +119,7 @@ impl Entry {
     }
 
     /// The entry for a call carved while system test `test` ran.
-    pub fn from_call(test: &str, call: &Call) -> Result<Entry, ron::Error> {
+    pub fn from_call(test: &str, call: &Call) -> Result<Entry, EntryError> {
         Entry::from_values(
             Origin::System(test.to_owned()),
             &call.args,
@@ -127,20 +128,87 @@ impl Entry {
     }
 
     /// The entry for a call with arguments `args` that did `observation`.
+    ///
+    /// A value nested deeper than [`depth::MAX_DEPTH`] is refused here, so
+    /// that no carve file is written that cannot be read back.
     pub fn from_values(
         origin: Origin,
         args: &Value,
         observation: &Observation,
-    ) -> Result<Entry, ron::Error> {
-        let args = to_ron(args)?;
-        let outcome = StoredOutcome::of(&observation.outcome)?;
-        let after = observation.after.as_ref().map(to_ron).transpose()?;
-        Ok(Entry::new(origin, &args, outcome, after.as_deref()))
+    ) -> Result<Entry, EntryError> {
+        let returned = match &observation.outcome {
+            Outcome::Returned(value) => Some(value),
+            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
+        };
+        let parts = [
+            ("arguments", Some(args)),
+            ("return value", returned),
+            ("state after the call", observation.after.as_ref()),
+        ];
+        for (part, value) in parts {
+            let nesting = value.map_or(0, depth::depth);
+            if nesting > depth::MAX_DEPTH {
+                return Err(EntryError::TooDeep {
+                    part,
+                    depth: nesting,
+                });
+            }
+        }
+        depth::with_stack(|| {
+            let args = to_ron(args)?;
+            let outcome = StoredOutcome::of(&observation.outcome)?;
+            let after = observation.after.as_ref().map(to_ron).transpose()?;
+            Ok(Entry::new(origin, &args, outcome, after.as_deref()))
+        })
     }
 
     /// Whether both entries hold the same call with the same outcome.
     pub fn same_call(&self, other: &Entry) -> bool {
         self.args == other.args && self.outcome == other.outcome && self.after == other.after
+    }
+}
+
+/// Why a call has no entry.
+#[derive(Debug)]
+pub enum EntryError {
+    /// A part of the call nests deeper than carve stores.
+    TooDeep {
+        /// `arguments`, `return value` or `state after the call`.
+        part: &'static str,
+        /// How many containers deep it nests.
+        depth: usize,
+    },
+    /// A value could not be written as RON.
+    Ron(ron::Error),
+}
+
+impl From<ron::Error> for EntryError {
+    fn from(e: ron::Error) -> Self {
+        EntryError::Ron(e)
+    }
+}
+
+impl fmt::Display for EntryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EntryError::TooDeep { part, depth } => write!(
+                f,
+                "its {part} nest {depth} levels deep, deeper than the {} levels carve stores \
+                 (so that every carve file reads back); pass a shallower value in the system \
+                 test to carve this call",
+                depth::MAX_DEPTH
+            ),
+            EntryError::Ron(e) => write!(f, "it cannot be written as RON: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for EntryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EntryError::TooDeep { .. } => None,
+            EntryError::Ron(e) => Some(e),
+        }
     }
 }
 
@@ -237,16 +305,16 @@ struct RawFile<'a> {
 struct RawCall<'a> {
     origin: Origin,
     #[serde(borrow)]
-    args: &'a RawValue,
+    args: Fragment<'a>,
     #[serde(borrow)]
-    outcome: &'a RawValue,
+    outcome: Fragment<'a>,
     #[serde(borrow, default, deserialize_with = "present")]
-    after: Option<&'a RawValue>,
+    after: Option<Fragment<'a>>,
 }
 
 /// `after: (…)` is written without `Some(…)`: present means `Some`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Fragment<'de>>, D::Error> {
+    Fragment::deserialize(d).map(Some)
 }
 
 impl CarveFile {
@@ -277,14 +345,22 @@ impl CarveFile {
     /// the target it holds has its file in the carve folder `dir`
     /// ([`CarveFile::path_for`]).
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<CarveFile, StoreError> {
-        let raw: RawFile<'_> = ron::from_str(text).map_err(|e| StoreError::Syntax {
-            path: path.to_owned(),
-            position: Position {
-                line: e.span.start.line,
-                col: e.span.start.col,
-            },
-            message: e.code.to_string(),
-        })?;
+        // Reading recurses once per level of nesting: on a stack sized for
+        // the deepest value carve writes.
+        depth::with_stack(|| CarveFile::parse_here(dir, path, text))
+    }
+
+    fn parse_here(dir: &Path, path: &Path, text: &str) -> Result<CarveFile, StoreError> {
+        let raw: RawFile<'_> = depth::options()
+            .from_str(text)
+            .map_err(|e| StoreError::Syntax {
+                path: path.to_owned(),
+                position: Position {
+                    line: e.span.start.line,
+                    col: e.span.start.col,
+                },
+                message: depth::describe(&e.code),
+            })?;
         let expected = CarveFile::path_for(dir, &raw.target);
         if path != expected {
             return Err(StoreError::TargetMismatch {
@@ -300,11 +376,9 @@ impl CarveFile {
         };
         let mut entries = Vec::with_capacity(raw.calls.len());
         for call in raw.calls {
-            let outcome_text = call.outcome.trim().get_ron();
-            let ending = call
-                .outcome
-                .trim()
-                .into_rust::<ParsedOutcome>()
+            let outcome_text = call.outcome.text();
+            let ending = depth::options()
+                .from_str::<ParsedOutcome>(outcome_text)
                 .map_err(|e| {
                     let inner = Position {
                         line: e.span.start.line,
@@ -314,7 +388,7 @@ impl CarveFile {
                         ron::Error::NoSuchEnumVariant { found, .. } => {
                             format!("`{found}` is not an outcome")
                         }
-                        other => other.to_string(),
+                        other => depth::describe(&other),
                     };
                     syntax(
                         position_of(text, outcome_text).offset_by(inner),
@@ -327,13 +401,13 @@ impl CarveFile {
                 .ending();
             entries.push(Entry {
                 origin: call.origin,
-                args: call.args.get_ron().trim().to_owned(),
+                args: call.args.source().to_owned(),
                 outcome: StoredOutcome {
                     ending,
                     text: outcome_text.to_owned(),
                 },
-                after: call.after.map(|a| a.get_ron().trim().to_owned()),
-                args_position: position_of(text, call.args.trim().get_ron()),
+                after: call.after.map(|a| a.source().to_owned()),
+                args_position: position_of(text, call.args.text()),
             });
         }
         Ok(CarveFile {
