@@ -337,7 +337,8 @@ impl CarveFile {
 
     /// Reads and parses the carve file at `path`, in the carve folder `dir`.
     pub fn load(dir: &Path, path: &Path) -> Result<CarveFile, StoreError> {
-        let text = fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
+        let bytes = fs::read(path).map_err(|e| StoreError::io(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, &e))?;
         CarveFile::parse(dir, path, &text)
     }
 
@@ -359,7 +360,7 @@ impl CarveFile {
                     line: e.span.start.line,
                     col: e.span.start.col,
                 },
-                message: depth::describe(&e.code),
+                message: in_user_terms(&e.code),
             })?;
         let expected = CarveFile::path_for(dir, &raw.target);
         if path != expected {
@@ -484,6 +485,65 @@ pub fn display_path(path: &Path) -> std::path::Display<'_> {
         // Safe to return: `strip_prefix` borrows from `path`.
         Some(rel) => rel.display(),
         None => path.display(),
+    }
+}
+
+/// The error for a carve file that is not UTF-8: where its first invalid
+/// byte is.
+fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> StoreError {
+    let bytes = e.as_bytes();
+    let valid = e.utf8_error().valid_up_to();
+    // The prefix is valid UTF-8 by construction.
+    let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+    StoreError::Syntax {
+        path: path.to_owned(),
+        position: position_of(before, &before[before.len()..]),
+        message: format!(
+            "byte 0x{:02x} is not UTF-8 (carve files are UTF-8 text; was it saved in \
+             another encoding?)",
+            bytes.get(valid).copied().unwrap_or_default()
+        ),
+    }
+}
+
+/// ron's message for an error in a carve file, with the internal names of
+/// its parts ([`RawFile`], [`RawCall`]) in the words of the file.
+fn in_user_terms(code: &ron::Error) -> String {
+    fn part(outer: &Option<String>) -> &str {
+        match outer.as_deref() {
+            Some("RawCall") => "a call entry",
+            Some("RawFile") => "the file",
+            _ => "a struct",
+        }
+    }
+    const CALL: &str = "a call entry is `(origin: …, args: (…), outcome: …)`, with `after: (…)` \
+                        for `&mut` arguments";
+    const FILE: &str = "a carve file is `(target: \"…\", calls: [(…), …])`";
+    let shape = |outer: &Option<String>| match outer.as_deref() {
+        Some("RawFile") => FILE,
+        _ => CALL,
+    };
+    match code {
+        ron::Error::MissingStructField { field, outer } => {
+            format!("{} has no `{field}`; {}", part(outer), shape(outer))
+        }
+        ron::Error::NoSuchStructField { found, outer, .. } => {
+            format!("{} has no field `{found}`; {}", part(outer), shape(outer))
+        }
+        ron::Error::DuplicateStructField { field, outer } => {
+            format!("{} has `{field}` twice", part(outer))
+        }
+        ron::Error::InvalidValueForType { expected, found } if expected.contains("RawCall") => {
+            format!("expected a call entry but found {found}; {CALL}")
+        }
+        ron::Error::InvalidValueForType { expected, found } if expected.contains("RawFile") => {
+            format!("expected a carve file but found {found}; {FILE}")
+        }
+        other => depth::describe(other)
+            .replace("struct `RawCall`", "a call entry")
+            .replace("struct `RawFile`", "a carve file")
+            .replace("`RawCall`", "a call entry")
+            .replace("`RawFile`", "a carve file"),
     }
 }
 
@@ -655,6 +715,38 @@ mod tests {
         let text = "(\n    target: \"f\",\n    calls: [\n        (origin: System(\"t\") args: ()),\n    ],\n)\n";
         let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), text).unwrap_err();
         insta::assert_snapshot!(err, @"carved/f.ron:4:30: this carve file does not parse: Expected comma. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.");
+    }
+
+    #[test]
+    fn errors_name_the_parts_of_a_carve_file_not_carves_types() {
+        let parse = |text: &str| {
+            CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), text)
+                .unwrap_err()
+                .to_string()
+        };
+        let good = CarveFile::render("f", &[entry("a", "x")]);
+        let no_args = good.replace("args: (s: \"x\"),", "");
+        insta::assert_snapshot!(parse(&no_args), @r#"carved/f.ron:12:9: this carve file does not parse: a call entry has no `args`; a call entry is `(origin: …, args: (…), outcome: …)`, with `after: (…)` for `&mut` arguments. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        let extra = good.replace("args:", "argz: 1, args:");
+        insta::assert_snapshot!(parse(&extra), @r#"carved/f.ron:10:13: this carve file does not parse: a call entry has no field `argz`; a call entry is `(origin: …, args: (…), outcome: …)`, with `after: (…)` for `&mut` arguments. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(parse("(target: \"f\", calls: [1])"), @r#"carved/f.ron:1:23: this carve file does not parse: Expected opening `(` for a call entry. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(parse("(calls: [])"), @r#"carved/f.ron:1:11: this carve file does not parse: the file has no `target`; a carve file is `(target: "…", calls: [(…), …])`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(parse("[]"), @r#"carved/f.ron:1:1: this carve file does not parse: Expected opening `(` for a carve file. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_an_error_at_its_first_invalid_byte() {
+        let dir = std::env::temp_dir().join(format!("carve-utf8-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.ron");
+        let mut bytes = CarveFile::render("f", &[entry("a", "x")]).into_bytes();
+        let at = bytes.windows(3).position(|w| w == b"\"x\"").unwrap() + 1;
+        bytes[at] = 0xe9; // Latin-1 `é`
+        fs::write(&path, &bytes).unwrap();
+        let err = CarveFile::load(&dir, &path).unwrap_err().to_string();
+        fs::remove_dir_all(&dir).unwrap();
+        let err = err.replace(&dir.display().to_string(), "[dir]");
+        insta::assert_snapshot!(err, @r#"[dir]/f.ron:10:24: this carve file does not parse: byte 0xe9 is not UTF-8 (carve files are UTF-8 text; was it saved in another encoding?). Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
     }
 
     #[test]
