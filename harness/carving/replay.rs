@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::call::{ArgsInput, ReplayError, Replayed};
-use crate::carving::store::{display_path, Ending, Entry, Origin};
+use crate::carving::store::{display_path, write_atomic, Ending, Entry, Origin};
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
@@ -294,9 +294,8 @@ impl Case {
                     Ok(())
                 }
                 Err(e) => Err(CaseFailure(format!(
-                    "{}: could not write the new snapshot {} of `{call}`: {e}",
+                    "{}: could not write the new snapshot of `{call}`: {e}",
                     self.here(),
-                    display_path(&snap)
                 ))),
             };
         }
@@ -307,12 +306,34 @@ impl Case {
             quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(check))));
         match checked {
             Ok(()) => Ok(()),
+            // insta wrote no pending snapshot to review (CI, or
+            // `INSTA_UPDATE=no`): recording is the one way to a snapshot.
+            Err(_) if !existed && !snap.with_extension("snap.new").exists() => {
+                Err(CaseFailure(format!(
+                    "{}: `{call}` has no snapshot ({}), and none was written (nothing is \
+                     written under CI): write it with `CARVE=record cargo test` where writing \
+                     is allowed, and commit it.",
+                    self.here(),
+                    display_path(&snap)
+                )))
+            }
             Err(_) if !existed => Err(CaseFailure(format!(
                 "{}: `{call}` has no snapshot yet ({}): write it with `CARVE=record cargo \
                  test`, or accept it with `cargo insta review`.",
                 self.here(),
                 display_path(&snap)
             ))),
+            // Not a difference: insta could not compare (an unreadable or
+            // malformed `.snap`), and printed no diff.
+            Err(payload) if !is_mismatch(&panic_message(&*payload)) => {
+                Err(CaseFailure(format!(
+                    "{}: the outcome of `{call}` could not be checked against its snapshot {}: \
+                     {}",
+                    self.here(),
+                    display_path(&snap),
+                    panic_message(&*payload)
+                )))
+            }
             Err(_) => Err(CaseFailure(format!(
                 "{}: the outcome of `{call}` differs from its snapshot {} (diff above). \
                  If the change is intended, accept it with `cargo insta review`; otherwise fix \
@@ -322,6 +343,12 @@ impl Case {
             ))),
         }
     }
+}
+
+/// Whether insta's panic `message` is its report of a snapshot that
+/// differs (after printing the diff), not a failure to compare.
+fn is_mismatch(message: &str) -> bool {
+    message.starts_with("snapshot assertion for")
 }
 
 thread_local! {
@@ -385,11 +412,19 @@ fn write_new_snapshot(
             .with(|m| m.borrow_mut().take())
             .ok_or("insta made no snapshot")?)
     })();
+    // insta's `save` writes in place, and names neither file nor OS error
+    // well when that fails: it writes into the scratch folder, and the
+    // snapshot is moved into place from there atomically.
+    let text = made.and_then(|made| {
+        let written = scratch.join("made.snap");
+        made.save(&written)?;
+        Ok(fs::read(&written)?)
+    });
     let _ = fs::remove_dir_all(&scratch);
-    made?.save(snap)?;
+    write_atomic(snap, &text?).map_err(|e| format!("{}: {e}", display_path(snap)))?;
     let pending = snap.with_extension("snap.new");
     if pending.exists() {
-        fs::remove_file(&pending)?;
+        fs::remove_file(&pending).map_err(|e| format!("{}: {e}", display_path(&pending)))?;
     }
     Ok(())
 }

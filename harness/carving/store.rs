@@ -193,9 +193,9 @@ impl fmt::Display for EntryError {
         match self {
             EntryError::TooDeep { part, depth } => write!(
                 f,
-                "its {part} nest {depth} levels deep, deeper than the {} levels carve stores \
-                 (so that every carve file reads back); pass a shallower value in the system \
-                 test to carve this call",
+                "the nesting of its {part} is {depth} levels, deeper than the {} levels carve \
+                 stores (so that every carve file reads back); pass a shallower value in the \
+                 system test to carve this call",
                 depth::MAX_DEPTH
             ),
             EntryError::Ron(e) => write!(f, "it cannot be written as RON: {e}"),

@@ -227,7 +227,7 @@ mod tests {
                     children: vec![tree],
                 };
                 let err = round_trip(&deeper).unwrap_err();
-                assert!(err.contains(&format!("nest {} levels deep", MAX_DEPTH + 1)), "{err}");
+                assert!(err.contains(&format!("arguments is {} levels", MAX_DEPTH + 1)), "{err}");
             })
             .unwrap()
             .join()
