@@ -8,11 +8,13 @@
 //! a value nested deeper than [`MAX_DEPTH`] is refused when its entry is
 //! made, so no carve file is written that replay cannot parse.
 //!
-//! The limit stays finite on purpose: reading and deserializing recurse once
-//! per level, and a test thread has a 2 MiB stack. [`MAX_DEPTH`] is chosen
-//! so that a value at the bound is read, deserialized, captured and written
-//! back within a quarter of that stack in a debug build (the test below
-//! checks it on a 512 KiB thread).
+//! The limit stays finite on purpose: reading, deserializing and writing
+//! recurse once per level, about 7 KiB a level to read and 11 KiB to write
+//! in a debug build (measured with ron 0.12). A test thread's 2 MiB hold
+//! some 190 levels, not enough for a 100-level tree (200), so that work runs
+//! on a thread of [`STACK`] ([`with_stack`]), which holds a value of
+//! [`MAX_DEPTH`] with room to spare: the test below replays one on a
+//! quarter of it.
 //!
 //! ```
 //! use carve::value::{depth, Value};
@@ -29,8 +31,8 @@ use crate::value::Value;
 
 /// The deepest nesting carve stores: a value with more containers (structs,
 /// tuples, sequences, maps, `Some`, variants with data) inside one another
-/// is not carved. 100 levels of a recursive tree
-/// (`Node { children: Vec<Node> }`, two containers a level) fit.
+/// is not carved. A recursive tree (`Node { children: Vec<Node> }`, two
+/// containers a level) of 127 levels fits, with the arguments around it.
 pub const MAX_DEPTH: usize = 256;
 
 /// Containers a value in a carve file sits in: the file, its `calls`, the
@@ -51,9 +53,8 @@ pub fn options() -> Options {
 }
 
 /// The stack carve reads and writes values on ([`with_stack`]): 16 MiB,
-/// some six times what a value of [`MAX_DEPTH`] takes in a debug build
-/// (about 11 KiB a level to write, 7 KiB to read, measured with ron 0.12).
-/// Only the pages used are ever committed.
+/// some six times the 2.8 MiB writing a value of [`MAX_DEPTH`] takes in a
+/// debug build. Only the pages used are ever committed.
 pub const STACK: usize = 16 << 20;
 
 /// Runs `f` on a thread with a [`STACK`]-sized stack, for work that
