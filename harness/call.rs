@@ -17,7 +17,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 use crate::outcome::Observation;
-use crate::value::{CaptureError, Value};
+use crate::value::{depth, CaptureError, Value};
 
 /// What replaying a target's call gives: its arguments and what it did.
 pub type ReplayResult = Result<Replayed, ReplayError>;
@@ -76,13 +76,15 @@ impl ArgsInput<'_> {
 /// Deserializes a call's arguments; generated replay functions call this.
 pub fn parse_args<T: DeserializeOwned>(input: ArgsInput<'_>) -> Result<T, ReplayError> {
     match input {
-        ArgsInput::Ron(text) => ron::from_str(text).map_err(|e| ReplayError::Args {
-            position: Position {
-                line: e.span.start.line,
-                col: e.span.start.col,
-            },
-            message: e.code.to_string(),
-        }),
+        ArgsInput::Ron(text) => depth::options()
+            .from_str(text)
+            .map_err(|e| ReplayError::Args {
+                position: Position {
+                    line: e.span.start.line,
+                    col: e.span.start.col,
+                },
+                message: depth::describe(&e.code),
+            }),
         ArgsInput::Value(value) => T::deserialize(value).map_err(|e| ReplayError::Args {
             position: Position::default(),
             message: e.to_string(),

@@ -71,6 +71,8 @@ pub struct Config {
     pub budget: Budget,
     /// `CARVE_DIR`, made absolute.
     pub dir: PathBuf,
+    /// Whether `CARVE_DIR` was set (not the default `carved`).
+    pub dir_is_set: bool,
     /// `CARVE_REPORT`.
     pub report: Option<PathBuf>,
     /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
@@ -119,6 +121,7 @@ impl Config {
                 )
             })?,
         };
+        let dir_is_set = get("CARVE_DIR").is_some();
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
         let annotate = get("CARVE_ANNOTATE").map(|f| match f.trim() {
@@ -130,8 +133,29 @@ impl Config {
             seed,
             budget,
             dir,
+            dir_is_set,
             report,
             annotate,
+        })
+    }
+}
+
+impl Config {
+    /// Why this run cannot go on with the carve folder it was given: a
+    /// `CARVE_DIR` that does not exist would replay nothing and pass (a typo
+    /// must not look like a green run). Recording creates the folder.
+    pub fn missing_dir(&self) -> Option<String> {
+        (self.dir_is_set && self.mode != Mode::Record && !self.dir.is_dir()).then(|| {
+            format!(
+                "CARVE_DIR={}: no such folder, so there is nothing to {}. Check the path \
+                 (relative paths start at the package root), or create the folder with \
+                 `CARVE=record cargo test`.",
+                self.dir.display(),
+                match self.mode {
+                    Mode::Generate => "generate from",
+                    Mode::Replay | Mode::Record => "replay",
+                }
+            )
         })
     }
 }
@@ -213,6 +237,29 @@ mod tests {
         insta::assert_snapshot!(message("CARVE", "recrod"), @r#"CARVE="recrod": expected `record`, `generate`, or unset"#);
         insta::assert_snapshot!(message("CARVE_SEED", "-1"), @r#"CARVE_SEED="-1": expected an unsigned 64-bit integer"#);
         insta::assert_snapshot!(message("CARVE_BUDGET", "10 parsecs"), @r#"CARVE_BUDGET="10 parsecs": expected a number of executions (`5000`) or a duration (`30s`, `500ms`, `2m`)"#);
+    }
+
+    #[test]
+    fn a_carve_dir_that_is_set_must_exist_except_for_recording() {
+        let root = std::env::temp_dir();
+        let at = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Config::from_lookup(
+                |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()),
+                &root,
+            )
+            .unwrap()
+        };
+        let typo = "carve-no-such-folder-here";
+        assert_eq!(at(&[]).missing_dir(), None, "the default may be missing");
+        assert_eq!(at(&[("CARVE_DIR", typo), ("CARVE", "record")]).missing_dir(), None);
+        let message = at(&[("CARVE_DIR", typo)]).missing_dir().unwrap();
+        assert!(message.contains(&format!("CARVE_DIR={}: no such folder", root.join(typo).display())), "{message}");
+        let generate = at(&[("CARVE_DIR", typo), ("CARVE", "generate")]);
+        assert!(generate.missing_dir().unwrap().contains("nothing to generate from"));
     }
 
     #[test]

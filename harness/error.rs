@@ -6,7 +6,7 @@
 use std::fmt;
 use std::io;
 
-use crate::carving::store::StoreError;
+use crate::carving::store::{EntryError, StoreError};
 use crate::env::ConfigError;
 use crate::generation::worker::protocol::MalformedMessage;
 
@@ -21,6 +21,8 @@ pub enum Error {
     Save(StoreError),
     /// A value that could not be written as RON.
     Ron(ron::Error),
+    /// A call that cannot be stored as a carve entry.
+    Entry(EntryError),
     /// The test binary could not be re-run as a generation worker.
     StartWorker(io::Error),
     /// Talking to a worker process failed.
@@ -40,6 +42,7 @@ impl fmt::Display for Error {
             Error::Store(e) => e.fmt(f),
             Error::Save(e) => write!(f, "could not save what generation found: {e}"),
             Error::Ron(e) => write!(f, "a value could not be written as RON: {e}"),
+            Error::Entry(e) => write!(f, "a call could not be stored: {e}"),
             Error::StartWorker(e) => {
                 write!(f, "cannot re-run the test binary as a generation worker: {e}")
             }
@@ -59,6 +62,7 @@ impl std::error::Error for Error {
             Error::Config(e) => Some(e),
             Error::Store(e) | Error::Save(e) => Some(e),
             Error::Ron(e) => Some(e),
+            Error::Entry(e) => Some(e),
             Error::StartWorker(e) | Error::WorkerIo(e) => Some(e),
             Error::Protocol(e) => Some(e),
             Error::Worker { .. } | Error::UnknownTarget(_) => None,
@@ -81,6 +85,15 @@ impl From<StoreError> for Error {
 impl From<ron::Error> for Error {
     fn from(e: ron::Error) -> Self {
         Error::Ron(e)
+    }
+}
+
+impl From<EntryError> for Error {
+    fn from(e: EntryError) -> Self {
+        match e {
+            EntryError::Ron(e) => Error::Ron(e),
+            e @ EntryError::TooDeep { .. } => Error::Entry(e),
+        }
     }
 }
 

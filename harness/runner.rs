@@ -59,6 +59,12 @@ pub fn main(main: MainConfig) -> ! {
         });
     }
     let args = Arguments::from_args();
+    if let Some(message) = config.missing_dir() {
+        fail_setup(&message);
+    }
+    if is_ci() && config.mode != Mode::Replay && !args.list {
+        fail_setup(&ci_refuses(config.mode));
+    }
     let coverage = Calls::default();
     let checker = Checker {
         dir: config.dir.clone(),
@@ -466,6 +472,20 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(),
         layout::remove_empty_folders(dir, &folder);
     }
     Ok(())
+}
+
+/// Record and generate write carve files and snapshots; under CI nothing
+/// is written, so they refuse before anything runs.
+fn ci_refuses(mode: Mode) -> String {
+    let name = match mode {
+        Mode::Generate => "generate",
+        Mode::Record | Mode::Replay => "record",
+    };
+    format!(
+        "CARVE={name} writes carve files and snapshots, and under CI (CI={}) carve writes \
+         nothing: run `CARVE={name} cargo test` locally and commit carved/, or unset CI.",
+        std::env::var("CI").unwrap_or_default()
+    )
 }
 
 fn is_ci() -> bool {

@@ -4,6 +4,7 @@
 //! time ([`lock`]), and replaying them as regression tests against insta
 //! snapshots ([`replay`]).
 
+pub mod fragment;
 pub mod isolate;
 pub mod layout;
 pub mod lock;

@@ -31,13 +31,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::call::{ArgsInput, ReplayError, Replayed};
-use crate::carving::store::{display_path, Ending, Entry, Origin};
+use crate::carving::store::{display_path, write_atomic, Ending, Entry, Origin};
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::to_ron;
-use crate::value::Value;
+use crate::value::{depth, Value};
 
 /// The part of a snapshot name that identifies a call: a hash of its argument
 /// text with layout (whitespace and comments outside literals) removed.
@@ -183,6 +183,13 @@ impl Case {
     /// reported without running it, a found failure passes once it stops
     /// panicking, and anything else must match its snapshot.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
+        // Deserializing the arguments and writing the outcome recurse once
+        // per level of nesting: on a stack sized for the deepest value carve
+        // stores, not the test thread's 2 MiB.
+        depth::with_stack(|| self.run_here(checker))
+    }
+
+    fn run_here(&self, checker: &Checker) -> Result<(), CaseFailure> {
         if let Ending::Crashed(crash) = &self.entry.outcome.ending {
             return self.crashed(crash);
         }
@@ -268,6 +275,24 @@ impl Case {
         call: &str,
         observation: &Observation,
     ) -> Result<(), CaseFailure> {
+        let returned = match &observation.outcome {
+            Outcome::Returned(value) => Some(value),
+            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
+        };
+        let nesting = returned
+            .into_iter()
+            .chain(observation.after.as_ref())
+            .map(depth::depth)
+            .max()
+            .unwrap_or(0);
+        if nesting > depth::MAX_DEPTH {
+            return Err(CaseFailure(format!(
+                "{}: the outcome of `{call}` nests {nesting} levels deep, deeper than the {} \
+                 levels carve stores; it is not compared with its snapshot.",
+                self.here(),
+                depth::MAX_DEPTH
+            )));
+        }
         let text = to_ron(observation).map_err(|e| {
             CaseFailure(format!(
                 "{}: the outcome of `{call}` cannot be written as RON: {e}",
@@ -287,9 +312,8 @@ impl Case {
                     Ok(())
                 }
                 Err(e) => Err(CaseFailure(format!(
-                    "{}: could not write the new snapshot {} of `{call}`: {e}",
+                    "{}: could not write the new snapshot of `{call}`: {e}",
                     self.here(),
-                    display_path(&snap)
                 ))),
             };
         }
@@ -300,12 +324,34 @@ impl Case {
             quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(check))));
         match checked {
             Ok(()) => Ok(()),
+            // insta wrote no pending snapshot to review (CI, or
+            // `INSTA_UPDATE=no`): recording is the one way to a snapshot.
+            Err(_) if !existed && !snap.with_extension("snap.new").exists() => {
+                Err(CaseFailure(format!(
+                    "{}: `{call}` has no snapshot ({}), and none was written (nothing is \
+                     written under CI): write it with `CARVE=record cargo test` where writing \
+                     is allowed, and commit it.",
+                    self.here(),
+                    display_path(&snap)
+                )))
+            }
             Err(_) if !existed => Err(CaseFailure(format!(
                 "{}: `{call}` has no snapshot yet ({}): write it with `CARVE=record cargo \
                  test`, or accept it with `cargo insta review`.",
                 self.here(),
                 display_path(&snap)
             ))),
+            // Not a difference: insta could not compare (an unreadable or
+            // malformed `.snap`), and printed no diff.
+            Err(payload) if !is_mismatch(&panic_message(&*payload)) => {
+                Err(CaseFailure(format!(
+                    "{}: the outcome of `{call}` could not be checked against its snapshot {}: \
+                     {}",
+                    self.here(),
+                    display_path(&snap),
+                    panic_message(&*payload)
+                )))
+            }
             Err(_) => Err(CaseFailure(format!(
                 "{}: the outcome of `{call}` differs from its snapshot {} (diff above). \
                  If the change is intended, accept it with `cargo insta review`; otherwise fix \
@@ -315,6 +361,12 @@ impl Case {
             ))),
         }
     }
+}
+
+/// Whether insta's panic `message` is its report of a snapshot that
+/// differs (after printing the diff), not a failure to compare.
+fn is_mismatch(message: &str) -> bool {
+    message.starts_with("snapshot assertion for")
 }
 
 thread_local! {
@@ -378,11 +430,19 @@ fn write_new_snapshot(
             .with(|m| m.borrow_mut().take())
             .ok_or("insta made no snapshot")?)
     })();
+    // insta's `save` writes in place, and names neither file nor OS error
+    // well when that fails: it writes into the scratch folder, and the
+    // snapshot is moved into place from there atomically.
+    let text = made.and_then(|made| {
+        let written = scratch.join("made.snap");
+        made.save(&written)?;
+        Ok(fs::read(&written)?)
+    });
     let _ = fs::remove_dir_all(&scratch);
-    made?.save(snap)?;
+    write_atomic(snap, &text?).map_err(|e| format!("{}: {e}", display_path(snap)))?;
     let pending = snap.with_extension("snap.new");
     if pending.exists() {
-        fs::remove_file(&pending)?;
+        fs::remove_file(&pending).map_err(|e| format!("{}: {e}", display_path(&pending)))?;
     }
     Ok(())
 }

@@ -27,13 +27,14 @@ use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use ron::value::RawValue;
 use serde::{Deserialize, Serialize};
 
 use crate::call::Position;
+use crate::carving::fragment::Fragment;
 use crate::carving::layout;
 use crate::carving::record::Call;
 use crate::outcome::{Observation, Outcome};
+use crate::value::depth;
 use crate::value::text::to_ron;
 use crate::value::Value;
 
@@ -118,7 +119,7 @@ impl Entry {
     }
 
     /// The entry for a call carved while system test `test` ran.
-    pub fn from_call(test: &str, call: &Call) -> Result<Entry, ron::Error> {
+    pub fn from_call(test: &str, call: &Call) -> Result<Entry, EntryError> {
         Entry::from_values(
             Origin::System(test.to_owned()),
             &call.args,
@@ -127,20 +128,87 @@ impl Entry {
     }
 
     /// The entry for a call with arguments `args` that did `observation`.
+    ///
+    /// A value nested deeper than [`depth::MAX_DEPTH`] is refused here, so
+    /// that no carve file is written that cannot be read back.
     pub fn from_values(
         origin: Origin,
         args: &Value,
         observation: &Observation,
-    ) -> Result<Entry, ron::Error> {
-        let args = to_ron(args)?;
-        let outcome = StoredOutcome::of(&observation.outcome)?;
-        let after = observation.after.as_ref().map(to_ron).transpose()?;
-        Ok(Entry::new(origin, &args, outcome, after.as_deref()))
+    ) -> Result<Entry, EntryError> {
+        let returned = match &observation.outcome {
+            Outcome::Returned(value) => Some(value),
+            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
+        };
+        let parts = [
+            ("arguments", Some(args)),
+            ("return value", returned),
+            ("state after the call", observation.after.as_ref()),
+        ];
+        for (part, value) in parts {
+            let nesting = value.map_or(0, depth::depth);
+            if nesting > depth::MAX_DEPTH {
+                return Err(EntryError::TooDeep {
+                    part,
+                    depth: nesting,
+                });
+            }
+        }
+        depth::with_stack(|| {
+            let args = to_ron(args)?;
+            let outcome = StoredOutcome::of(&observation.outcome)?;
+            let after = observation.after.as_ref().map(to_ron).transpose()?;
+            Ok(Entry::new(origin, &args, outcome, after.as_deref()))
+        })
     }
 
     /// Whether both entries hold the same call with the same outcome.
     pub fn same_call(&self, other: &Entry) -> bool {
         self.args == other.args && self.outcome == other.outcome && self.after == other.after
+    }
+}
+
+/// Why a call has no entry.
+#[derive(Debug)]
+pub enum EntryError {
+    /// A part of the call nests deeper than carve stores.
+    TooDeep {
+        /// `arguments`, `return value` or `state after the call`.
+        part: &'static str,
+        /// How many containers deep it nests.
+        depth: usize,
+    },
+    /// A value could not be written as RON.
+    Ron(ron::Error),
+}
+
+impl From<ron::Error> for EntryError {
+    fn from(e: ron::Error) -> Self {
+        EntryError::Ron(e)
+    }
+}
+
+impl fmt::Display for EntryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EntryError::TooDeep { part, depth } => write!(
+                f,
+                "the nesting of its {part} is {depth} levels, deeper than the {} levels carve \
+                 stores (so that every carve file reads back); pass a shallower value in the \
+                 system test to carve this call",
+                depth::MAX_DEPTH
+            ),
+            EntryError::Ron(e) => write!(f, "it cannot be written as RON: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for EntryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EntryError::TooDeep { .. } => None,
+            EntryError::Ron(e) => Some(e),
+        }
     }
 }
 
@@ -237,16 +305,16 @@ struct RawFile<'a> {
 struct RawCall<'a> {
     origin: Origin,
     #[serde(borrow)]
-    args: &'a RawValue,
+    args: Fragment<'a>,
     #[serde(borrow)]
-    outcome: &'a RawValue,
+    outcome: Fragment<'a>,
     #[serde(borrow, default, deserialize_with = "present")]
-    after: Option<&'a RawValue>,
+    after: Option<Fragment<'a>>,
 }
 
 /// `after: (…)` is written without `Some(…)`: present means `Some`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Fragment<'de>>, D::Error> {
+    Fragment::deserialize(d).map(Some)
 }
 
 impl CarveFile {
@@ -269,7 +337,8 @@ impl CarveFile {
 
     /// Reads and parses the carve file at `path`, in the carve folder `dir`.
     pub fn load(dir: &Path, path: &Path) -> Result<CarveFile, StoreError> {
-        let text = fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
+        let bytes = fs::read(path).map_err(|e| StoreError::io(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, &e))?;
         CarveFile::parse(dir, path, &text)
     }
 
@@ -277,14 +346,22 @@ impl CarveFile {
     /// the target it holds has its file in the carve folder `dir`
     /// ([`CarveFile::path_for`]).
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<CarveFile, StoreError> {
-        let raw: RawFile<'_> = ron::from_str(text).map_err(|e| StoreError::Syntax {
-            path: path.to_owned(),
-            position: Position {
-                line: e.span.start.line,
-                col: e.span.start.col,
-            },
-            message: e.code.to_string(),
-        })?;
+        // Reading recurses once per level of nesting: on a stack sized for
+        // the deepest value carve writes.
+        depth::with_stack(|| CarveFile::parse_here(dir, path, text))
+    }
+
+    fn parse_here(dir: &Path, path: &Path, text: &str) -> Result<CarveFile, StoreError> {
+        let raw: RawFile<'_> = depth::options()
+            .from_str(text)
+            .map_err(|e| StoreError::Syntax {
+                path: path.to_owned(),
+                position: Position {
+                    line: e.span.start.line,
+                    col: e.span.start.col,
+                },
+                message: in_user_terms(&e.code),
+            })?;
         let expected = CarveFile::path_for(dir, &raw.target);
         if path != expected {
             return Err(StoreError::TargetMismatch {
@@ -300,11 +377,9 @@ impl CarveFile {
         };
         let mut entries = Vec::with_capacity(raw.calls.len());
         for call in raw.calls {
-            let outcome_text = call.outcome.trim().get_ron();
-            let ending = call
-                .outcome
-                .trim()
-                .into_rust::<ParsedOutcome>()
+            let outcome_text = call.outcome.text();
+            let ending = depth::options()
+                .from_str::<ParsedOutcome>(outcome_text)
                 .map_err(|e| {
                     let inner = Position {
                         line: e.span.start.line,
@@ -314,7 +389,7 @@ impl CarveFile {
                         ron::Error::NoSuchEnumVariant { found, .. } => {
                             format!("`{found}` is not an outcome")
                         }
-                        other => other.to_string(),
+                        other => depth::describe(&other),
                     };
                     syntax(
                         position_of(text, outcome_text).offset_by(inner),
@@ -327,13 +402,13 @@ impl CarveFile {
                 .ending();
             entries.push(Entry {
                 origin: call.origin,
-                args: call.args.get_ron().trim().to_owned(),
+                args: call.args.source().to_owned(),
                 outcome: StoredOutcome {
                     ending,
                     text: outcome_text.to_owned(),
                 },
-                after: call.after.map(|a| a.get_ron().trim().to_owned()),
-                args_position: position_of(text, call.args.trim().get_ron()),
+                after: call.after.map(|a| a.source().to_owned()),
+                args_position: position_of(text, call.args.text()),
             });
         }
         Ok(CarveFile {
@@ -410,6 +485,65 @@ pub fn display_path(path: &Path) -> std::path::Display<'_> {
         // Safe to return: `strip_prefix` borrows from `path`.
         Some(rel) => rel.display(),
         None => path.display(),
+    }
+}
+
+/// The error for a carve file that is not UTF-8: where its first invalid
+/// byte is.
+fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> StoreError {
+    let bytes = e.as_bytes();
+    let valid = e.utf8_error().valid_up_to();
+    // The prefix is valid UTF-8 by construction.
+    let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+    StoreError::Syntax {
+        path: path.to_owned(),
+        position: position_of(before, &before[before.len()..]),
+        message: format!(
+            "byte 0x{:02x} is not UTF-8 (carve files are UTF-8 text; was it saved in \
+             another encoding?)",
+            bytes.get(valid).copied().unwrap_or_default()
+        ),
+    }
+}
+
+/// ron's message for an error in a carve file, with the internal names of
+/// its parts ([`RawFile`], [`RawCall`]) in the words of the file.
+fn in_user_terms(code: &ron::Error) -> String {
+    fn part(outer: &Option<String>) -> &str {
+        match outer.as_deref() {
+            Some("RawCall") => "a call entry",
+            Some("RawFile") => "the file",
+            _ => "a struct",
+        }
+    }
+    const CALL: &str = "a call entry is `(origin: …, args: (…), outcome: …)`, with `after: (…)` \
+                        for `&mut` arguments";
+    const FILE: &str = "a carve file is `(target: \"…\", calls: [(…), …])`";
+    let shape = |outer: &Option<String>| match outer.as_deref() {
+        Some("RawFile") => FILE,
+        _ => CALL,
+    };
+    match code {
+        ron::Error::MissingStructField { field, outer } => {
+            format!("{} has no `{field}`; {}", part(outer), shape(outer))
+        }
+        ron::Error::NoSuchStructField { found, outer, .. } => {
+            format!("{} has no field `{found}`; {}", part(outer), shape(outer))
+        }
+        ron::Error::DuplicateStructField { field, outer } => {
+            format!("{} has `{field}` twice", part(outer))
+        }
+        ron::Error::InvalidValueForType { expected, found } if expected.contains("RawCall") => {
+            format!("expected a call entry but found {found}; {CALL}")
+        }
+        ron::Error::InvalidValueForType { expected, found } if expected.contains("RawFile") => {
+            format!("expected a carve file but found {found}; {FILE}")
+        }
+        other => depth::describe(other)
+            .replace("struct `RawCall`", "a call entry")
+            .replace("struct `RawFile`", "a carve file")
+            .replace("`RawCall`", "a call entry")
+            .replace("`RawFile`", "a carve file"),
     }
 }
 
@@ -501,15 +635,6 @@ impl StoreError {
         }
     }
 
-    /// The file or directory the error is about.
-    pub fn path(&self) -> &Path {
-        match self {
-            StoreError::Io { path, .. }
-            | StoreError::Syntax { path, .. }
-            | StoreError::TargetMismatch { path, .. }
-            | StoreError::MoveBlocked { from: path, .. } => path,
-        }
-    }
 }
 
 impl fmt::Display for StoreError {
@@ -581,6 +706,38 @@ mod tests {
         let text = "(\n    target: \"f\",\n    calls: [\n        (origin: System(\"t\") args: ()),\n    ],\n)\n";
         let err = CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), text).unwrap_err();
         insta::assert_snapshot!(err, @"carved/f.ron:4:30: this carve file does not parse: Expected comma. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.");
+    }
+
+    #[test]
+    fn errors_name_the_parts_of_a_carve_file_not_carves_types() {
+        let parse = |text: &str| {
+            CarveFile::parse(Path::new("carved"), Path::new("carved/f.ron"), text)
+                .unwrap_err()
+                .to_string()
+        };
+        let good = CarveFile::render("f", &[entry("a", "x")]);
+        let no_args = good.replace("args: (s: \"x\"),", "");
+        insta::assert_snapshot!(parse(&no_args), @r#"carved/f.ron:12:9: this carve file does not parse: a call entry has no `args`; a call entry is `(origin: …, args: (…), outcome: …)`, with `after: (…)` for `&mut` arguments. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        let extra = good.replace("args:", "argz: 1, args:");
+        insta::assert_snapshot!(parse(&extra), @r#"carved/f.ron:10:13: this carve file does not parse: a call entry has no field `argz`; a call entry is `(origin: …, args: (…), outcome: …)`, with `after: (…)` for `&mut` arguments. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(parse("(target: \"f\", calls: [1])"), @r#"carved/f.ron:1:23: this carve file does not parse: Expected opening `(` for a call entry. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(parse("(calls: [])"), @r#"carved/f.ron:1:11: this carve file does not parse: the file has no `target`; a carve file is `(target: "…", calls: [(…), …])`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+        insta::assert_snapshot!(parse("[]"), @r#"carved/f.ron:1:1: this carve file does not parse: Expected opening `(` for a carve file. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_an_error_at_its_first_invalid_byte() {
+        let dir = std::env::temp_dir().join(format!("carve-utf8-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.ron");
+        let mut bytes = CarveFile::render("f", &[entry("a", "x")]).into_bytes();
+        let at = bytes.windows(3).position(|w| w == b"\"x\"").unwrap() + 1;
+        bytes[at] = 0xe9; // Latin-1 `é`
+        fs::write(&path, &bytes).unwrap();
+        let err = CarveFile::load(&dir, &path).unwrap_err().to_string();
+        fs::remove_dir_all(&dir).unwrap();
+        let err = err.replace(&dir.display().to_string(), "[dir]");
+        insta::assert_snapshot!(err, @r#"[dir]/f.ron:10:24: this carve file does not parse: byte 0xe9 is not UTF-8 (carve files are UTF-8 text; was it saved in another encoding?). Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
     }
 
     #[test]

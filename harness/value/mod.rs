@@ -16,6 +16,7 @@
 //! ```
 
 mod de;
+pub mod depth;
 pub mod form;
 pub mod text;
 
@@ -102,7 +103,9 @@ impl Value {
 
     /// The value as compact, single-line RON (used in test descriptions).
     pub fn to_compact_ron(&self) -> String {
-        ron::to_string(self).unwrap_or_else(|e| format!("<unprintable: {e}>"))
+        depth::options()
+            .to_string(self)
+            .unwrap_or_else(|e| format!("<unprintable: {e}>"))
     }
 
     fn discriminant(&self) -> u8 {

@@ -21,7 +21,7 @@
 
 use serde::Serialize;
 
-use crate::value::Value;
+use crate::value::{depth, Value};
 
 /// The name of structs written without one: a call's arguments, an
 /// observation with the after-state of its `&mut` arguments.
@@ -43,7 +43,9 @@ pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
         .indentor("    ")
         .new_line("\n")
         .struct_names(true);
-    let text = ron::ser::to_string_pretty(value, config)?;
+    // With carve's limit, not ron's default of 128: what carve reads back
+    // (`depth::options`), it must be able to write.
+    let text = depth::options().to_string_pretty(value, config)?;
     if !text.contains(UNNAMED) && !text.contains(&format!("{DEBUG}(\"")) {
         return Ok(text);
     }

@@ -15,6 +15,7 @@ use std::process::Command;
 
 use insta::assert_snapshot;
 
+mod files;
 mod record;
 mod types;
 mod workers;

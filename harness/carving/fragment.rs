@@ -1,0 +1,193 @@
+//! A RON value's text, borrowed from the carve file it was read from.
+//!
+//! This is what [`ron::value::RawValue`] does, less one limit: `RawValue`
+//! checks the text it is handed by parsing it again with ron's default
+//! options, whose recursion limit (128) a deep carved value exceeds, and
+//! it does so even when the file is read with a raised limit. [`Fragment`]
+//! asks ron's deserializer for the same borrowed text (through the token
+//! `RawValue` uses, so the value is checked once, with the limit of the
+//! reader at hand) and keeps it as it is.
+//!
+//! ```
+//! use carve::carving::fragment::Fragment;
+//!
+//! let (a, b): (Fragment, Fragment) = ron::from_str("(/* x */ Some([1]) // y\n, 2)").unwrap();
+//! assert_eq!(a.text(), "Some([1])");
+//! assert_eq!(a.source(), "/* x */ Some([1]) // y");
+//! assert_eq!(b.text(), "2");
+//! ```
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+/// The newtype name ron's deserializer answers with the borrowed source of
+/// the next value (`ron::value::raw::RAW_VALUE_TOKEN`, private to ron; if
+/// ron changed it, every carve file would fail to parse, loudly, in carve's
+/// own tests).
+const RAW_VALUE_TOKEN: &str = "$ron::private::RawValue";
+
+/// The source text of one RON value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fragment<'a> {
+    /// With the comments around it (as `RawValue::get_ron` keeps them).
+    source: &'a str,
+}
+
+impl<'a> Fragment<'a> {
+    /// The value's text, without the whitespace and comments around it: a
+    /// slice of the text it was read from.
+    pub fn text(self) -> &'a str {
+        trim(self.source)
+    }
+
+    /// The value's text with the comments around it, as written.
+    pub fn source(self) -> &'a str {
+        self.source.trim()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fragment<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Borrowed;
+
+        impl<'de> Visitor<'de> for Borrowed {
+            type Value = Fragment<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a RON value")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Fragment { source: text })
+            }
+        }
+
+        deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, Borrowed)
+    }
+}
+
+/// `text` (one RON value, with whitespace and comments around it) without
+/// what is around the value. Scans RON's tokens, so that `//` in a string is
+/// not taken for a comment.
+fn trim(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut start = None;
+    let mut end = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let token_start = i;
+        match bytes[i] {
+            b if b.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = block_comment_end(bytes, i);
+                continue;
+            }
+            b'"' => i = quoted_end(bytes, i + 1, b'"'),
+            b'\'' => i = quoted_end(bytes, i + 1, b'\''),
+            b'r' | b'b' if raw_string_hashes(bytes, i).is_some() => {
+                let (open, hashes) = raw_string_hashes(bytes, i).unwrap_or((i, 0));
+                let close = format!("\"{}", "#".repeat(hashes));
+                i = text[open..]
+                    .find(&close)
+                    .map_or(bytes.len(), |n| open + n + close.len());
+            }
+            _ => i += 1,
+        }
+        start.get_or_insert(token_start);
+        end = i;
+    }
+    &text[start.unwrap_or(0)..end.max(start.unwrap_or(0))]
+}
+
+/// Just past the closing `quote` of a literal whose text starts at `i`.
+fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b if b == quote => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// For a raw string `r#"…"#` or `br#"…"#` at `i`: just past its opening
+/// quote, and its number of `#`.
+fn raw_string_hashes(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+    let mut j = i + usize::from(bytes[i] == b'b');
+    if bytes.get(j) != Some(&b'r') || (i > 0 && is_ident(bytes[i - 1])) {
+        return None;
+    }
+    j += 1;
+    let hashes = bytes[j..].iter().take_while(|&&b| b == b'#').count();
+    (bytes.get(j + hashes) == Some(&b'"')).then_some((j + hashes + 1, hashes))
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Just past the end of the (possibly nested) block comment at `i`.
+fn block_comment_end(bytes: &[u8], mut i: usize) -> usize {
+    let mut open = 0usize;
+    while i + 1 < bytes.len() {
+        match (bytes[i], bytes[i + 1]) {
+            (b'/', b'*') => {
+                open += 1;
+                i += 2;
+            }
+            (b'*', b'/') => {
+                open -= 1;
+                i += 2;
+                if open == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_around_a_value_are_trimmed_but_not_inside_literals() {
+        assert_eq!(trim("  // a\n (s: \"// no\") // b\n"), "(s: \"// no\")");
+        assert_eq!(trim("/* a /* b */ */ 'x' /* c */"), "'x'");
+        assert_eq!(trim("r##\"a \"# // b\"## // c"), "r##\"a \"# // b\"##");
+        assert_eq!(trim("b\"//\" "), "b\"//\"");
+        assert_eq!(trim("br#\"x\"# "), "br#\"x\"#");
+        assert_eq!(trim("Some(bar) // r\"x"), "Some(bar)");
+        assert_eq!(trim("'\\'' // c"), "'\\''");
+    }
+
+    #[test]
+    fn deep_values_are_borrowed_past_rons_default_limit() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let text = format!("(a: {deep}, b: 2)");
+        #[derive(serde::Deserialize)]
+        struct Two<'a> {
+            #[serde(borrow)]
+            a: Fragment<'a>,
+            #[serde(borrow)]
+            b: Fragment<'a>,
+        }
+        assert!(ron::from_str::<Two<'_>>(&text).is_err(), "ron's default limit");
+        let two: Two<'_> = ron::Options::default()
+            .with_recursion_limit(1000)
+            .from_str(&text)
+            .unwrap();
+        assert_eq!((two.a.text(), two.b.text()), (deep.as_str(), "2"));
+    }
+}
