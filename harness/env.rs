@@ -211,13 +211,18 @@ mod tests {
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        config_in(Path::new("/p"), vars)
+    }
+
+    /// The config of a package at `root` with only `vars` set.
+    fn config_in(root: &Path, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
         let vars: Vec<(String, String)> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         Config::from_lookup(
             |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()),
-            Path::new("/p"),
+            root,
         )
     }
 
@@ -242,17 +247,7 @@ mod tests {
     #[test]
     fn a_carve_dir_that_is_set_must_exist_except_for_recording() {
         let root = std::env::temp_dir();
-        let at = |vars: &[(&str, &str)]| {
-            let vars: Vec<(String, String)> = vars
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            Config::from_lookup(
-                |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()),
-                &root,
-            )
-            .unwrap()
-        };
+        let at = |vars: &[(&str, &str)]| config_in(&root, vars).unwrap();
         let typo = "carve-no-such-folder-here";
         assert_eq!(at(&[]).missing_dir(), None, "the default may be missing");
         assert_eq!(at(&[("CARVE_DIR", typo), ("CARVE", "record")]).missing_dir(), None);
