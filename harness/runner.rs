@@ -207,6 +207,7 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             TestRun::Failed(_) | TestRun::Crashed(_) => kept.push(test),
         }
     }
+    let recorded_targets: Vec<String> = carved.keys().cloned().collect();
     let mut targets: BTreeSet<String> = carved.keys().cloned().collect();
     // Files that do not load are reported once, here, and left as they are.
     let mut broken = BTreeSet::new();
@@ -256,6 +257,11 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         accept_new: accepts_new_snapshots(),
         ..checker
     };
+    let filtered = args.filter.is_some() || !args.skip.is_empty();
+    if filtered && checker.accept_new {
+        let recorded: BTreeSet<String> = recorded_targets.into_iter().collect();
+        store_failed |= !accept_new_snapshots_of(&recorded, registry, &checker);
+    }
     let trials = replay_trials(registry, &checker);
     let replaying = libtest_mimic::run(args, trials);
     report_accepted(&checker);
@@ -581,32 +587,75 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> Vec<Trial> {
             ));
             continue;
         };
-        let snapshot_folder = layout::snapshot_folder(dir, &file.target);
-        let mut numbers = [0usize; 2];
-        let snapshots = snapshot_names(&file.entries);
-        for (entry, snapshot) in file.entries.into_iter().zip(snapshots) {
-            let (kind, number) = match entry.origin.system_test() {
-                Some(_) => ("carved", &mut numbers[0]),
-                None => ("generated", &mut numbers[1]),
-            };
-            *number += 1;
-            let name = format!("{kind}::{}::{number:04}", file.target);
-            let case = Case {
-                test: name.clone(),
-                target_name: file.target.clone(),
-                target,
-                file: path.clone(),
-                entry,
-                snapshot_folder: snapshot_folder.clone(),
-                snapshot,
-            };
+        for case in cases_of(file, target, dir) {
             let checker = Arc::clone(&checker);
-            trials.push(Trial::test(name, move || {
+            trials.push(Trial::test(case.test.clone(), move || {
                 case.run(&checker).map_err(|e| e.to_string().into())
             }));
         }
     }
     trials
+}
+
+/// One case per entry of `file`, a carve file in `dir` of `target`, named
+/// `carved::<target>::<NNNN>` or `generated::<target>::<NNNN>`.
+fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
+    let snapshot_folder = layout::snapshot_folder(dir, &file.target);
+    let mut numbers = [0usize; 2];
+    let snapshots = snapshot_names(&file.entries);
+    file.entries
+        .into_iter()
+        .zip(snapshots)
+        .map(|(entry, snapshot)| {
+            let (kind, number) = match entry.origin.system_test() {
+                Some(_) => ("carved", &mut numbers[0]),
+                None => ("generated", &mut numbers[1]),
+            };
+            *number += 1;
+            Case {
+                test: format!("{kind}::{}::{number:04}", file.target),
+                target_name: file.target.clone(),
+                target,
+                file: file.path.clone(),
+                entry,
+                snapshot_folder: snapshot_folder.clone(),
+                snapshot,
+            }
+        })
+        .collect()
+}
+
+/// Writes the snapshots that the calls of `targets` lack, as their replay
+/// would, whether or not a filter selects them: so a filtered record leaves
+/// no carved call without its snapshot. Their coverage is not counted (the
+/// replay that follows counts what it runs). Returns false if one failed.
+fn accept_new_snapshots_of(targets: &BTreeSet<String>, registry: &Registry, checker: &Checker) -> bool {
+    let checker = Checker {
+        coverage: Calls::default(),
+        ..checker.clone()
+    };
+    let mut ok = true;
+    for name in targets {
+        let Some(target) = registry.target(name) else {
+            continue;
+        };
+        let path = CarveFile::path_for(&checker.dir, name);
+        let Ok(file) = CarveFile::load(&checker.dir, &path) else {
+            continue;
+        };
+        for case in cases_of(file, target, &checker.dir) {
+            // Generated entries got theirs when they were generated; found
+            // failures have none until they are fixed.
+            if case.entry.origin.system_test().is_none() || case.has_snapshot() {
+                continue;
+            }
+            if let Err(e) = case.run(&checker) {
+                eprintln!("carve: {}: {e}", case.test);
+                ok = false;
+            }
+        }
+    }
+    ok
 }
 
 fn unknown_target(file: &CarveFile) -> String {

@@ -204,6 +204,13 @@ impl Case {
         self.check_snapshot(checker, &call, &replayed.observation)
     }
 
+    /// Whether the call's snapshot file exists.
+    pub fn has_snapshot(&self) -> bool {
+        self.snapshot_folder
+            .join(format!("{}.snap", self.snapshot))
+            .exists()
+    }
+
     /// `file:line:col` of the entry's arguments.
     fn here(&self) -> String {
         format!("{}:{}", display_path(&self.file), self.entry.args_position)

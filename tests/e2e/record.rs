@@ -142,3 +142,20 @@ carve::main!();"#,
         "the other tests carved what they always do"
     );
 }
+
+/// A record filtered to one system test writes the snapshots of the calls
+/// it carved, though the filter leaves their replay out: the next
+/// `cargo test` passes.
+#[test]
+fn a_filtered_record_leaves_the_suite_green() {
+    let p = Project::new("filtered-record");
+    let run = p.test(&[("CARVE", "record")], &["decodes"]);
+    run.assert_success();
+    assert_snapshot!(run.messages(), @r"
+    carve: carved 2 system test(s); writing carved
+    carve: wrote carved/decode/cgi_decode.ron: 3 call(s) stored, 4 carved in this run
+    carve: wrote 3 new snapshot(s) for decode::cgi_decode in carved/decode/cgi_decode/
+    ");
+    run.assert_line("running 0 tests");
+    p.test(&[], &[]).assert_success();
+}
