@@ -21,7 +21,7 @@
 //! assert_eq!(CarveFile::render(&file.target, &file.entries), text); // stable
 //! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs;
 use std::io::{self, Write as _};
@@ -376,6 +376,7 @@ impl CarveFile {
             message,
         };
         let mut entries = Vec::with_capacity(raw.calls.len());
+        let mut positions = Positions::new(text);
         for call in raw.calls {
             let outcome_text = call.outcome.text();
             let ending = depth::options()
@@ -408,7 +409,7 @@ impl CarveFile {
                     text: outcome_text.to_owned(),
                 },
                 after: call.after.map(|a| a.source().to_owned()),
-                args_position: position_of(text, call.args.text()),
+                args_position: positions.of(call.args.text()),
             });
         }
         Ok(CarveFile {
@@ -549,11 +550,51 @@ fn in_user_terms(code: &ron::Error) -> String {
 
 /// Line and column of `fragment`, a slice of `text`.
 fn position_of(text: &str, fragment: &str) -> Position {
-    let offset = (fragment.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    Position { line, col }
+    Positions::new(text).of(fragment)
+}
+
+/// Line and column of slices of one text, asked for in increasing order:
+/// each answer scans only the text after the previous one, so the positions
+/// of all of a file's entries cost one pass over it.
+struct Positions<'a> {
+    text: &'a str,
+    /// The byte offset of the last answer.
+    offset: usize,
+    /// Its line, and where that line starts.
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> Positions<'a> {
+    fn new(text: &'a str) -> Self {
+        Positions {
+            text,
+            offset: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    fn of(&mut self, fragment: &str) -> Position {
+        let offset = (fragment.as_ptr() as usize)
+            .saturating_sub(self.text.as_ptr() as usize)
+            .min(self.text.len());
+        if offset < self.offset {
+            *self = Positions::new(self.text);
+        }
+        for (i, byte) in self.text.as_bytes()[self.offset..offset].iter().enumerate() {
+            if *byte == b'\n' {
+                self.line += 1;
+                self.line_start = self.offset + i + 1;
+            }
+        }
+        self.offset = offset;
+        let col = self.text[self.line_start..offset].chars().count() + 1;
+        Position {
+            line: self.line,
+            col,
+        }
+    }
 }
 
 /// The entries a carve file holds after a recording run.
@@ -584,13 +625,19 @@ pub fn merge_recorded(
         .iter()
         .filter(|e| e.origin.system_test().is_none())
         .cloned();
-    let mut merged: Vec<Entry> = Vec::with_capacity(system.len());
-    for entry in system.into_iter().chain(generated) {
-        if !merged.iter().any(|m| m.same_call(&entry)) {
-            merged.push(entry);
-        }
-    }
-    merged
+    // A set of the calls kept so far keeps merging linear in the entries.
+    let mut seen = HashSet::new();
+    system
+        .into_iter()
+        .chain(generated)
+        .filter(|entry| {
+            seen.insert((
+                entry.args.clone(),
+                entry.outcome.text.clone(),
+                entry.after.clone(),
+            ))
+        })
+        .collect()
 }
 
 /// A carve file that could not be read, parsed or written.
