@@ -36,6 +36,16 @@ pub enum Outcome {
     Crashed(String),
 }
 
+impl Outcome {
+    /// The value the call returned, if it returned.
+    pub fn returned(&self) -> Option<&Value> {
+        match self {
+            Outcome::Returned(value) => Some(value),
+            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
+        }
+    }
+}
+
 impl Serialize for Outcome {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -56,6 +66,17 @@ pub struct Observation {
     pub outcome: Outcome,
     /// `(name: state, …)` of the `&mut` arguments after the call.
     pub after: Option<Value>,
+}
+
+impl Observation {
+    /// The values it holds, each named for messages: the return value and
+    /// the state after the call, where there are.
+    pub fn parts(&self) -> [(&'static str, Option<&Value>); 2] {
+        [
+            ("return value", self.outcome.returned()),
+            ("state after the call", self.after.as_ref()),
+        ]
+    }
 }
 
 impl Serialize for Observation {

@@ -5,7 +5,7 @@
 //! `generated::<target>::<NNNN>`; a carve file that cannot be used at all is
 //! one failing trial `carved::<file stem>`, so every other test still runs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
@@ -207,8 +207,8 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             TestRun::Failed(_) | TestRun::Crashed(_) => kept.push(test),
         }
     }
-    let recorded_targets: Vec<String> = carved.keys().cloned().collect();
-    let mut targets: BTreeSet<String> = carved.keys().cloned().collect();
+    let recorded: BTreeSet<String> = carved.keys().cloned().collect();
+    let mut targets = recorded.clone();
     // Files that do not load are reported once, here, and left as they are.
     let mut broken = BTreeSet::new();
     match CarveFile::list(&config.dir) {
@@ -259,7 +259,6 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
     };
     let filtered = args.filter.is_some() || !args.skip.is_empty();
     if filtered && checker.accept_new {
-        let recorded: BTreeSet<String> = recorded_targets.into_iter().collect();
         store_failed |= !accept_new_snapshots_of(&recorded, registry, &checker);
     }
     let trials = replay_trials(registry, &checker);
@@ -371,10 +370,11 @@ fn generate_for(
     );
     // New entries of this run's seed: another run (another seed, a record)
     // may have changed the file meanwhile.
+    let before: HashSet<_> = file.entries.iter().map(Entry::call_key).collect();
     let new = after_file
         .entries
         .iter()
-        .filter(|entry| !file.entries.iter().any(|old| old.same_call(entry)));
+        .filter(|entry| !before.contains(&entry.call_key()));
     for entry in new {
         if let Origin::Found { at, seed, .. } = &entry.origin {
             if *seed != config.seed {

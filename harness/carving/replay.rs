@@ -282,19 +282,9 @@ impl Case {
         call: &str,
         observation: &Observation,
     ) -> Result<(), CaseFailure> {
-        let returned = match &observation.outcome {
-            Outcome::Returned(value) => Some(value),
-            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
-        };
-        let nesting = returned
-            .into_iter()
-            .chain(observation.after.as_ref())
-            .map(depth::depth)
-            .max()
-            .unwrap_or(0);
-        if nesting > depth::MAX_DEPTH {
+        if let Some((part, nesting)) = depth::too_deep(&observation.parts()) {
             return Err(CaseFailure(format!(
-                "{}: the outcome of `{call}` nests {nesting} levels deep, deeper than the {} \
+                "{}: the {part} of `{call}` nests {nesting} levels deep, deeper than the {} \
                  levels carve stores; it is not compared with its snapshot.",
                 self.here(),
                 depth::MAX_DEPTH

@@ -136,23 +136,10 @@ impl Entry {
         args: &Value,
         observation: &Observation,
     ) -> Result<Entry, EntryError> {
-        let returned = match &observation.outcome {
-            Outcome::Returned(value) => Some(value),
-            Outcome::Panicked(_) | Outcome::Crashed(_) => None,
-        };
-        let parts = [
-            ("arguments", Some(args)),
-            ("return value", returned),
-            ("state after the call", observation.after.as_ref()),
-        ];
-        for (part, value) in parts {
-            let nesting = value.map_or(0, depth::depth);
-            if nesting > depth::MAX_DEPTH {
-                return Err(EntryError::TooDeep {
-                    part,
-                    depth: nesting,
-                });
-            }
+        let too_deep = depth::too_deep(&[("arguments", Some(args))])
+            .or_else(|| depth::too_deep(&observation.parts()));
+        if let Some((part, depth)) = too_deep {
+            return Err(EntryError::TooDeep { part, depth });
         }
         depth::with_stack(|| {
             let args = to_ron(args)?;
@@ -162,9 +149,11 @@ impl Entry {
         })
     }
 
-    /// Whether both entries hold the same call with the same outcome.
-    pub fn same_call(&self, other: &Entry) -> bool {
-        self.args == other.args && self.outcome == other.outcome && self.after == other.after
+    /// What makes two entries the same call with the same outcome: equal
+    /// keys, whatever their origins. A key to hash, so that finding the
+    /// entries of one list in another stays linear.
+    pub fn call_key(&self) -> (&str, &str, Option<&str>) {
+        (&self.args, &self.outcome.text, self.after.as_deref())
     }
 }
 
@@ -625,18 +614,13 @@ pub fn merge_recorded(
         .iter()
         .filter(|e| e.origin.system_test().is_none())
         .cloned();
+    let all: Vec<Entry> = system.into_iter().chain(generated).collect();
     // A set of the calls kept so far keeps merging linear in the entries.
     let mut seen = HashSet::new();
-    system
-        .into_iter()
-        .chain(generated)
-        .filter(|entry| {
-            seen.insert((
-                entry.args.clone(),
-                entry.outcome.text.clone(),
-                entry.after.clone(),
-            ))
-        })
+    let first: Vec<bool> = all.iter().map(|e| seen.insert(e.call_key())).collect();
+    all.into_iter()
+        .zip(first)
+        .filter_map(|(entry, first)| first.then_some(entry))
         .collect()
 }
 

@@ -87,6 +87,15 @@ pub fn with_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     })
 }
 
+/// The first of the named `parts` nested deeper than [`MAX_DEPTH`], with how
+/// deep it nests: what refuses a value carve could not read back.
+pub fn too_deep(parts: &[(&'static str, Option<&Value>)]) -> Option<(&'static str, usize)> {
+    parts.iter().find_map(|&(part, value)| {
+        let nesting = value.map_or(0, depth);
+        (nesting > MAX_DEPTH).then_some((part, nesting))
+    })
+}
+
 /// How many containers deep `value` nests (a scalar: 0). Walks the tree with
 /// an explicit stack, so measuring never recurses.
 pub fn depth(value: &Value) -> usize {

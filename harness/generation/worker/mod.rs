@@ -300,24 +300,38 @@ fn store_crash(
     crash: &str,
     args: &str,
 ) -> Result<bool, Error> {
-    let _lock = CarveDirLock::acquire(dir).map_err(Error::Save)?;
-    let file = CarveFile::load(dir, path).map_err(Error::Save)?;
-    if file
-        .entries
-        .iter()
-        .any(|e| matches!(&e.origin, Origin::Found { at, .. } if at == crash))
-    {
-        return Ok(false);
-    }
     let outcome = StoredOutcome::of(&Outcome::Crashed(crash.to_owned()))?;
     let origin = Origin::Found {
         seed,
         at: crash.to_owned(),
         expected: false,
     };
+    let entry = Entry::new(origin, args, outcome, None);
+    append_entry(dir, path, entry, |e| {
+        matches!(&e.origin, Origin::Found { at, .. } if at == crash)
+    })
+    .map_err(Error::Save)
+}
+
+/// Adds `entry` to the carve file at `path` in the carve folder `dir`,
+/// unless an entry already there `stands_for` it. Loaded, changed and
+/// written under the carve folder's lock, so that what another process (a
+/// generate with another seed, a record) wrote meanwhile is kept. Returns
+/// whether it was added.
+fn append_entry(
+    dir: &Path,
+    path: &Path,
+    entry: Entry,
+    stands_for: impl Fn(&Entry) -> bool,
+) -> Result<bool, StoreError> {
+    let _lock = CarveDirLock::acquire(dir)?;
+    let file = CarveFile::load(dir, path)?;
+    if file.entries.iter().any(stands_for) {
+        return Ok(false);
+    }
     let mut entries = file.entries;
-    entries.push(Entry::new(origin, args, outcome, None));
-    CarveFile::write(path, &CarveFile::render(&file.target, &entries)).map_err(Error::Save)?;
+    entries.push(entry);
+    CarveFile::write(path, &CarveFile::render(&file.target, &entries))?;
     Ok(true)
 }
 
@@ -389,7 +403,6 @@ fn worker(
         dir: &config.dir,
         path: &path,
         seed: config.seed,
-        target_name,
         last_report: (0, Instant::now()),
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
@@ -482,7 +495,6 @@ struct Reporter<'a> {
     /// The target's carve file in it.
     path: &'a Path,
     seed: u64,
-    target_name: &'a str,
     last_report: (u64, Instant),
 }
 
@@ -507,8 +519,9 @@ impl Reporter<'_> {
         let added = Entry::from_values(origin, args, observation)
             .map_err(Error::from)
             .and_then(|entry| {
+                let args = entry.args.clone();
                 self.liveness
-                    .write(|| self.add(entry))
+                    .write(|| append_entry(self.dir, self.path, entry, |e| e.args == args))
                     .map_err(Error::Save)
             });
         match added {
@@ -518,17 +531,6 @@ impl Reporter<'_> {
         }
     }
 
-    fn add(&self, entry: Entry) -> Result<bool, StoreError> {
-        let _lock = CarveDirLock::acquire(self.dir)?;
-        let file = CarveFile::load(self.dir, self.path)?;
-        if file.entries.iter().any(|e| e.args == entry.args) {
-            return Ok(false);
-        }
-        let mut entries = file.entries;
-        entries.push(entry);
-        CarveFile::write(self.path, &CarveFile::render(self.target_name, &entries))?;
-        Ok(true)
-    }
 }
 
 impl Observer for Reporter<'_> {
