@@ -183,10 +183,11 @@ impl Case {
     /// reported without running it, a found failure passes once it stops
     /// panicking, and anything else must match its snapshot.
     pub fn run(&self, checker: &Checker) -> Result<(), CaseFailure> {
-        // Deserializing the arguments and writing the outcome recurse once
-        // per level of nesting: on a stack sized for the deepest value carve
-        // stores, not the test thread's 2 MiB.
-        depth::with_stack(|| self.run_here(checker))
+        // Deserializing the arguments recurses once per level of nesting:
+        // deep ones on a stack sized for the deepest value carve stores, not
+        // the test thread's 2 MiB (writing the outcome sees to its own).
+        let nesting = depth::nesting_bound(&self.entry.args);
+        depth::with_stack_for(nesting, || self.run_here(checker))
     }
 
     fn run_here(&self, checker: &Checker) -> Result<(), CaseFailure> {
@@ -282,7 +283,8 @@ impl Case {
         call: &str,
         observation: &Observation,
     ) -> Result<(), CaseFailure> {
-        if let Some((part, nesting)) = depth::too_deep(&observation.parts()) {
+        let (part, nesting) = depth::deepest(&observation.parts());
+        if nesting > depth::MAX_DEPTH {
             return Err(CaseFailure(format!(
                 "{}: the {part} of `{call}` nests {nesting} levels deep, deeper than the {} \
                  levels carve stores; it is not compared with its snapshot.",
@@ -290,7 +292,7 @@ impl Case {
                 depth::MAX_DEPTH
             )));
         }
-        let text = to_ron(observation).map_err(|e| {
+        let text = depth::with_stack_for(nesting, || to_ron(observation)).map_err(|e| {
             CaseFailure(format!(
                 "{}: the outcome of `{call}` cannot be written as RON: {e}",
                 self.here()

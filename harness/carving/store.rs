@@ -136,12 +136,15 @@ impl Entry {
         args: &Value,
         observation: &Observation,
     ) -> Result<Entry, EntryError> {
-        let too_deep = depth::too_deep(&[("arguments", Some(args))])
-            .or_else(|| depth::too_deep(&observation.parts()));
-        if let Some((part, depth)) = too_deep {
-            return Err(EntryError::TooDeep { part, depth });
+        let [returned, after] = observation.parts();
+        let (part, nesting) = depth::deepest(&[("arguments", Some(args)), returned, after]);
+        if nesting > depth::MAX_DEPTH {
+            return Err(EntryError::TooDeep {
+                part,
+                depth: nesting,
+            });
         }
-        depth::with_stack(|| {
+        depth::with_stack_for(nesting, || {
             let args = to_ron(args)?;
             let outcome = StoredOutcome::of(&observation.outcome)?;
             let after = observation.after.as_ref().map(to_ron).transpose()?;

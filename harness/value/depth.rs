@@ -87,13 +87,44 @@ pub fn with_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     })
 }
 
-/// The first of the named `parts` nested deeper than [`MAX_DEPTH`], with how
-/// deep it nests: what refuses a value carve could not read back.
-pub fn too_deep(parts: &[(&'static str, Option<&Value>)]) -> Option<(&'static str, usize)> {
-    parts.iter().find_map(|&(part, value)| {
-        let nesting = value.map_or(0, depth);
-        (nesting > MAX_DEPTH).then_some((part, nesting))
-    })
+/// Nesting that any thread's stack holds, a 2 MiB test thread's included
+/// (some 700 KiB to write a value this deep): work on values no deeper
+/// runs where it is ([`with_stack_for`]). Nearly every carved value is this
+/// shallow, and a thread of its own costs more than most replays.
+pub const SHALLOW: usize = 64;
+
+/// Runs `f` here when the values it works on nest at most [`SHALLOW`]
+/// levels deep, else on a [`STACK`]-sized thread ([`with_stack`]).
+pub fn with_stack_for<R: Send>(nesting: usize, f: impl FnOnce() -> R + Send) -> R {
+    if nesting <= SHALLOW {
+        f()
+    } else {
+        with_stack(f)
+    }
+}
+
+/// A bound on how deep the value RON `text` spells nests: every container
+/// opens with a bracket, so there are at least as many as levels (brackets
+/// in strings only make the bound looser). Linear, and never recurses.
+pub fn nesting_bound(text: &str) -> usize {
+    text.bytes()
+        .filter(|b| matches!(b, b'(' | b'[' | b'{'))
+        .count()
+}
+
+/// The deepest of the named `parts` (the first, on a tie), with how deep it
+/// nests; `("", 0)` for none.
+pub fn deepest(parts: &[(&'static str, Option<&Value>)]) -> (&'static str, usize) {
+    parts
+        .iter()
+        .map(|&(part, value)| (part, value.map_or(0, depth)))
+        .fold(("", 0), |deepest, part| {
+            if part.1 > deepest.1 {
+                part
+            } else {
+                deepest
+            }
+        })
 }
 
 /// How many containers deep `value` nests (a scalar: 0). Walks the tree with
@@ -219,6 +250,20 @@ mod tests {
 
     /// The bound's promise: a value of [`MAX_DEPTH`] levels goes from
     /// record to replay on a quarter of [`STACK`]; one level more is refused.
+    #[test]
+    fn the_bracket_count_bounds_the_nesting_of_ron_text() {
+        let v = Value::capture(&Some(vec![(1, "a(b")])).unwrap();
+        let text = crate::value::text::to_ron(&v).unwrap();
+        assert_eq!(depth(&v), 3);
+        // Some(, [, ( and the bracket inside the string.
+        assert_eq!(nesting_bound(&text), 4);
+        let tree = Value::capture(&chain(40)).unwrap();
+        let text = crate::value::text::to_ron(&tree).unwrap();
+        assert!(nesting_bound(&text) >= depth(&tree), "{}", depth(&tree));
+        assert_eq!(deepest(&[("a", Some(&v)), ("b", Some(&tree)), ("c", None)]).0, "b");
+        assert_eq!(deepest(&[("c", None)]), ("", 0));
+    }
+
     #[test]
     fn a_value_at_the_bound_round_trips_on_a_quarter_of_the_stack() {
         // The arguments' struct is a level, and each tree level two.
