@@ -19,6 +19,7 @@ use crate::carving::isolate::{self, TestRun};
 use crate::carving::lock::CarveDirLock;
 use crate::carving::record;
 use crate::carving::replay::{snapshot_names, Accepted, Case, Checker, SnapshotCheck};
+use crate::carving::skim::skim;
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
 };
@@ -58,7 +59,13 @@ pub fn main(main: MainConfig) -> ! {
                 .map_err(|f| f.message().unwrap_or("failed").to_owned())
         });
     }
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
+    if args.list && args.color.is_none() {
+        // A listing has no colours, but libtest-mimic strips escape codes
+        // byte by byte from output that is not a terminal: in a debug build
+        // that is most of the time `--list` takes for 100,000 tests.
+        args.color = Some(libtest_mimic::ColorSetting::Always);
+    }
     if let Some(message) = config.missing_dir() {
         fail_setup(&message);
     }
@@ -117,7 +124,7 @@ fn fail_setup(message: &str) -> ! {
 
 fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool {
     let mut trials = system_trials(registry);
-    trials.extend(replay_trials(registry, checker));
+    trials.extend(replay_trials(registry, checker, args));
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     let failed = libtest_mimic::run(args, trials).has_failed();
     report_accepted(checker);
@@ -261,7 +268,7 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
     if filtered && checker.accept_new {
         store_failed |= !accept_new_snapshots_of(&recorded, registry, &checker);
     }
-    let trials = replay_trials(registry, &checker);
+    let trials = replay_trials(registry, &checker, args);
     let replaying = libtest_mimic::run(args, trials);
     report_accepted(&checker);
     if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
@@ -549,7 +556,7 @@ fn run_system_test(name: &str, test: &SystemTest, recording: bool) -> Result<(),
 }
 
 /// One trial per carved call, plus one failing trial per unusable carve file.
-fn replay_trials(registry: &Registry, checker: &Checker) -> Vec<Trial> {
+fn replay_trials(registry: &Registry, checker: &Checker, args: &Arguments) -> Vec<Trial> {
     let mut trials = Vec::new();
     let dir = &checker.dir;
     let (paths, old) = match CarveFile::list(dir).and_then(|p| Ok((p, OldLayout::find(dir)?))) {
@@ -564,8 +571,18 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> Vec<Trial> {
     let old_files = old.files();
     let checker = Arc::new(checker.clone());
     for path in paths {
-        if old_files.contains(&path.as_path()) {
+        if old_files.contains(&path.as_path())
+            || !may_be_selected(args, &CarveFile::target_of(dir, &path))
+        {
             continue;
+        }
+        if args.list {
+            if let Some(names) = listed_names(registry, dir, &path) {
+                trials.extend(names.into_iter().map(|name| {
+                    Trial::test(name, || Err("carve: this trial was made to be listed".into()))
+                }));
+                continue;
+            }
         }
         let file = match CarveFile::load(dir, &path) {
             Ok(file) => file,
@@ -595,6 +612,46 @@ fn replay_trials(registry: &Registry, checker: &Checker) -> Vec<Trial> {
         }
     }
     trials
+}
+
+/// The test names of the carve file at `path`, from a [`skim`] of it: what
+/// `--list` shows, without parsing every value. `None` when the skim is not
+/// sure (then the file is loaded as for a run, and what that finds is listed).
+fn listed_names(registry: &Registry, dir: &Path, path: &Path) -> Option<Vec<String>> {
+    let text = fs::read_to_string(path).ok()?;
+    let skimmed = skim(&text)?;
+    if CarveFile::path_for(dir, &skimmed.target) != path || registry.target(&skimmed.target).is_none()
+    {
+        return None;
+    }
+    let mut numbers = [0usize; 2];
+    let names = skimmed.carved.iter().map(|&carved| {
+        let (kind, number) = match carved {
+            true => ("carved", &mut numbers[0]),
+            false => ("generated", &mut numbers[1]),
+        };
+        *number += 1;
+        format!("{kind}::{}::{number:04}", skimmed.target)
+    });
+    Some(names.collect())
+}
+
+/// Whether a test of `target`'s carve file can pass the filter of `args`.
+/// Only an exact filter (nextest runs each test alone with `--exact`) rules
+/// files out: a substring filter may match any test's number.
+fn may_be_selected(args: &Arguments, target: &str) -> bool {
+    let Some(filter) = args.filter.as_deref().filter(|_| args.exact) else {
+        return true;
+    };
+    let filter = filter.rsplit_once("::").map_or(filter, |(head, number)| {
+        match number.bytes().all(|b| b.is_ascii_digit()) {
+            true => head,
+            false => filter,
+        }
+    });
+    ["carved::", "generated::"]
+        .iter()
+        .any(|kind| filter.strip_prefix(kind) == Some(target))
 }
 
 /// One case per entry of `file`, a carve file in `dir` of `target`, named

@@ -108,7 +108,7 @@ fn trim(text: &str) -> &str {
 }
 
 /// Just past the closing `quote` of a literal whose text starts at `i`.
-fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
+pub(crate) fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 2,
@@ -121,7 +121,7 @@ fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
 
 /// For a raw string `r#"…"#` or `br#"…"#` at `i`: just past its opening
 /// quote, and its number of `#`.
-fn raw_string_hashes(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+pub(crate) fn raw_string_hashes(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
     let mut j = i + usize::from(bytes[i] == b'b');
     if bytes.get(j) != Some(&b'r') || (i > 0 && is_ident(bytes[i - 1])) {
         return None;
@@ -136,7 +136,7 @@ fn is_ident(b: u8) -> bool {
 }
 
 /// Just past the end of the (possibly nested) block comment at `i`.
-fn block_comment_end(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn block_comment_end(bytes: &[u8], mut i: usize) -> usize {
     let mut open = 0usize;
     while i + 1 < bytes.len() {
         match (bytes[i], bytes[i + 1]) {

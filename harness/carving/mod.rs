@@ -2,7 +2,7 @@
 //! ([`record`]), keeping them in carve files ([`store`]) laid out under
 //! `carved/` with portable names ([`layout`]), changed by one process at a
 //! time ([`lock`]), and replaying them as regression tests against insta
-//! snapshots ([`replay`]).
+//! snapshots ([`replay`]); `--list` only [`skim`]s them.
 
 pub mod fragment;
 pub mod isolate;
@@ -10,4 +10,5 @@ pub mod layout;
 pub mod lock;
 pub mod record;
 pub mod replay;
+pub mod skim;
 pub mod store;
