@@ -31,7 +31,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::call::{ArgsInput, ReplayError, Replayed};
-use crate::carving::store::{display_path, write_atomic, Ending, Entry, Origin};
+use crate::carving::store::{
+    display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin,
+};
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
@@ -137,11 +139,18 @@ impl Accepted {
             .1 += 1;
     }
 
-    /// One line per target with the snapshots written since the last call;
-    /// the scratch folders they were made in are removed.
+    /// One line per target with the snapshots written since the last call,
+    /// once they are on disk; the scratch folders they were made in are
+    /// removed.
     pub fn report(&self) -> Vec<String> {
         remove_scratch_folders();
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        let written = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        // Snapshots are written without a wait each (thousands of fsyncs
+        // are most of a large record's time): one sync for all of them.
+        let unsynced = written
+            .values()
+            .find_map(|(folder, _)| sync_filesystem(folder).err().map(|e| (folder.clone(), e)));
+        let mut lines: Vec<String> = written
             .into_iter()
             .map(|(target, (folder, count))| {
                 format!(
@@ -149,7 +158,14 @@ impl Accepted {
                     display_path(&folder)
                 )
             })
-            .collect()
+            .collect();
+        lines.extend(unsynced.map(|(folder, e)| {
+            format!(
+                "carve: warning: could not sync the new snapshots in {} to disk: {e}",
+                display_path(&folder)
+            )
+        }));
+        lines
     }
 }
 
@@ -486,7 +502,7 @@ fn write_new_snapshot(
     // snapshot is moved into place from there atomically.
     let written = scratch.join("made.snap");
     made.save(&written)?;
-    write_atomic(snap, &fs::read(&written)?).map_err(|e| format!("{}: {e}", display_path(snap)))?;
+    write_atomic_unsynced(snap, &fs::read(&written)?).map_err(|e| format!("{}: {e}", display_path(snap)))?;
     let pending = snap.with_extension("snap.new");
     if pending.exists() {
         fs::remove_file(&pending).map_err(|e| format!("{}: {e}", display_path(&pending)))?;
