@@ -5,6 +5,7 @@
 //! | `CARVE` | mode: `record`, `generate`, or unset for replay | replay |
 //! | `CARVE_SEED` | seed of every generator (u64) | [`DEFAULT_SEED`] |
 //! | `CARVE_BUDGET` | per target: `30s`, `500ms` or a number of executions | [`DEFAULT_BUDGET`] executions |
+//! | `CARVE_JOBS` | targets generated at once (each drives its own worker processes) | `--test-threads`, else the available cores |
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
 //! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
@@ -69,6 +70,9 @@ pub struct Config {
     pub seed: u64,
     /// `CARVE_BUDGET`.
     pub budget: Budget,
+    /// `CARVE_JOBS`: targets generated at once; `None` when it is not set
+    /// (then `--test-threads`, else the available cores: [`Config::jobs_or`]).
+    pub jobs: Option<usize>,
     /// `CARVE_DIR`, made absolute.
     pub dir: PathBuf,
     /// Whether `CARVE_DIR` was set (not the default `carved`).
@@ -121,6 +125,22 @@ impl Config {
                 )
             })?,
         };
+        let jobs = match get("CARVE_JOBS") {
+            None => None,
+            Some(v) => Some(
+                v.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| {
+                        ConfigError::new(
+                            "CARVE_JOBS",
+                            &v,
+                            "a positive number of targets to generate at once (`1`, `4`)",
+                        )
+                    })?,
+            ),
+        };
         let dir_is_set = get("CARVE_DIR").is_some();
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
@@ -132,6 +152,7 @@ impl Config {
             mode,
             seed,
             budget,
+            jobs,
             dir,
             dir_is_set,
             report,
@@ -141,6 +162,17 @@ impl Config {
 }
 
 impl Config {
+    /// How many targets to generate at once: `CARVE_JOBS` when set, else
+    /// `test_threads` (libtest's `--test-threads`) when given, else the
+    /// available cores.
+    pub fn jobs_or(&self, test_threads: Option<usize>) -> usize {
+        self.jobs
+            .or(test_threads)
+            .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+            .unwrap_or(1)
+            .max(1)
+    }
+
     /// Why this run cannot go on with the carve folder it was given: a
     /// `CARVE_DIR` that does not exist would replay nothing and pass (a typo
     /// must not look like a green run). Recording creates the folder.
@@ -242,6 +274,8 @@ mod tests {
         insta::assert_snapshot!(message("CARVE", "recrod"), @r#"CARVE="recrod": expected `record`, `generate`, or unset"#);
         insta::assert_snapshot!(message("CARVE_SEED", "-1"), @r#"CARVE_SEED="-1": expected an unsigned 64-bit integer"#);
         insta::assert_snapshot!(message("CARVE_BUDGET", "10 parsecs"), @r#"CARVE_BUDGET="10 parsecs": expected a number of executions (`5000`) or a duration (`30s`, `500ms`, `2m`)"#);
+        insta::assert_snapshot!(message("CARVE_JOBS", "0"), @r#"CARVE_JOBS="0": expected a positive number of targets to generate at once (`1`, `4`)"#);
+        insta::assert_snapshot!(message("CARVE_JOBS", "all"), @r#"CARVE_JOBS="all": expected a positive number of targets to generate at once (`1`, `4`)"#);
     }
 
     #[test]
@@ -255,6 +289,17 @@ mod tests {
         assert!(message.contains(&format!("CARVE_DIR={}: no such folder", root.join(typo).display())), "{message}");
         let generate = at(&[("CARVE_DIR", typo), ("CARVE", "generate")]);
         assert!(generate.missing_dir().unwrap().contains("nothing to generate from"));
+    }
+
+    #[test]
+    fn jobs_come_from_carve_jobs_then_test_threads_then_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(config(&[]).unwrap().jobs, None);
+        assert_eq!(config(&[]).unwrap().jobs_or(None), cores);
+        assert_eq!(config(&[]).unwrap().jobs_or(Some(3)), 3);
+        let two = config(&[("CARVE_JOBS", " 2 ")]).unwrap();
+        assert_eq!(two.jobs, Some(2));
+        assert_eq!(two.jobs_or(Some(3)), 2, "CARVE_JOBS wins over --test-threads");
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! Trial names: `system::<fn>`, `carved::<target>::<NNNN>`,
 //! `generated::<target>::<NNNN>`; a carve file that cannot be used at all is
 //! one failing trial `carved::<file stem>`, so every other test still runs.
+//! Under `CARVE=generate`, the trials are first `generate::<target>`, one per
+//! carve file (the only ones listed, so nextest runs and partitions them),
+//! then the replay.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
@@ -46,9 +49,10 @@ pub fn main(main: MainConfig) -> ! {
         Ok(config) => config,
         Err(e) => fail_setup(&format!("{e}")),
     };
-    let registry = Registry::collect();
+    // Lives as long as the process: generate trials run on libtest's threads.
+    let registry: &'static Registry = Box::leak(Box::new(Registry::collect()));
     if let Ok(target) = std::env::var(worker::WORKER_VAR) {
-        worker::worker_main(&registry, &config, &target);
+        worker::worker_main(registry, &config, &target);
     }
     if let Ok(name) = std::env::var(isolate::TEST_VAR) {
         let Some((_, test)) = registry.system_tests().find(|(n, _)| *n == name) else {
@@ -81,15 +85,15 @@ pub fn main(main: MainConfig) -> ! {
         accepted: Accepted::default(),
     };
     let (failed, generation) = match config.mode {
-        Mode::Generate if !args.list => run_generate(&args, &registry, &config, checker),
+        Mode::Generate => run_generate(&args, registry, &config, checker),
         Mode::Record if !args.list => (
-            run_record(&args, &registry, &config, checker),
+            run_record(&args, registry, &config, checker),
             BTreeMap::new(),
         ),
-        _ => (run_replay(&args, &registry, &checker), BTreeMap::new()),
+        _ => (run_replay(&args, registry, &checker), BTreeMap::new()),
     };
     let report_failed = !args.list && {
-        let report = Report::build(&registry, &coverage.take(), &generation, config.seed);
+        let report = Report::build(registry, &coverage.take(), &generation, config.seed);
         !report_coverage(&report, &config)
     };
     std::process::exit(if failed || report_failed { 101 } else { 0 })
@@ -285,84 +289,185 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Generate mode: for each target with a carve file, mine its calls, generate
-/// calls that raise its coverage, add them to the file; then replay.
-/// Returns whether anything failed, and what generation did per target.
+/// Generate mode: one trial `generate::<target>` per carve file of a
+/// registered target, which mines its calls, generates calls that raise its
+/// coverage in worker processes and adds them to the file. libtest runs the
+/// trials (so filters, `--exact`, `--skip` and `--list` select targets, and
+/// `cargo nextest run --partition` spreads them over machines) on
+/// `CARVE_JOBS` threads; then the calls are replayed. Returns whether
+/// anything failed, and what generation did per target.
+///
+/// Each target's generation writes only its own carve file and depends only
+/// on it and on what the other files held before this seed's generation
+/// ([`worker::existing_calls`]), so the files are the same whatever the
+/// order, the job count or the partition. What a target's generation prints
+/// is held back and printed as one block per target, in target order, once
+/// the trials are done: nothing interleaves, and the output is the same for
+/// any job count.
+///
+/// Replay: without a filter, everything, as in replay mode. With one, what
+/// the filter selects, plus every call of the targets generated, so their
+/// new snapshots are written and their calls checked (under nextest, where
+/// each trial runs in a process of its own with `--exact generate::<target>`,
+/// each process replays its target).
 fn run_generate(
     args: &Arguments,
-    registry: &Registry,
+    registry: &'static Registry,
     config: &Config,
     checker: Checker,
 ) -> (bool, BTreeMap<String, GenerationStats>) {
+    let jobs = config.jobs_or(args.test_threads);
+    let config = Arc::new(Config {
+        jobs: Some(jobs),
+        ..config.clone()
+    });
+    let done: Arc<Mutex<BTreeMap<String, Generated>>> = Arc::default();
+    if args.list {
+        let listing = libtest_mimic::run(args, generate_trials(registry, &config, &done));
+        return (listing.has_failed(), BTreeMap::new());
+    }
     let mut failed = !migrate_layout(&config.dir);
-    let paths = match CarveFile::list(&config.dir) {
-        Ok(paths) => paths,
-        Err(e) => fail_setup(&e.to_string()),
-    };
     println!(
         "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target (CARVE_BUDGET)",
         config.seed, config.budget
     );
+    let trials = generate_trials(registry, &config, &done);
+    let generating = libtest_mimic::run(
+        &Arguments {
+            test_threads: Some(jobs),
+            ..args.clone()
+        },
+        trials,
+    );
+    failed |= generating.has_failed();
+    let done = std::mem::take(&mut *lock(&done));
     let mut stats = BTreeMap::new();
-    for path in paths {
-        let file = match CarveFile::load(&config.dir, &path) {
-            Ok(file) => file,
-            Err(e) => {
-                eprintln!("carve: {e}");
-                failed = true;
-                continue;
-            }
-        };
-        let Some(target) = registry.target(&file.target) else {
-            continue;
-        };
-        if args
-            .filter
-            .as_ref()
-            .is_some_and(|f| !file.target.contains(f.as_str()))
-        {
-            continue;
+    for (target, generated) in &done {
+        for line in &generated.out {
+            println!("{line}");
         }
-        match generate_for(registry, target, &file, config) {
-            Ok(done) => {
-                stats.insert(file.target.clone(), done);
-            }
-            Err(e) => {
-                eprintln!("carve: {e}");
-                failed = true;
-            }
+        for line in &generated.err {
+            eprintln!("{line}");
+        }
+        if let Some(done) = &generated.stats {
+            stats.insert(target.clone(), *done);
         }
     }
     let checker = Checker {
         accept_new: accepts_new_snapshots(),
         ..checker
     };
-    (run_replay(args, registry, &checker) || failed, stats)
+    let mut trials = system_trials(registry);
+    trials.extend(replay_trials(registry, &checker));
+    let replay_args = if args.filter.is_some() || !args.skip.is_empty() {
+        trials.retain(|trial| {
+            !args.is_filtered_out(trial)
+                || target_of_case(trial.name()).is_some_and(|t| done.contains_key(t))
+        });
+        Arguments {
+            filter: None,
+            skip: Vec::new(),
+            exact: false,
+            ..args.clone()
+        }
+    } else {
+        args.clone()
+    };
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
+    let replaying = libtest_mimic::run(&replay_args, trials);
+    report_accepted(&checker);
+    (replaying.has_failed() || failed, stats)
+}
+
+/// What the generation of one target did and printed.
+#[derive(Debug, Default)]
+struct Generated {
+    /// Its figures, if it ran to the end.
+    stats: Option<GenerationStats>,
+    /// Lines for stdout.
+    out: Vec<String>,
+    /// Lines for stderr.
+    err: Vec<String>,
+}
+
+/// One trial `generate::<target>` per carve file in the carve folder whose
+/// target is registered (a file of an unknown target fails its replay
+/// test instead). Each trial records what it did in `done`.
+fn generate_trials(
+    registry: &'static Registry,
+    config: &Arc<Config>,
+    done: &Arc<Mutex<BTreeMap<String, Generated>>>,
+) -> Vec<Trial> {
+    let paths = match CarveFile::list(&config.dir) {
+        Ok(paths) => paths,
+        Err(e) => fail_setup(&e.to_string()),
+    };
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let name = CarveFile::target_of(&config.dir, &path);
+            let target = registry.target(&name)?;
+            let (config, done) = (Arc::clone(config), Arc::clone(done));
+            Some(Trial::test(format!("generate::{name}"), move || {
+                let mut generated = Generated::default();
+                let result = CarveFile::load(&config.dir, &path)
+                    .map_err(Error::from)
+                    .and_then(|file| generate_for(registry, target, &file, &config, &mut generated.out));
+                let verdict = match result {
+                    Ok(stats) => {
+                        generated.stats = Some(stats);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        generated.err.push(format!("carve: {e}"));
+                        Err(Failed::from(e.to_string()))
+                    }
+                };
+                lock(&done).insert(name, generated);
+                verdict
+            }))
+        })
+        .collect()
+}
+
+/// The target of a replay trial's name: `a::b` of `carved::a::b::0001` or
+/// `generated::a::b::0001`.
+fn target_of_case(name: &str) -> Option<&str> {
+    let rest = name
+        .strip_prefix("carved::")
+        .or_else(|| name.strip_prefix("generated::"))?;
+    let (target, number) = rest.rsplit_once("::")?;
+    number.bytes().all(|b| b.is_ascii_digit()).then_some(target)
 }
 
 /// Generates calls for one target in worker processes, which add what they
-/// find to its carve file; prints coverage before and after.
+/// find to its carve file; says (in `out`) what coverage was before and
+/// after.
 fn generate_for(
     registry: &Registry,
     target: &'static Target,
     file: &CarveFile,
     config: &Config,
+    out: &mut Vec<String>,
 ) -> Result<GenerationStats, Error> {
-    let before = worker::existing_calls(registry, target, file, &config.dir)?;
+    let existing = |file: &CarveFile| {
+        worker::existing_calls(registry, target, file, &config.dir, config.seed)
+    };
+    let before = existing(file)?;
     if before.reach.is_empty() {
-        println!(
+        out.push(format!(
             "carve: {}: skipped: no branch outcomes in reach (mark the functions that hold its \
              logic with `#[carve::instrument]`)",
             file.target
-        );
+        ));
         return Ok(GenerationStats::default());
     }
     let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
     let after_file = CarveFile::load(&config.dir, &file.path)?;
-    let after = worker::existing_calls(registry, target, &after_file, &config.dir)?;
+    let after = existing(&after_file)?;
     let (covered_before, total_before) = (before.covered.len(), before.reach.len());
     let (covered_after, total_after) = (after.covered.len(), after.reach.len());
-    println!(
+    out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
          {covered_after}/{total_after}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
         file.target,
@@ -374,7 +479,7 @@ fn generate_for(
             0 => String::new(),
             n => format!(" ({n} worker crash(es) survived)"),
         },
-    );
+    ));
     // New entries of this run's seed: another run (another seed, a record)
     // may have changed the file meanwhile.
     let before: HashSet<_> = file.entries.iter().map(Entry::call_key).collect();
@@ -387,12 +492,12 @@ fn generate_for(
             if *seed != config.seed {
                 continue;
             }
-            println!(
+            out.push(format!(
                 "carve: {}: found a failing input, minimized: {}{} fails at {at}",
                 file.target,
                 file.target,
                 crate::carving::replay::strip_layout(&entry.args)
-            );
+            ));
         }
     }
     Ok(GenerationStats {

@@ -166,7 +166,7 @@ fn generation_from_the_carved_calls_covers_the_helpers() {
     let target = registry.target("url::parse_query").unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
     let file = CarveFile::load(&dir, &CarveFile::path_for(&dir, "url::parse_query")).unwrap();
-    let existing = existing_calls(&registry, target, &file, &dir).unwrap();
+    let existing = existing_calls(&registry, target, &file, &dir, 1).unwrap();
     let helper_goals: BTreeSet<u32> = existing
         .reach
         .functions()

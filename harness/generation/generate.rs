@@ -477,6 +477,13 @@ impl Progress {
         }
     }
 
+    /// Reports in lines, not with a bar, when `lines` is true: bars of
+    /// targets generated at once would overwrite each other on one line.
+    pub fn in_lines(mut self, lines: bool) -> Progress {
+        self.terminal &= !lines;
+        self
+    }
+
     /// Shows `executions` calls run and `covered` of `total` outcomes.
     pub fn tick(&mut self, executions: u64, covered: usize, total: usize) {
         let step = match self.budget {

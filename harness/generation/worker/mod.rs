@@ -73,7 +73,8 @@ pub fn generate_in_workers(
     let exe = std::env::current_exe().map_err(Error::StartWorker)?;
     let path = CarveFile::path_for(&config.dir, target_name);
     let mut summary = Summary::default();
-    let mut progress = Progress::new(target_name, config.budget);
+    // With other targets generating beside it, a bar would overwrite theirs.
+    let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
     let (mut skip, mut careful_until) = (0u64, 0u64);
     let start = Instant::now();
@@ -382,7 +383,7 @@ fn worker(
         .ok_or_else(|| Error::UnknownTarget(target_name.to_owned()))?;
     let path = CarveFile::path_for(&config.dir, target_name);
     let file = CarveFile::load(&config.dir, &path)?;
-    let existing = existing_calls(registry, target, &file, &config.dir)?;
+    let existing = existing_calls(registry, target, &file, &config.dir, config.seed)?;
     let settings = Settings {
         seed: config.seed,
         budget: config.budget,
@@ -416,12 +417,18 @@ fn worker(
 /// Replays the carve files to learn where generation for `target` starts:
 /// its own entries (`file`) give the seeds, known failures and the
 /// functions its calls enter; every passing call of every target in `dir`
-/// counts for what is already covered. Crashing entries are not run.
+/// counts for what is already covered, except the calls other targets'
+/// generation with this `seed` made. Those are left out so that each
+/// target's generation depends only on its own file and on what the run
+/// started from: targets then generate in any order, at once
+/// (`CARVE_JOBS`) or on different machines (nextest partitions), with the
+/// same files as one after another. Crashing entries are not run.
 pub fn existing_calls(
     registry: &Registry,
     target: &'static Target,
     file: &CarveFile,
     dir: &Path,
+    seed: u64,
 ) -> Result<Existing, Error> {
     let mut seeds = Vec::new();
     let mut known_failures = BTreeSet::new();
@@ -464,7 +471,7 @@ pub fn existing_calls(
         let Some(called) = registry.target(&other.target) else {
             continue;
         };
-        for entry in &other.entries {
+        for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
             replay(called, entry);
         }
     }
@@ -479,6 +486,14 @@ pub fn existing_calls(
         covered,
         known_failures,
     })
+}
+
+/// Whether generation with `seed` made the entry of this `origin`.
+fn made_with(origin: &Origin, seed: u64) -> bool {
+    match origin {
+        Origin::Generated { seed: made, .. } | Origin::Found { seed: made, .. } => *made == seed,
+        Origin::System(_) => false,
+    }
 }
 
 /// Reports to the parent and saves what is found, as it is found. A save
