@@ -358,7 +358,9 @@ fn run_generate(
         ..checker
     };
     let mut trials = system_trials(registry);
-    trials.extend(replay_trials(registry, &checker));
+    // Every carve file: the calls of the targets just generated are
+    // replayed (for their new snapshots) whatever the filter.
+    trials.extend(replay_trials(registry, &checker, &Arguments::default()));
     let replay_args = if args.filter.is_some() || !args.skip.is_empty() {
         trials.retain(|trial| {
             !args.is_filtered_out(trial)
