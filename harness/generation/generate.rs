@@ -177,9 +177,18 @@ pub fn generate(
         traces: Vec::new(),
         search_limit: 1.0,
     };
-    let Some(grammar) = ArgsGrammar::mine(&existing.seeds) else {
+    let types = target.param_types();
+    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
         return generator.run;
     };
+    // A restarted worker (`skip` > 0) said so already.
+    if !untyped.is_empty() && settings.skip == 0 {
+        eprintln!(
+            "carve: {name}: generating from carved values only for parameter(s) whose type \
+             could not be traced: {}",
+            untyped.join("; ")
+        );
+    }
     let mut fuzzer =
         match GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, settings.seed) {
             Ok(fuzzer) => fuzzer,

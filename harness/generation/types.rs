@@ -29,7 +29,7 @@
 //! assert!(format!("{op:?}").contains("Neg"), "every variant, carved or not");
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde::de::{
