@@ -21,6 +21,7 @@ use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
+use crate::generation::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::Value;
@@ -176,8 +177,10 @@ pub fn generate(
         index: 0,
         traces: Vec::new(),
         search_limit: 1.0,
+        types: ParamTypes::default(),
     };
     let types = target.param_types();
+    generator.types = types.clone();
     let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
         return generator.run;
     };
@@ -246,6 +249,9 @@ struct Generator<'o> {
     traces: Vec<Individual>,
     /// The fraction of the budget search may spend up to.
     search_limit: f64,
+    /// The parameter types: derivations and minimizing candidates outside
+    /// them are not run.
+    types: ParamTypes,
 }
 
 impl Generator<'_> {
@@ -315,9 +321,15 @@ impl Generator<'_> {
             if self.index <= skip {
                 continue;
             }
+            // Derivations outside the parameter types (a text that does not
+            // parse, a value past a type's range) are not run, like those
+            // that fit no value.
             let Ok(args) = grammar.value_of(&tree) else {
                 continue;
             };
+            if !self.types.admits(&args) {
+                continue;
+            }
             if let Some((trace, failed)) = self.call(&args) {
                 if self.traces.len() < 4096 {
                     self.traces.push(Individual {
@@ -352,6 +364,7 @@ impl Generator<'_> {
             (Outcome::Panicked(_), Some(location)) if self.failed_at.insert(location.clone()) => {
                 let failure = minimize(
                     self.target,
+                    &self.types,
                     args.clone(),
                     observation,
                     location,
@@ -434,6 +447,7 @@ fn execute(
 /// still panics at the same location, until none does.
 fn minimize(
     target: &'static Target,
+    types: &ParamTypes,
     mut args: Value,
     mut observation: Observation,
     location: String,
@@ -444,6 +458,11 @@ fn minimize(
     let mut attempts = 0;
     'smaller: while attempts < MAX_ATTEMPTS {
         for candidate in crate::generation::shrink::candidates(&args) {
+            // A candidate outside the parameter types would only fail to
+            // deserialize.
+            if !types.admits(&candidate) {
+                continue;
+            }
             attempts += 1;
             run.executions += 1;
             if let Some((obs, _, Some(at))) = execute(target, &candidate, run, observer) {

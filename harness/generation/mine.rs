@@ -596,7 +596,7 @@ impl ArgsGrammar {
                     .map(|(param, mined)| {
                         let shape = match types.get(param) {
                             Some(ParamType::Typed(ty)) => Shape::typed(ty, Some(&mined), types),
-                            Some(ParamType::Text) => None,
+                            Some(ParamType::Text { .. }) => None,
                             Some(ParamType::Untraced(why)) => {
                                 untyped.push(format!("`{param}`: {why}"));
                                 None

@@ -172,15 +172,32 @@ pub enum PayloadTy {
 }
 
 /// What is known of one parameter's type.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum ParamType {
     /// Traced: values of this shape deserialize.
     Typed(Ty),
     /// Carved as text (`Display + FromStr`): which strings parse is not
-    /// known, so the strings mined from carved calls stand for it.
-    Text,
+    /// known, so the strings mined from carved calls stand for it, and
+    /// `parses` tells those that parse.
+    Text {
+        /// Whether a string parses into the type.
+        parses: fn(&str) -> bool,
+    },
     /// Could not be traced, and why.
     Untraced(String),
+}
+
+/// Text parameters are equal whatever their parsers (function addresses
+/// are not unique).
+impl PartialEq for ParamType {
+    fn eq(&self, other: &ParamType) -> bool {
+        match (self, other) {
+            (ParamType::Typed(a), ParamType::Typed(b)) => a == b,
+            (ParamType::Text { .. }, ParamType::Text { .. }) => true,
+            (ParamType::Untraced(a), ParamType::Untraced(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// The traced types of a target's parameters, with the named types they use.
@@ -241,6 +258,22 @@ impl ParamTypes {
     /// The named type `name`.
     pub fn container(&self, name: &str) -> Option<&Container> {
         self.containers.get(name)
+    }
+
+    /// Whether `args` (`(name: value, …)`) are arguments of these
+    /// parameters: each traced one fits its type, each text one parses.
+    /// Generation makes no call with other arguments: they would only fail
+    /// to deserialize.
+    pub fn admits(&self, args: &Value) -> bool {
+        let Value::Struct(_, fields) = args else {
+            return true;
+        };
+        fields.iter().all(|(name, value)| match (self.get(name), value) {
+            (Some(ParamType::Typed(ty)), value) => self.fits(ty, value),
+            (Some(ParamType::Text { parses }), Value::Str(text)) => parses(text),
+            (Some(ParamType::Text { .. }), _) => false,
+            (Some(ParamType::Untraced(_)) | None, _) => true,
+        })
     }
 
     /// Whether `value` is a value of `ty`: what deserializes (text forms

@@ -204,9 +204,12 @@ where
         })
     }
 
-    /// Text: which strings parse is not known (for generation).
+    /// Text: which strings parse is not known, but can be asked (for
+    /// generation).
     pub fn trace(&self) -> Traced {
-        Traced::plain(ParamType::Text)
+        Traced::plain(ParamType::Text {
+            parses: |text| text.parse::<T>().is_ok(),
+        })
     }
 }
 

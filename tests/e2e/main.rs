@@ -17,6 +17,7 @@ use insta::assert_snapshot;
 
 mod files;
 mod record;
+mod shapes;
 mod types;
 mod workers;
 
