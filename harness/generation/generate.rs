@@ -282,7 +282,8 @@ impl Generator<'_> {
         let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
         starts.append(&mut self.traces);
         let mut search = Search::new(existing.reach.clone(), &self.run.after, starts, seed)
-            .with_dictionary(&original);
+            .with_dictionary(&original)
+            .with_types(self.types.clone());
         self.search_limit = shares.0;
         search.avm(self);
         self.search_limit = shares.1;

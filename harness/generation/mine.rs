@@ -498,7 +498,7 @@ fn typed(
                             ))
                         })
                         .collect();
-                    (!variants.is_empty()).then(|| Shape::Enum(name, variants))
+                    (!variants.is_empty()).then_some(Shape::Enum(name, variants))
                 }
             };
             stack.pop();
@@ -1216,6 +1216,63 @@ mod tests {
         );
         assert_eq!(lines, derive_lines(&grammar, 3, 300), "same seed, same lines");
         assert_ne!(lines, derive_lines(&grammar, 4, 300));
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Serialize, serde::Deserialize)]
+    enum Route {
+        Ground { days: u8 },
+        Air(u16),
+        Sea,
+    }
+
+    #[test]
+    fn typed_grammars_make_every_variant_and_stay_in_range() {
+        let mut types = ParamTypes::default();
+        types.param("route", crate::generation::types::trace::<Route>());
+        types.param("n", crate::generation::types::trace::<i8>());
+        types.param("raw", crate::generation::types::trace::<[u8; 3]>());
+        types.param("maybe", crate::generation::types::trace::<Option<u32>>());
+        let carved = Value::Struct(
+            "args",
+            vec![
+                ("route", Value::capture(&Route::Ground { days: 200 }).unwrap()),
+                ("n", Value::I64(100)),
+                ("raw", Value::capture(&[1u8, 2, 3]).unwrap()),
+                ("maybe", Value::Some(Box::new(Value::U64(4_000_000_000)))),
+            ],
+        );
+        let (grammar, untyped) = ArgsGrammar::mine_typed(&[carved], &types).expect("a grammar");
+        assert!(untyped.is_empty(), "{untyped:?}");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 5)
+            .expect("a usable grammar");
+        let mut variants = BTreeSet::new();
+        let mut nones = 0;
+        for _ in 0..500 {
+            let args = grammar.value_of(&fuzzer.fuzz_tree()).expect("a value");
+            assert!(types.admits(&args), "outside the types: {args:?}");
+            let Value::Struct(_, fields) = &args else {
+                panic!("{args:?}")
+            };
+            if let Value::UnitVariant { variant, .. }
+            | Value::NewtypeVariant { variant, .. }
+            | Value::StructVariant { variant, .. } = &fields[0].1
+            {
+                variants.insert(*variant);
+            }
+            nones += usize::from(fields[3].1 == Value::None);
+        }
+        assert_eq!(variants, ["Air", "Ground", "Sea"].into(), "variants never carved too");
+        assert!(nones > 0, "`None` though only `Some` was carved");
+        // Integers: the type's boundaries, never past them (doubling 100 in an i8).
+        let n_rule: Vec<&str> = grammar
+            .grammar()
+            .rules()
+            .find(|(symbol, _)| *symbol == "<args.n>")
+            .map(|(_, e)| e.iter().map(String::as_str).collect())
+            .expect("a rule for n");
+        assert!(n_rule.contains(&"127") && n_rule.contains(&"-128"), "{n_rule:?}");
+        assert!(!n_rule.contains(&"200") && !n_rule.contains(&"255"), "{n_rule:?}");
     }
 
     #[test]

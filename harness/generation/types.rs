@@ -374,6 +374,20 @@ impl ParamTypes {
         }
     }
 
+    /// The integer type of the leaf at `path` of the arguments `args`
+    /// (`(name: value, …)`; the path's first index is the parameter's).
+    pub fn int_in_args(&self, args: &Value, path: &[usize]) -> Option<IntKind> {
+        let Value::Struct(_, fields) = args else {
+            return None;
+        };
+        let (first, rest) = path.split_first()?;
+        let (name, value) = fields.get(*first)?;
+        match self.get(name)? {
+            ParamType::Typed(ty) => self.int_at(ty, value, rest),
+            _ => None,
+        }
+    }
+
     /// The type and value of child `i` of `value`, a value of `ty`.
     fn child<'v>(&self, ty: &Ty, value: &'v Value, i: usize) -> Option<(Ty, &'v Value)> {
         let named = |ty: &Ty| match ty {
@@ -386,7 +400,7 @@ impl ParamTypes {
             (Ty::Tuple(tys), Value::Tuple(items)) => (tys.get(i)?.clone(), items.get(i)?),
             (Ty::Map(k, v), Value::Map(entries)) => {
                 let (key, val) = entries.get(i / 2)?;
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     ((**k).clone(), key)
                 } else {
                     ((**v).clone(), val)

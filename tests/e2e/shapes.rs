@@ -78,7 +78,10 @@ fn a_variant_never_carved_is_generated_and_arguments_fit_their_types() {
     p.record().assert_success();
     let carved = p.read("carved/cost.ron");
     assert!(carved.contains("Ground("), "{carved}");
-    assert!(!carved.contains("Air(") && !carved.contains("Sea"), "{carved}");
+    assert!(
+        !carved.contains("Air(") && !carved.contains("Sea"),
+        "{carved}"
+    );
 
     let run = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "2000")], &[]);
     let output = run.output();
