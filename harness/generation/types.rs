@@ -9,7 +9,10 @@
 //! widths and signs, floats, chars, strings, bytes, options, sequences,
 //! maps, tuples), a byte string as bytes (of a fixed length for `[u8; N]`),
 //! a `Display + FromStr` type as text (which strings parse is not known:
-//! the mined strings stand for it). A type that cannot be traced (an
+//! the mined strings stand for it, and its `FromStr` tells which parse).
+//! serde-reflection was tried first: it stops exploring an option, a
+//! sequence or a map after its first trace, so an enum inside one never
+//! gets all its variants. A type that cannot be traced (an
 //! untagged enum, `flatten`, a `Deserialize` that rejects the tracer's
 //! sample values) is [`ParamType::Untraced`], and generation falls back to
 //! the shape mined from carved calls for that parameter.
