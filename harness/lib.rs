@@ -145,6 +145,7 @@ pub mod _macro_support {
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
     pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame};
+    pub use crate::generation::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
         pub use crate::coverage::*;

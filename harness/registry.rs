@@ -8,6 +8,7 @@ use std::fmt;
 use std::sync::atomic::AtomicU32;
 
 use crate::call::{ArgsInput, ReplayResult};
+use crate::generation::types::ParamTypes;
 
 /// A function whose calls are carved, registered by `#[carve::target]`.
 #[derive(Debug)]
@@ -27,9 +28,19 @@ pub struct Target {
     /// Deserializes arguments (carved RON text or a generated value), calls
     /// the function, and observes its outcome.
     pub replay: fn(ArgsInput<'_>) -> ReplayResult,
+    /// Traces the types of its parameters into the given
+    /// [`ParamTypes`], for generation to make values of those types only.
+    pub trace: fn(&mut ParamTypes),
 }
 
 impl Target {
+    /// The traced types of its parameters.
+    pub fn param_types(&self) -> ParamTypes {
+        let mut types = ParamTypes::default();
+        (self.trace)(&mut types);
+        types
+    }
+
     /// The target's path inside its crate: `decode::cgi_decode`,
     /// `Account::withdraw`. This names its carve file and its tests.
     pub fn name(&self) -> String {
@@ -404,6 +415,7 @@ mod tests {
             line: 0,
             sites: &SITES,
             replay: no_replay,
+            trace: |_| {},
         };
         assert_eq!(t("mycrate", "cgi_decode").name(), "cgi_decode");
         assert_eq!(

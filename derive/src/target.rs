@@ -180,6 +180,7 @@ impl TargetFn {
             .map(|i| format_ident!("__carve_p{}", i))
             .collect();
         let names = self.params.iter().map(|p| &p.name);
+        let trace_names = self.params.iter().map(|p| &p.name);
         let owned: Vec<_> = self.params.iter().map(|p| &p.owned).collect();
         let checks = self.params.iter().map(|p| {
             let form = p.form();
@@ -244,6 +245,13 @@ impl TargetFn {
                         ::carve::_macro_support::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
                     }
                     __carve_replay
+                },
+                trace: {
+                    #[allow(unused_mut, non_snake_case, clippy::needless_borrow)]
+                    fn __carve_trace(__carve_types: &mut ::carve::_macro_support::ParamTypes) {
+                        #( __carve_types.param(#trace_names, #forms.trace()); )*
+                    }
+                    __carve_trace
                 },
             };
             ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::TargetRef(&#static_ident) }

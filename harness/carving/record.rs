@@ -19,7 +19,7 @@
 //! # static SITES: carve::registry::Sites = carve::registry::Sites::new("demo", "double", "", (0, 0), &[], &[]);
 //! # static TARGET: carve::registry::Target = carve::registry::Target {
 //! #     module_path: "demo", fn_name: "double", signature: "fn double(x: u32) -> u32",
-//! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!() };
+//! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!(), trace: |_| {} };
 //! record::start();
 //! record::record_test("doubles", || {
 //!     let x = 21;

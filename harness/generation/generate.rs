@@ -21,6 +21,7 @@ use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
+use crate::generation::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::Value;
@@ -176,10 +177,21 @@ pub fn generate(
         index: 0,
         traces: Vec::new(),
         search_limit: 1.0,
+        types: ParamTypes::default(),
     };
-    let Some(grammar) = ArgsGrammar::mine(&existing.seeds) else {
+    let types = target.param_types();
+    generator.types = types.clone();
+    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
         return generator.run;
     };
+    // A restarted worker (`skip` > 0) said so already.
+    if !untyped.is_empty() && settings.skip == 0 {
+        eprintln!(
+            "carve: {name}: generating from carved values only for parameter(s) whose type \
+             could not be traced: {}",
+            untyped.join("; ")
+        );
+    }
     let mut fuzzer =
         match GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, settings.seed) {
             Ok(fuzzer) => fuzzer,
@@ -237,6 +249,9 @@ struct Generator<'o> {
     traces: Vec<Individual>,
     /// The fraction of the budget search may spend up to.
     search_limit: f64,
+    /// The parameter types: derivations and minimizing candidates outside
+    /// them are not run.
+    types: ParamTypes,
 }
 
 impl Generator<'_> {
@@ -267,7 +282,8 @@ impl Generator<'_> {
         let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
         starts.append(&mut self.traces);
         let mut search = Search::new(existing.reach.clone(), &self.run.after, starts, seed)
-            .with_dictionary(&original);
+            .with_dictionary(&original)
+            .with_types(self.types.clone());
         self.search_limit = shares.0;
         search.avm(self);
         self.search_limit = shares.1;
@@ -306,9 +322,15 @@ impl Generator<'_> {
             if self.index <= skip {
                 continue;
             }
+            // Derivations outside the parameter types (a text that does not
+            // parse, a value past a type's range) are not run, like those
+            // that fit no value.
             let Ok(args) = grammar.value_of(&tree) else {
                 continue;
             };
+            if !self.types.admits(&args) {
+                continue;
+            }
             if let Some((trace, failed)) = self.call(&args) {
                 if self.traces.len() < 4096 {
                     self.traces.push(Individual {
@@ -343,6 +365,7 @@ impl Generator<'_> {
             (Outcome::Panicked(_), Some(location)) if self.failed_at.insert(location.clone()) => {
                 let failure = minimize(
                     self.target,
+                    &self.types,
                     args.clone(),
                     observation,
                     location,
@@ -425,6 +448,7 @@ fn execute(
 /// still panics at the same location, until none does.
 fn minimize(
     target: &'static Target,
+    types: &ParamTypes,
     mut args: Value,
     mut observation: Observation,
     location: String,
@@ -435,6 +459,11 @@ fn minimize(
     let mut attempts = 0;
     'smaller: while attempts < MAX_ATTEMPTS {
         for candidate in crate::generation::shrink::candidates(&args) {
+            // A candidate outside the parameter types would only fail to
+            // deserialize.
+            if !types.admits(&candidate) {
+                continue;
+            }
             attempts += 1;
             run.executions += 1;
             if let Some((obs, _, Some(at))) = execute(target, &candidate, run, observer) {

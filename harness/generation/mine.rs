@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::generation::grammar::{DerivationTree, Grammar};
+use crate::generation::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
 use crate::value::Value;
 
 /// What was observed at one position of the argument tree.
@@ -41,6 +42,8 @@ pub enum Shape {
         signed: bool,
         /// Values seen.
         seen: BTreeSet<i128>,
+        /// Its type, when traced: alternatives stay inside its range.
+        kind: Option<IntKind>,
     },
     /// A float.
     Float {
@@ -55,6 +58,8 @@ pub enum Shape {
     Str(BTreeSet<String>),
     /// Byte strings.
     Bytes(BTreeSet<Vec<u8>>),
+    /// Byte strings of one length (`[u8; N]`, from its traced type).
+    FixedBytes(usize, BTreeSet<Vec<u8>>),
     /// An option: `none` whether `None` was seen, and the shape of `Some`.
     Option {
         /// `None` was observed.
@@ -105,18 +110,22 @@ impl Shape {
             Value::I64(v) => Shape::Int {
                 signed: true,
                 seen: [i128::from(*v)].into(),
+                kind: None,
             },
             Value::I128(v) => Shape::Int {
                 signed: true,
                 seen: [*v].into(),
+                kind: None,
             },
             Value::U64(v) => Shape::Int {
                 signed: false,
                 seen: [i128::from(*v)].into(),
+                kind: None,
             },
             Value::U128(v) => Shape::Int {
                 signed: false,
                 seen: i128::try_from(*v).into_iter().collect(),
+                kind: None,
             },
             Value::F32(v) => Shape::Float {
                 single: true,
@@ -212,16 +221,19 @@ impl Shape {
                 Int {
                     signed: s1,
                     seen: mut a,
+                    kind,
                 },
                 Int {
                     signed: s2,
                     seen: b,
+                    ..
                 },
             ) => {
                 a.extend(b);
                 Int {
                     signed: s1 || s2,
                     seen: a,
+                    kind,
                 }
             }
             (
@@ -306,6 +318,195 @@ impl Shape {
     }
 }
 
+/// How often a named type may nest in itself in a typed shape: deeper, a
+/// recursive type keeps only what ends there (or what was carved).
+const UNFOLD: usize = 2;
+
+impl Shape {
+    /// The shape of the values of `ty` (named types in `types`), with the
+    /// values mined at this position (`mined`) as alternatives where they
+    /// fit: every enum variant, options both `None` and `Some`, integers in
+    /// their type's range. `None` when no value of `ty` can be made within
+    /// the nesting bound and nothing was carved here.
+    pub fn typed(ty: &Ty, mined: Option<&Shape>, types: &ParamTypes) -> Option<Shape> {
+        typed(ty, mined, types, &mut Vec::new())
+    }
+}
+
+fn typed(
+    ty: &Ty,
+    mined: Option<&Shape>,
+    types: &ParamTypes,
+    stack: &mut Vec<&'static str>,
+) -> Option<Shape> {
+    let parts = |tys: &[Ty], mined: Option<&Vec<Shape>>, stack: &mut Vec<&'static str>| {
+        let mined = mined.filter(|m| m.len() == tys.len());
+        tys.iter()
+            .enumerate()
+            .map(|(i, t)| typed(t, mined.map(|m| &m[i]), types, stack))
+            .collect::<Option<Vec<Shape>>>()
+    };
+    let fields = |tys: &[(&'static str, Ty)],
+                  mined: Option<&Vec<(&'static str, Shape)>>,
+                  stack: &mut Vec<&'static str>| {
+        tys.iter()
+            .map(|(name, t)| {
+                let seen = mined.and_then(|m| m.iter().find(|(f, _)| f == name).map(|(_, s)| s));
+                Some((*name, typed(t, seen, types, stack)?))
+            })
+            .collect::<Option<Vec<_>>>()
+    };
+    Some(match ty {
+        Ty::Unit => Shape::Unit,
+        Ty::Bool => Shape::Bool,
+        Ty::Int(kind) => Shape::Int {
+            signed: kind.signed(),
+            seen: match mined {
+                Some(Shape::Int { seen, .. }) => {
+                    seen.iter().copied().filter(|n| kind.contains(*n)).collect()
+                }
+                _ => BTreeSet::new(),
+            },
+            kind: Some(*kind),
+        },
+        Ty::Float { single } => Shape::Float {
+            single: *single,
+            seen: match mined {
+                Some(Shape::Float { seen, .. }) => seen.clone(),
+                _ => BTreeSet::new(),
+            },
+        },
+        Ty::Char => Shape::Char(match mined {
+            Some(Shape::Char(seen)) => seen.clone(),
+            _ => BTreeSet::new(),
+        }),
+        Ty::Str => Shape::Str(match mined {
+            Some(Shape::Str(seen)) => seen.clone(),
+            _ => BTreeSet::new(),
+        }),
+        Ty::Bytes(len) => {
+            let seen = match mined {
+                Some(Shape::Bytes(seen)) => seen.clone(),
+                _ => BTreeSet::new(),
+            };
+            match len {
+                None => Shape::Bytes(seen),
+                Some(n) => Shape::FixedBytes(*n, seen.into_iter().filter(|b| b.len() == *n).collect()),
+            }
+        }
+        Ty::Option(inner) => {
+            let seen = match mined {
+                Some(Shape::Option { some, .. }) => some.as_deref(),
+                _ => None,
+            };
+            Shape::Option {
+                none: true,
+                some: typed(inner, seen, types, stack).map(Box::new),
+            }
+        }
+        Ty::Seq(item) => {
+            let (seen, lengths) = match mined {
+                Some(Shape::Seq(item, lengths)) => (item.as_deref(), lengths.clone()),
+                _ => (None, BTreeSet::new()),
+            };
+            Shape::Seq(typed(item, seen, types, stack).map(Box::new), lengths)
+        }
+        Ty::Map(k, v) => {
+            let seen = match mined {
+                Some(Shape::Map(Some(entry))) => Some(&**entry),
+                _ => None,
+            };
+            let key = typed(k, seen.map(|e| &e.0), types, stack);
+            let value = typed(v, seen.map(|e| &e.1), types, stack);
+            Shape::Map(key.zip(value).map(Box::new))
+        }
+        Ty::Tuple(tys) => {
+            let seen = match mined {
+                Some(Shape::Tuple(None, items)) => Some(items),
+                _ => None,
+            };
+            Shape::Tuple(None, parts(tys, seen, stack)?)
+        }
+        Ty::Named(name) => {
+            let container = types.container(name)?;
+            if stack.iter().filter(|n| *n == name).count() >= UNFOLD {
+                return mined.cloned();
+            }
+            stack.push(name);
+            let shape = match container {
+                Container::UnitStruct => Some(Shape::UnitStruct(name)),
+                Container::Newtype(t) => {
+                    let seen = match mined {
+                        Some(Shape::Newtype(_, inner)) => Some(&**inner),
+                        _ => None,
+                    };
+                    typed(t, seen, types, stack).map(|s| Shape::Newtype(name, Box::new(s)))
+                }
+                Container::TupleStruct(tys) => {
+                    let seen = match mined {
+                        Some(Shape::Tuple(Some(_), items)) => Some(items),
+                        _ => None,
+                    };
+                    parts(tys, seen, stack).map(|items| Shape::Tuple(Some(name), items))
+                }
+                Container::Struct(tys) => {
+                    let seen = match mined {
+                        Some(Shape::Struct(_, fields)) => Some(fields),
+                        _ => None,
+                    };
+                    fields(tys, seen, stack).map(|fields| Shape::Struct(name, fields))
+                }
+                Container::Enum(variants) => {
+                    let seen = match mined {
+                        Some(Shape::Enum(_, seen)) => Some(seen),
+                        _ => None,
+                    };
+                    let variants: BTreeMap<&'static str, Variant> = variants
+                        .iter()
+                        .filter_map(|v| {
+                            let mined = seen.and_then(|s| s.get(v.name)).map(|m| &m.payload);
+                            let payload = match &v.payload {
+                                PayloadTy::Unit => Payload::Unit,
+                                PayloadTy::Newtype(t) => {
+                                    let seen = match mined {
+                                        Some(Payload::Newtype(s)) => Some(s),
+                                        _ => None,
+                                    };
+                                    Payload::Newtype(typed(t, seen, types, stack)?)
+                                }
+                                PayloadTy::Tuple(tys) => {
+                                    let seen = match mined {
+                                        Some(Payload::Tuple(items)) => Some(items),
+                                        _ => None,
+                                    };
+                                    Payload::Tuple(parts(tys, seen, stack)?)
+                                }
+                                PayloadTy::Struct(tys) => {
+                                    let seen = match mined {
+                                        Some(Payload::Struct(fields)) => Some(fields),
+                                        _ => None,
+                                    };
+                                    Payload::Struct(fields(tys, seen, stack)?)
+                                }
+                            };
+                            Some((
+                                v.name,
+                                Variant {
+                                    index: v.index,
+                                    payload,
+                                },
+                            ))
+                        })
+                        .collect();
+                    (!variants.is_empty()).then_some(Shape::Enum(name, variants))
+                }
+            };
+            stack.pop();
+            return shape.or_else(|| mined.cloned());
+        }
+    })
+}
+
 impl Variant {
     fn merge(self, other: Variant) -> Variant {
         let payload = match (self.payload, other.payload) {
@@ -350,8 +551,14 @@ pub struct ArgsGrammar {
 impl ArgsGrammar {
     /// Mines the grammar of the argument values `calls` (each a struct
     /// `(name: value, …)` as carved). `None` when there are no calls.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn mine(calls: &[Value]) -> Option<ArgsGrammar> {
         let shape = calls.iter().map(Shape::of).reduce(Shape::merge)?;
+        Some(ArgsGrammar::of_shape(shape))
+    }
+
+    /// The grammar of the values of `shape`.
+    fn of_shape(shape: Shape) -> ArgsGrammar {
         let mut g = Grammarizer::default();
         let start = g.symbol_for(&shape, "args");
         g.rules.insert("<start>".into(), vec![start]);
@@ -369,10 +576,43 @@ impl ArgsGrammar {
             .iter()
             .map(|(symbol, expansions)| (*symbol, expansions.as_slice()))
             .collect();
-        Some(ArgsGrammar {
+        ArgsGrammar {
             grammar: Grammar::new(&rules),
             shape,
-        })
+        }
+    }
+
+    /// Mines the grammar of `calls` within the traced parameter `types`
+    /// (see [`Shape::typed`]); parameters whose type is not traced keep
+    /// the mined shape. Also returns, per such parameter, why.
+    pub fn mine_typed(calls: &[Value], types: &ParamTypes) -> Option<(ArgsGrammar, Vec<String>)> {
+        let mined = calls.iter().map(Shape::of).reduce(Shape::merge)?;
+        let mut untyped = Vec::new();
+        let shape = match mined {
+            Shape::Struct(name, fields) => Shape::Struct(
+                name,
+                fields
+                    .into_iter()
+                    .map(|(param, mined)| {
+                        let shape = match types.get(param) {
+                            Some(ParamType::Typed(ty)) => Shape::typed(ty, Some(&mined), types),
+                            Some(ParamType::Text { .. }) => None,
+                            Some(ParamType::Untraced(why)) => {
+                                untyped.push(format!("`{param}`: {why}"));
+                                None
+                            }
+                            None => {
+                                untyped.push(format!("`{param}`: not traced"));
+                                None
+                            }
+                        };
+                        (param, shape.unwrap_or(mined))
+                    })
+                    .collect(),
+            ),
+            other => other,
+        };
+        Some((ArgsGrammar::of_shape(shape), untyped))
     }
 
     pub fn grammar(&self) -> &Grammar {
@@ -425,7 +665,7 @@ impl Grammarizer {
         let expansions = match shape {
             Shape::Unit | Shape::UnitStruct(_) => vec![String::new()],
             Shape::Bool => vec!["true".into(), "false".into()],
-            Shape::Int { signed, seen } => int_alternatives(*signed, seen),
+            Shape::Int { signed, seen, kind } => int_alternatives(*signed, seen, *kind),
             Shape::Float { seen, .. } => float_alternatives(seen),
             Shape::Char(seen) => {
                 let chars = self.char_classes(seen.iter().copied(), path, Alphabet::Unicode);
@@ -434,6 +674,20 @@ impl Grammarizer {
             Shape::Str(seen) => self.text(seen.iter().cloned().collect(), path, Alphabet::Unicode),
             Shape::Bytes(seen) => {
                 self.text(seen.iter().map(|b| latin1(b)).collect(), path, Alphabet::Bytes)
+            }
+            Shape::FixedBytes(len, seen) => {
+                let char_symbol = self.char_symbol(
+                    seen.iter().flatten().copied().map(char::from),
+                    path,
+                    Alphabet::Bytes,
+                );
+                let mut alternatives: Vec<String> = seen
+                    .iter()
+                    .map(|b| latin1(b))
+                    .filter(|s| is_plain_terminal(s))
+                    .collect();
+                alternatives.push(char_symbol.repeat(*len));
+                dedup(alternatives)
             }
             Shape::Option { none, some } => {
                 let mut alternatives = Vec::new();
@@ -653,7 +907,10 @@ fn dedup(items: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-fn int_alternatives(signed: bool, seen: &BTreeSet<i128>) -> Vec<String> {
+/// Seen integers, their neighbours, halves and doubles, and boundaries:
+/// of the traced type `kind` when known (and nothing outside its range),
+/// else of the common widths.
+fn int_alternatives(signed: bool, seen: &BTreeSet<i128>, kind: Option<IntKind>) -> Vec<String> {
     let mut values: BTreeSet<i128> = BTreeSet::new();
     for v in seen {
         values.extend([
@@ -684,6 +941,11 @@ fn int_alternatives(signed: bool, seen: &BTreeSet<i128>) -> Vec<String> {
         ]);
     } else {
         values.retain(|v| *v >= 0);
+    }
+    if let Some(kind) = kind {
+        let (min, max) = kind.range();
+        values.extend([min, max, min.saturating_add(1), max.saturating_sub(1)]);
+        values.retain(|v| kind.contains(*v));
     }
     values.into_iter().map(|v| v.to_string()).collect()
 }
@@ -738,7 +1000,7 @@ fn to_value(shape: &Shape, tree: &DerivationTree) -> Result<Value, MineError> {
         }
         Shape::Char(_) => Value::Char(tree.to_string().chars().next().ok_or(MineError("char"))?),
         Shape::Str(_) => Value::Str(tree.to_string()),
-        Shape::Bytes(_) => Value::Bytes(from_latin1(&tree.to_string())?),
+        Shape::Bytes(_) | Shape::FixedBytes(..) => Value::Bytes(from_latin1(&tree.to_string())?),
         Shape::Option { some, .. } => match (some, nonterminals().next()) {
             (Some(inner), Some(child)) => Value::Some(Box::new(to_value(inner, child)?)),
             _ => Value::None,
@@ -954,6 +1216,63 @@ mod tests {
         );
         assert_eq!(lines, derive_lines(&grammar, 3, 300), "same seed, same lines");
         assert_ne!(lines, derive_lines(&grammar, 4, 300));
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Serialize, serde::Deserialize)]
+    enum Route {
+        Ground { days: u8 },
+        Air(u16),
+        Sea,
+    }
+
+    #[test]
+    fn typed_grammars_make_every_variant_and_stay_in_range() {
+        let mut types = ParamTypes::default();
+        types.param("route", crate::generation::types::trace::<Route>());
+        types.param("n", crate::generation::types::trace::<i8>());
+        types.param("raw", crate::generation::types::trace::<[u8; 3]>());
+        types.param("maybe", crate::generation::types::trace::<Option<u32>>());
+        let carved = Value::Struct(
+            "args",
+            vec![
+                ("route", Value::capture(&Route::Ground { days: 200 }).unwrap()),
+                ("n", Value::I64(100)),
+                ("raw", Value::capture(&[1u8, 2, 3]).unwrap()),
+                ("maybe", Value::Some(Box::new(Value::U64(4_000_000_000)))),
+            ],
+        );
+        let (grammar, untyped) = ArgsGrammar::mine_typed(&[carved], &types).expect("a grammar");
+        assert!(untyped.is_empty(), "{untyped:?}");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 5)
+            .expect("a usable grammar");
+        let mut variants = BTreeSet::new();
+        let mut nones = 0;
+        for _ in 0..500 {
+            let args = grammar.value_of(&fuzzer.fuzz_tree()).expect("a value");
+            assert!(types.admits(&args), "outside the types: {args:?}");
+            let Value::Struct(_, fields) = &args else {
+                panic!("{args:?}")
+            };
+            if let Value::UnitVariant { variant, .. }
+            | Value::NewtypeVariant { variant, .. }
+            | Value::StructVariant { variant, .. } = &fields[0].1
+            {
+                variants.insert(*variant);
+            }
+            nones += usize::from(fields[3].1 == Value::None);
+        }
+        assert_eq!(variants, ["Air", "Ground", "Sea"].into(), "variants never carved too");
+        assert!(nones > 0, "`None` though only `Some` was carved");
+        // Integers: the type's boundaries, never past them (doubling 100 in an i8).
+        let n_rule: Vec<&str> = grammar
+            .grammar()
+            .rules()
+            .find(|(symbol, _)| *symbol == "<args.n>")
+            .map(|(_, e)| e.iter().map(String::as_str).collect())
+            .expect("a rule for n");
+        assert!(n_rule.contains(&"127") && n_rule.contains(&"-128"), "{n_rule:?}");
+        assert!(!n_rule.contains(&"200") && !n_rule.contains(&"255"), "{n_rule:?}");
     }
 
     #[test]

@@ -9,4 +9,5 @@ pub mod grammar;
 pub mod mine;
 pub mod search;
 pub mod shrink;
+pub mod types;
 pub mod worker;

@@ -36,6 +36,7 @@ use rand::{RngExt, SeedableRng};
 
 use crate::coverage::reach::{Fitness, Reach};
 use crate::coverage::Trace;
+use crate::generation::types::ParamTypes;
 use crate::value::Value;
 
 /// A position in a value tree: child indices from the root.
@@ -381,6 +382,8 @@ pub struct Search {
     /// Characters seen in the seeds' strings and their classes: perturbing a
     /// character sometimes draws from these (a hex digit after a `%`).
     dictionary: Vec<char>,
+    /// The parameter types: integer moves stay inside their type's range.
+    types: ParamTypes,
 }
 
 /// A call's arguments with their fitness for the goal being climbed to.
@@ -422,6 +425,7 @@ impl Search {
             archive: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
             dictionary: dictionary(seeds.iter().map(|i| &i.args)),
+            types: ParamTypes::default(),
         };
         for individual in seeds {
             search.offer(individual);
@@ -434,6 +438,38 @@ impl Search {
     pub fn with_dictionary(mut self, values: &[Value]) -> Search {
         self.dictionary = dictionary(values.iter());
         self
+    }
+
+    /// Keeps integer moves inside the range of their traced `types` (a
+    /// jump past a `u8`'s end lands on 255).
+    pub fn with_types(mut self, types: ParamTypes) -> Search {
+        self.types = types;
+        self
+    }
+
+    /// `var` of `from` moved by `delta`, inside its integer type's range;
+    /// `None` when that changes nothing.
+    fn moved_in_type(&self, from: &Value, var: &Path, delta: i128) -> Option<Value> {
+        let mut to = moved(from, var, delta)?;
+        if let Some(kind) = self.types.int_in_args(from, var) {
+            let (min, max) = kind.range();
+            let leaf = get_mut(&mut to, var)?;
+            let clamped = match &*leaf {
+                Value::I64(n) => Value::I64(i64::try_from(i128::from(*n).clamp(min, max)).ok()?),
+                Value::U64(n) => Value::U64(u64::try_from(i128::from(*n).clamp(min, max)).ok()?),
+                Value::I128(n) => Value::I128((*n).clamp(min, max)),
+                Value::U128(n) => Value::U128(u128::try_from(
+                    i128::try_from(*n).unwrap_or(i128::MAX).clamp(min, max),
+                )
+                .ok()?),
+                _ => return Some(to),
+            };
+            if get(from, var) == Some(&clamped) {
+                return None;
+            }
+            *leaf = clamped;
+        }
+        Some(to)
     }
 
     /// Runs the alternating variable method on each uncovered goal in
@@ -648,7 +684,8 @@ impl Search {
         }
         let var = &vars[self.rng.random_range(0..vars.len())];
         let delta = self.random_step(jump_bits(value, var, 16));
-        moved(value, var, delta).unwrap_or_else(|| value.clone())
+        self.moved_in_type(value, var, delta)
+            .unwrap_or_else(|| value.clone())
     }
 }
 
@@ -880,7 +917,7 @@ impl<'a> Run<'a> {
     /// Moves one variable and evaluates; if the move broke an enclosing
     /// condition, repairs with a short search over the other variables.
     fn try_move(&mut self, goal: u32, from: &Point, var: &Path, delta: i128) -> Option<Point> {
-        let args = moved(&from.args, var, delta)?;
+        let args = self.search.moved_in_type(&from.args, var, delta)?;
         let next = self.point(goal, args)?;
         if next.fitness.level > from.fitness.level
             && from.fitness.level != u32::MAX
@@ -1089,6 +1126,33 @@ mod tests {
             None,
             "no overflow, no change"
         );
+    }
+
+    #[test]
+    fn moves_stay_inside_the_traced_integer_types() {
+        static SITES: crate::registry::Sites =
+            crate::registry::Sites::new("c::m", "f", "f.rs", (1, 1), &[], &[]);
+        let mut types = ParamTypes::default();
+        types.param("small", crate::generation::types::trace::<u8>());
+        types.param("wide", crate::generation::types::trace::<i16>());
+        let search = Search::new(Reach::single(&SITES), &BTreeSet::new(), Vec::new(), 1)
+            .with_types(types);
+        let args = |small, wide| {
+            Value::Struct(
+                "args",
+                vec![("small", Value::U64(small)), ("wide", Value::I64(wide))],
+            )
+        };
+        // A jump past the end lands on the type's boundary…
+        assert_eq!(search.moved_in_type(&args(250, 0), &vec![0], 1 << 20), Some(args(255, 0)));
+        assert_eq!(
+            search.moved_in_type(&args(0, -5), &vec![1], -(1 << 40)),
+            Some(args(0, i64::from(i16::MIN)))
+        );
+        // …and a move from the boundary outwards is none.
+        assert_eq!(search.moved_in_type(&args(255, 0), &vec![0], 1), None);
+        assert_eq!(search.moved_in_type(&args(0, 0), &vec![0], -1), None);
+        assert_eq!(search.moved_in_type(&args(3, 7), &vec![1], 2), Some(args(3, 9)));
     }
 
     #[test]

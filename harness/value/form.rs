@@ -37,6 +37,7 @@ use std::str::FromStr;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::generation::types::{self, ParamType, Traced, Ty};
 use crate::value::{CaptureError, Value};
 
 /// Parameter types must have a carvable form; carve implements this for no
@@ -165,6 +166,11 @@ impl<T: Serialize + DeserializeOwned> SerdeForm<T> {
     pub fn deserialize<'de, D: Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
         T::deserialize(d)
     }
+
+    /// The shape of `T`, traced from its `Deserialize` (for generation).
+    pub fn trace(&self) -> Traced {
+        types::trace::<T>()
+    }
 }
 
 /// A `Display + FromStr` type, carved as its text.
@@ -195,6 +201,14 @@ where
                 "`{text}` does not parse as `{}`: {e:?}",
                 std::any::type_name::<T>()
             ))
+        })
+    }
+
+    /// Text: which strings parse is not known, but can be asked (for
+    /// generation).
+    pub fn trace(&self) -> Traced {
+        Traced::plain(ParamType::Text {
+            parses: |text| text.parse::<T>().is_ok(),
         })
     }
 }
@@ -242,6 +256,11 @@ impl<T, Why> Unsupported<T, Why> {
     pub fn deserialize<'de, D: Deserializer<'de>>(&self, _d: D) -> Result<T, D::Error> {
         Err(de::Error::custom("this type cannot be carved"))
     }
+
+    /// Never runs: the crate does not compile.
+    pub fn trace(&self) -> Traced {
+        Traced::plain(ParamType::Untraced("this type cannot be carved".into()))
+    }
 }
 
 /// A byte string (`Vec<u8>`, `[u8; N]`), carved as RON bytes `b"…"`.
@@ -273,6 +292,11 @@ impl<T: ByteString> BytesForm<T> {
         let bytes = d.deserialize_byte_buf(BytesVisitor)?;
         T::from_bytes(bytes).map_err(de::Error::custom)
     }
+
+    /// Bytes, of `T`'s fixed length if it has one (for generation).
+    pub fn trace(&self) -> Traced {
+        Traced::plain(ParamType::Typed(Ty::Bytes(T::LEN)))
+    }
 }
 
 impl<T: ByteString> Default for BytesForm<T> {
@@ -283,17 +307,24 @@ impl<T: ByteString> Default for BytesForm<T> {
 
 /// An owned byte string type.
 pub trait ByteString: AsRef<[u8]> + Sized {
+    /// The number of bytes every value has, if fixed (`[u8; N]`).
+    const LEN: Option<usize>;
+
     /// The value holding `bytes`, or why it cannot.
     fn from_bytes(bytes: Vec<u8>) -> Result<Self, String>;
 }
 
 impl ByteString for Vec<u8> {
+    const LEN: Option<usize> = None;
+
     fn from_bytes(bytes: Vec<u8>) -> Result<Self, String> {
         Ok(bytes)
     }
 }
 
 impl<const N: usize> ByteString for [u8; N] {
+    const LEN: Option<usize> = Some(N);
+
     fn from_bytes(bytes: Vec<u8>) -> Result<Self, String> {
         let len = bytes.len();
         bytes

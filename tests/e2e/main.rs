@@ -18,6 +18,7 @@ use insta::assert_snapshot;
 mod files;
 mod partition;
 mod record;
+mod shapes;
 mod types;
 mod workers;
 
