@@ -159,3 +159,39 @@ fn a_time_budget_ends_cleanly() {
     assert!(took >= Duration::from_secs(2), "{took:?}");
     assert!(took < Duration::from_secs(60), "{took:?}");
 }
+
+/// A target that aborts on every generated call: restarts cost budget, so
+/// generation ends early, says why, and keeps the one failure it found.
+#[test]
+fn a_target_that_always_crashes_ends_within_its_budget() {
+    let p = recorded("crashes-always");
+    let start = Instant::now();
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
+        &["fragile"],
+    );
+    let took = start.elapsed();
+    println!("{}\ngenerate took {took:?}", run.output());
+    let stopped = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("carve: fragile: generation ended early: "))
+        .unwrap_or_else(|| panic!("no stop line in:\n{}", run.output()));
+    assert!(
+        stopped.contains(
+            "worker crash(es) took 900 of the 1000 executions in the budget (100 per restart); \
+             what was found is saved"
+        ),
+        "{stopped}"
+    );
+    let restarts: u64 = stopped
+        .split("early: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap();
+    assert!((1..=10).contains(&restarts), "{stopped}");
+    let found = found(&p.read("carved/fragile.ron"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "\"abort at src/lib.rs:39\"", "{found:?}");
+    assert!(took < Duration::from_secs(60), "{took:?}");
+}

@@ -152,17 +152,23 @@ pub fn generate_in_workers(
         });
         journal::write_crashes(scratch.dir(), &crashes).map_err(Error::WorkerIo)?;
         if let Budget::Executions(n) = config.budget {
-            let spent = number.saturating_add(u64::from(summary.crashes) * RESTART_COST);
-            if spent >= n {
-                progress.finish();
-                eprintln!(
-                    "carve: {target_name}: generation stopped after {} worker crash(es): with \
-                     {RESTART_COST} executions per restart, they used up the budget; what was \
-                     found is saved",
-                    summary.crashes
-                );
-                return Ok(summary);
+            if number.saturating_add(u64::from(summary.crashes) * RESTART_COST) >= n {
+                break;
             }
+        }
+    }
+    if let Budget::Executions(n) = config.budget {
+        let restarts = u64::from(summary.crashes) * RESTART_COST;
+        if summary.crashes > 0 && summary.executions.saturating_add(restarts) >= n {
+            progress.finish();
+            eprintln!(
+                "carve: {target_name}: generation ended early: {} worker crash(es) took {} of \
+                 the {n} executions in the budget ({RESTART_COST} per restart); what was found \
+                 is saved",
+                summary.crashes,
+                restarts.min(n)
+            );
+            return Ok(summary);
         }
     }
     progress.finish();

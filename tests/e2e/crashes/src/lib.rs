@@ -31,3 +31,12 @@ pub fn classify(n: u32) -> u32 {
 fn deeper(depth: u64) -> u64 {
     std::hint::black_box(deeper(std::hint::black_box(depth + 1))) + 1
 }
+
+/// Aborts on every input but the one its system test calls it with.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn fragile(n: u32) -> u32 {
+    if n != 5 {
+        std::process::abort();
+    }
+    n
+}
