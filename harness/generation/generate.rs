@@ -8,7 +8,9 @@
 //! (no RON text per call). A call is kept only if it covers an outcome that
 //! no earlier call covered. A call that panics is a found bug: its input is
 //! minimized and reported once per panic line. [`crate::generation::worker`] runs all
-//! this in a child process, so that aborts and endless loops are survived.
+//! this in a child process, so that aborts and endless loops are survived;
+//! a call that crashed an earlier worker comes back as [`Ending::Crashed`],
+//! and is minimized and reported once per kind and place the same way.
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
