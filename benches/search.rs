@@ -111,7 +111,6 @@ fn run_generate(
     let settings = Settings {
         seed,
         budget: Budget::Executions(DEFAULT_BUDGET),
-        skip: 0,
         phases,
     };
     let mut full = FullCoverage {

@@ -182,7 +182,6 @@ fn generation_from_the_carved_calls_covers_the_helpers() {
     let settings = Settings {
         seed: 1,
         budget: Budget::Executions(5_000),
-        skip: 0,
         phases: Phases::All,
     };
     let run = generate(target, "url::parse_query", &existing, settings, &mut Quiet);

@@ -60,7 +60,6 @@ fn run_with(seed: u64, budget: Budget) -> carve::_internals::generation::generat
     let settings = Settings {
         seed,
         budget,
-        skip: 0,
         phases: carve::_internals::generation::generate::Phases::All,
     };
     let existing = Existing {
@@ -187,7 +186,6 @@ fn executions_to_needle(
     let settings = Settings {
         seed,
         budget: Budget::Executions(budget),
-        skip: 0,
         phases,
     };
     let existing = Existing {

@@ -127,7 +127,6 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
         let settings = Settings {
             seed,
             budget: Budget::Executions(DEFAULT_BUDGET),
-            skip: 0,
             phases: carve::_internals::generation::generate::Phases::All,
         };
         let existing = Existing {

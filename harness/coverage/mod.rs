@@ -449,6 +449,18 @@ impl Trace {
             .map(|(_, id, d)| (*id, *d))
     }
 
+    /// Everything recorded: `(table, outcome id, distance)`, sorted.
+    pub fn entries(&self) -> &[(&'static Sites, u32, f64)] {
+        &self.reached
+    }
+
+    /// A trace of these outcomes (as [`Trace::entries`] gives them, in any
+    /// order): a generation worker reads traces back from its journal.
+    pub fn from_entries(mut reached: Vec<(&'static Sites, u32, f64)>) -> Trace {
+        reached.sort_by_key(|(sites, id, _)| (*sites as *const Sites, *id));
+        Trace { reached }
+    }
+
     /// The smallest distance to outcome `id` of `sites`, if reached.
     pub fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
         self.reached(sites).find(|(i, _)| *i == id).map(|(_, d)| d)

@@ -8,7 +8,9 @@
 //! (no RON text per call). A call is kept only if it covers an outcome that
 //! no earlier call covered. A call that panics is a found bug: its input is
 //! minimized and reported once per panic line. [`crate::generation::worker`] runs all
-//! this in a child process, so that aborts and endless loops are survived.
+//! this in a child process, so that aborts and endless loops are survived;
+//! a call that crashed an earlier worker comes back as [`Ending::Crashed`],
+//! and is minimized and reported once per kind and place the same way.
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
@@ -37,15 +39,62 @@ pub struct Kept {
     pub added: Vec<u32>,
 }
 
-/// A generated call that panicked, minimized.
+/// A generated call that panicked or crashed, minimized.
 #[derive(Debug, Clone)]
 pub struct Failure {
-    /// The smallest arguments found that panic at the same place.
+    /// The smallest arguments found that fail the same way.
     pub args: Value,
-    /// What it did (a panic).
+    /// What it did (a panic, or a crash).
     pub observation: Observation,
-    /// Where it panicked (`file:line`): failures are told apart by it.
+    /// Where it panicked (`file:line`), or the kind and place of the crash
+    /// (`stack overflow`, `abort at src/lib.rs:12`): failures are told apart
+    /// by it.
     pub location: String,
+}
+
+/// How a call ran, as generation uses it.
+#[derive(Debug, Clone)]
+pub struct Executed {
+    /// What it did.
+    pub observation: Observation,
+    /// The branch outcomes it reached.
+    pub trace: Trace,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+/// How a call ended, as failures are told apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// It returned.
+    Returned,
+    /// It panicked, at this `file:line` if known.
+    Panicked(Option<String>),
+    /// It took its worker process down or hung: known from an earlier
+    /// worker ([`crate::generation::worker`]). `at` names the kind and place.
+    Crashed {
+        /// Kind and place (`stack overflow`, `abort at src/lib.rs:12`).
+        at: String,
+    },
+}
+
+impl Executed {
+    /// Where it failed, if it did.
+    fn failed_at(&self) -> Option<&str> {
+        match &self.ending {
+            Ending::Returned | Ending::Panicked(None) => None,
+            Ending::Panicked(Some(at)) | Ending::Crashed { at } => Some(at),
+        }
+    }
+}
+
+/// Why a call did not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotRun {
+    /// Its arguments did not deserialize into the parameter types.
+    Undeserializable,
+    /// What it returned could not be captured.
+    Uncaptured,
 }
 
 /// What generation did for one target.
@@ -98,10 +147,6 @@ pub struct Settings {
     pub seed: u64,
     /// How much to run.
     pub budget: Budget,
-    /// Derivations to draw without running them first: a restarted worker
-    /// skips what its predecessor ran, so the sequence is the same as
-    /// without the restart.
-    pub skip: u64,
     /// Which phases run.
     pub phases: Phases,
 }
@@ -125,13 +170,34 @@ pub trait Observer {
     fn allow(&mut self, _args: &Value) -> bool {
         true
     }
-    /// Derivation `index` (from 1) is about to run with `args`.
-    fn before_call(&mut self, _index: u64, _args: &Value) {}
-    /// A call of the target starts now: any call, a derivation's, a search
-    /// move's or one that minimizes a failure (a worker times each call).
-    fn call_started(&mut self) {}
-    /// The call that started last has returned or panicked.
-    fn call_ended(&mut self) {}
+    /// Runs execution number `ordinal` (from 1, every call generation
+    /// makes: a derivation's, a search move's or one that minimizes a
+    /// failure) with `args`, by calling `run`. A worker times the call, and
+    /// answers from its journal instead when it retraces what an earlier
+    /// worker ran ([`crate::generation::worker`]).
+    fn execute(
+        &mut self,
+        _ordinal: u64,
+        _args: &Value,
+        run: &mut dyn FnMut() -> Result<Executed, NotRun>,
+    ) -> Result<Executed, NotRun> {
+        run()
+    }
+    /// At most how many candidates that crash the minimizer may try on a
+    /// crash failing at `at`: each takes a worker down (none without workers).
+    fn crash_shrinks(&self, _at: &str) -> u32 {
+        0
+    }
+    /// At most how many executions in all (a worker's restarts cost some
+    /// of the budget).
+    fn cap(&self) -> u64 {
+        u64::MAX
+    }
+    /// Whether this run retraces one that a crash ended (a worker
+    /// restarted): what was said once is not said again.
+    fn restarted(&self) -> bool {
+        false
+    }
     /// A call was kept.
     fn kept(&mut self, _kept: &Kept) {}
     /// A failure was found (and minimized).
@@ -184,8 +250,8 @@ pub fn generate(
     let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
         return generator.run;
     };
-    // A restarted worker (`skip` > 0) said so already.
-    if !untyped.is_empty() && settings.skip == 0 {
+    // A restarted worker said so already.
+    if !untyped.is_empty() && !generator.observer.restarted() {
         eprintln!(
             "carve: {name}: generating from carved values only for parameter(s) whose type \
              could not be traced: {}",
@@ -208,13 +274,7 @@ pub fn generate(
         Phases::GrammarOnly => (1.0, (0.0, 0.0)),
         Phases::SearchOnly => (0.0, (0.8, 1.0)),
     };
-    generator.grammar_phase(
-        &grammar,
-        &mut fuzzer,
-        settings.skip,
-        grammar_share,
-        Some(STAGNATION),
-    );
+    generator.grammar_phase(&grammar, &mut fuzzer, grammar_share, Some(STAGNATION));
     if generator.run.after.len() < total
         && !generator.exhausted(1.0)
         && settings.phases != Phases::GrammarOnly
@@ -222,7 +282,7 @@ pub fn generate(
         generator.search_phase(existing, settings.seed, search_share);
     }
     if settings.phases != Phases::SearchOnly {
-        generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0, None);
+        generator.grammar_phase(&grammar, &mut fuzzer, 1.0, None);
     }
     let index = generator.index;
     generator
@@ -257,6 +317,9 @@ struct Generator<'o> {
 impl Generator<'_> {
     /// Whether `fraction` of the budget is spent.
     fn exhausted(&self, fraction: f64) -> bool {
+        if self.run.executions >= self.observer.cap() {
+            return true;
+        }
         match self.budget {
             Budget::Executions(n) => self.run.executions as f64 >= n as f64 * fraction,
             Budget::Time(d) => self.start.elapsed().as_secs_f64() >= d.as_secs_f64() * fraction,
@@ -292,36 +355,26 @@ impl Generator<'_> {
 
     /// Derives and runs calls until `fraction` of the budget is spent, or
     /// after `stagnation` calls in a row that cover nothing new.
-    /// Derivations up to `skip` are drawn but not run (a restarted worker).
     fn grammar_phase(
         &mut self,
         grammar: &ArgsGrammar,
         fuzzer: &mut GrammarFuzzer,
-        skip: u64,
         fraction: f64,
         stagnation: Option<u64>,
     ) {
         // Derivations that fit no argument value cost no execution: bound them too.
         // A time budget has no bound on derivations (`u64::MAX`): saturate.
-        let max_index = self
-            .index
-            .saturating_add(skip)
-            .saturating_add(max_derivations(self.budget));
+        let max_index = self.index.saturating_add(max_derivations(self.budget));
         let mut last_gain = (self.run.executions, self.run.after.len());
         while !self.exhausted(fraction) && self.index < max_index {
             if self.run.after.len() > last_gain.1 {
                 last_gain = (self.run.executions, self.run.after.len());
             }
-            if stagnation
-                .is_some_and(|n| self.run.executions - last_gain.0 >= n && self.index > skip)
-            {
+            if stagnation.is_some_and(|n| self.run.executions - last_gain.0 >= n) {
                 break;
             }
             let tree = fuzzer.fuzz_tree();
             self.index += 1;
-            if self.index <= skip {
-                continue;
-            }
             // Derivations outside the parameter types (a text that does not
             // parse, a value past a type's range) are not run, like those
             // that fit no value.
@@ -352,17 +405,18 @@ impl Generator<'_> {
         if !self.observer.allow(args) {
             return None;
         }
-        self.run.executions += 1;
-        self.observer.before_call(self.index, args);
-        let (observation, trace, location) =
-            execute(self.target, args, &mut self.run, &mut *self.observer)?;
-        let failed = !matches!(observation.outcome, Outcome::Returned(_));
-        let reached = self.reach.covered(&trace);
+        let executed = execute(self.target, args, &mut self.run, &mut *self.observer)?;
+        let reached = self.reach.covered(&executed.trace);
         let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
+        let failed = executed.ending != Ending::Returned;
+        let location = executed.failed_at().map(str::to_owned);
+        let Executed {
+            observation, trace, ..
+        } = executed;
         // Only kept calls count as covering: a failing call is stored as a
         // failure, and what it reached must still be reached by a passing one.
-        match (&observation.outcome, location) {
-            (Outcome::Panicked(_), Some(location)) if self.failed_at.insert(location.clone()) => {
+        match location {
+            Some(location) if self.failed_at.insert(location.clone()) => {
                 let failure = minimize(
                     self.target,
                     &self.types,
@@ -375,7 +429,7 @@ impl Generator<'_> {
                 self.observer.failure(&failure);
                 self.run.failures.push(failure);
             }
-            (Outcome::Panicked(_), _) => {}
+            _ if failed => {}
             _ if !added.is_empty() => {
                 self.run.after.extend(added.iter().copied());
                 let kept = Kept {
@@ -413,39 +467,56 @@ fn max_derivations(budget: Budget) -> u64 {
     }
 }
 
-/// Runs one call; `None` when its arguments did not deserialize.
+/// Runs one call, as execution number `run.executions + 1`, through the
+/// observer; `None` when it could not run (its arguments did not
+/// deserialize, or what it returned could not be captured).
 fn execute(
     target: &'static Target,
     args: &Value,
     run: &mut Generation,
     observer: &mut dyn Observer,
-) -> Option<(Observation, Trace, Option<String>)> {
-    observer.call_started();
-    let (result, trace) = coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
-    observer.call_ended();
-    match result {
-        Ok(replayed) => {
-            // Two panics on one line (`chars[i + 1], chars[i + 2]`) are one bug.
-            let location = match replayed.observation.outcome {
-                Outcome::Panicked(_) => last_panic_location().map(|l| {
-                    l.rsplit_once(':')
-                        .map_or(l.clone(), |(line, _col)| line.to_owned())
-                }),
-                Outcome::Returned(_) | Outcome::Crashed(_) => None,
-            };
-            Some((replayed.observation, trace, location))
-        }
-        Err(ReplayError::Args { .. }) => {
+) -> Option<Executed> {
+    run.executions += 1;
+    let mut call = || run_call(target, args);
+    match observer.execute(run.executions, args, &mut call) {
+        Ok(executed) => Some(executed),
+        Err(NotRun::Undeserializable) => {
             run.undeserializable += 1;
             None
         }
-        Err(ReplayError::Capture(_)) => None,
+        Err(NotRun::Uncaptured) => None,
+    }
+}
+
+/// Calls `target` with `args` in this process, collecting coverage.
+pub fn run_call(target: &'static Target, args: &Value) -> Result<Executed, NotRun> {
+    let (result, trace) = coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
+    match result {
+        Ok(replayed) => {
+            // Two panics on one line (`chars[i + 1], chars[i + 2]`) are one bug.
+            let ending = match replayed.observation.outcome {
+                Outcome::Panicked(_) => Ending::Panicked(last_panic_location().map(|l| {
+                    l.rsplit_once(':')
+                        .map_or(l.clone(), |(line, _col)| line.to_owned())
+                })),
+                Outcome::Returned(_) | Outcome::Crashed(_) => Ending::Returned,
+            };
+            Ok(Executed {
+                observation: replayed.observation,
+                trace,
+                ending,
+            })
+        }
+        Err(ReplayError::Args { .. }) => Err(NotRun::Undeserializable),
+        Err(ReplayError::Capture(_)) => Err(NotRun::Uncaptured),
     }
 }
 
 /// Delta debugging over the value tree: tries smaller arguments (shorter
 /// strings and sequences, numbers closer to 0, `None`) and keeps any that
-/// still panics at the same location, until none does.
+/// still fails at the same location, until none does. A candidate that
+/// crashes costs a worker restart: at most [`Observer::crash_shrinks`] of
+/// them are tried.
 fn minimize(
     target: &'static Target,
     types: &ParamTypes,
@@ -456,25 +527,36 @@ fn minimize(
     observer: &mut dyn Observer,
 ) -> Failure {
     const MAX_ATTEMPTS: usize = 2_000;
-    let mut attempts = 0;
+    let crash_shrinks = observer.crash_shrinks(&location);
+    let (mut attempts, mut crashes) = (0, 0);
     'smaller: while attempts < MAX_ATTEMPTS {
         for candidate in crate::generation::shrink::candidates(&args) {
+            if attempts >= MAX_ATTEMPTS || run.executions >= observer.cap() {
+                break 'smaller;
+            }
             // A candidate outside the parameter types would only fail to
             // deserialize.
             if !types.admits(&candidate) {
                 continue;
             }
             attempts += 1;
-            run.executions += 1;
-            if let Some((obs, _, Some(at))) = execute(target, &candidate, run, observer) {
-                if at == location {
-                    args = candidate;
-                    observation = obs;
-                    continue 'smaller;
+            let Some(executed) = execute(target, &candidate, run, observer) else {
+                continue;
+            };
+            let crashed = matches!(executed.ending, Ending::Crashed { .. });
+            let same = executed.failed_at() == Some(location.as_str());
+            if same {
+                args = candidate;
+                observation = executed.observation;
+            }
+            if crashed {
+                crashes += 1;
+                if crashes >= crash_shrinks {
+                    break 'smaller;
                 }
             }
-            if attempts >= MAX_ATTEMPTS {
-                break 'smaller;
+            if same {
+                continue 'smaller;
             }
         }
         break;

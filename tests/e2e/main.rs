@@ -15,6 +15,7 @@ use std::process::Command;
 
 use insta::assert_snapshot;
 
+mod crashes;
 mod files;
 mod partition;
 mod record;
@@ -1650,9 +1651,9 @@ fn generation_survives_aborts_stack_overflows_and_endless_loops() {
     // the stack); collatz(0) never returns. The crash messages depend on
     // timing and inputs, so they are checked by their stable parts.
     for (target, crash) in [
-        ("abort_on_max", "process killed by signal 6"),
-        ("fact", "process killed by signal 6"),
-        ("collatz", "did not return within 1s"),
+        ("abort_on_max", "abort: process killed by signal 6"),
+        ("fact", "stack overflow: thread "),
+        ("collatz", "timeout: did not return within 1s"),
     ] {
         let run = p.test(
             &[("CARVE", "generate"), ("CARVE_BUDGET", "3000")],

@@ -6,46 +6,76 @@
 //! the carve file as soon as it is found (atomically, under the carve
 //! folder's lock), and reports to its parent ([`protocol`]): progress, and
 //! a heartbeat every 100 ms that says whether the call running now has
-//! overrun the call timeout ([`liveness`]). A worker that exits abnormally,
-//! or whose call overran, crashed on some call; a worker that cannot save
-//! stops at once and fails the run. Generation is deterministic, so the parent
-//! restarts a worker that redraws the same derivations without running those
-//! already run, and runs the suspect window carefully, announcing each call
-//! before making it; the call that crashes is stored as a `Found` entry with
-//! a `Crashed` outcome, and generation resumes after it.
+//! overrun the call timeout ([`liveness`]). A worker that cannot save stops
+//! at once and fails the run.
+//!
+//! A worker that dies in a call of the target, or whose call overran,
+//! crashed on that call: before each call it marks the call's number and
+//! arguments where the parent can read them after its death ([`journal`]).
+//! The parent tells the crash's kind and place ([`triage`]), adds the call
+//! to the run's crash list and starts a new worker. That worker retraces
+//! the run so far from the journal of the calls made (their results, not
+//! the calls themselves) and the crash list, so it makes the same decisions
+//! in every phase: the crashing call ends as `Crashed`, becomes a failure
+//! of its own kind and place, is minimized like a panic (each smaller
+//! candidate that crashes costs one more restart, within a small share of
+//! the budget) and saved as a `Found` entry; generation goes on after it.
+//! A run with crashes is therefore deterministic per seed, like one
+//! without. Each restart costs [`RESTART_COST`] executions of the budget
+//! (with a time budget, the time it takes), so a target that crashes on
+//! every call still ends within its budget.
 
+pub mod journal;
 pub mod liveness;
 pub mod protocol;
+pub mod triage;
 
-use std::collections::BTreeSet;
-use std::io::{self, BufRead, BufReader};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::call::ArgsInput;
 use crate::carving::lock::CarveDirLock;
-use crate::carving::store::{CarveFile, Entry, Origin, StoreError, StoredOutcome};
+use crate::carving::store::{CarveFile, Entry, Origin, StoreError};
 use crate::coverage;
 use crate::coverage::reach::Reach;
+use crate::coverage::Trace;
 use crate::env::{Budget, Config};
 use crate::error::Error;
-use crate::generation::generate::{self, Existing, Failure, Kept, Observer, Progress, Settings};
-use crate::outcome::{describe_exit, quietly, Observation, Outcome};
+use crate::generation::generate::{
+    self, Ending, Executed, Existing, Failure, Kept, NotRun, Observer, Progress, Settings,
+};
+use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
+use journal::{args_hash, CallMarker, Crash, Journal, Scratch};
 use liveness::{Liveness, SILENCE_LIMIT};
 use protocol::{Channel, WorkerMessage};
+use triage::Ended;
 
 /// How long one generated call may run, from its own start.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(1);
 /// The variable that makes a test binary a worker for the named target.
 pub const WORKER_VAR: &str = "CARVE_WORKER";
+/// The variable that names the scratch folder a target's workers share.
+const SCRATCH_VAR: &str = "CARVE_WORKER_SCRATCH";
+/// The variable that caps a worker's executions (the budget less restarts).
+const CAP_VAR: &str = "CARVE_WORKER_CAP";
 /// Derivations a worker may run between two progress lines.
 const PROGRESS_EVERY: u64 = 256;
-/// Restarts after which the parent gives up on a target.
-const MAX_RESTARTS: u32 = 32;
+/// Executions of the budget one worker restart costs: about what starting
+/// a worker (a process, loading and replaying the carve files, retracing
+/// the journal) takes in time, in calls of a quick target.
+pub const RESTART_COST: u64 = 100;
+/// The share of the budget that minimizing crashing inputs may spend on
+/// restarts, per crash.
+const CRASH_SHRINK_SHARE: f64 = 0.05;
+/// How much of a worker's stderr the parent keeps, to tell crashes apart.
+const STDERR_TAIL: usize = 16 * 1024;
 
 /// What generation did for a target, over all its workers.
 #[derive(Debug, Clone, Default)]
@@ -54,7 +84,7 @@ pub struct Summary {
     pub executions: u64,
     /// Calls kept.
     pub kept: usize,
-    /// Failures found (panics, aborts, timeouts).
+    /// Failures found (panics, aborts, stack overflows, timeouts).
     pub failures: usize,
     /// Worker processes that crashed.
     pub crashes: u32,
@@ -72,59 +102,85 @@ pub fn generate_in_workers(
 ) -> Result<Summary, Error> {
     let exe = std::env::current_exe().map_err(Error::StartWorker)?;
     let path = CarveFile::path_for(&config.dir, target_name);
+    let scratch = Scratch::create(target_name).map_err(Error::WorkerIo)?;
+    // Every worker starts from the carve file as it is now, not from what
+    // the workers before it added: so each retraces the same run.
+    let base = std::fs::read(&path).map_err(|e| Error::Save(StoreError::io(&path, e)))?;
+    std::fs::write(journal::base_path(scratch.dir()), base).map_err(Error::WorkerIo)?;
     let mut summary = Summary::default();
     // With other targets generating beside it, a bar would overwrite theirs.
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
-    let (mut skip, mut careful_until) = (0u64, 0u64);
+    let mut crashes: Vec<Crash> = Vec::new();
     let start = Instant::now();
-    while let Some(budget) = remaining(config.budget, summary.executions, start) {
-        let run = run_worker(
-            &exe,
-            target_name,
-            budget,
-            skip,
-            careful_until,
-            &mut |executions, covered| {
-                progress.tick(summary.executions + executions, covered, total)
-            },
-        )?;
-        summary.executions += run.executions;
+    loop {
+        let spent_on_restarts = u64::from(summary.crashes) * RESTART_COST;
+        let cap = match config.budget {
+            Budget::Executions(n) => n.saturating_sub(spent_on_restarts),
+            Budget::Time(_) => u64::MAX,
+        };
+        let Some(budget) = remaining(config.budget, start) else {
+            break;
+        };
+        CallMarker::reset(scratch.dir()).map_err(Error::WorkerIo)?;
+        let run = run_worker(&exe, target_name, budget, cap, scratch.dir(), &mut |executions, covered| {
+            progress.tick(executions, covered, total)
+        })?;
         summary.kept += run.kept;
         summary.failures += run.failures;
-        summary.undeserializable += run.undeserializable;
-        let Some(crash) = run.crash else { break };
+        summary.executions = run.executions;
+        summary.undeserializable = run.undeserializable;
+        let Some(ended) = run.crash else { break };
+        let marked = CallMarker::read(scratch.dir()).map_err(Error::WorkerIo)?;
+        let Some((number, hash)) = marked.in_call() else {
+            return Err(Error::Worker {
+                target: target_name.to_owned(),
+                message: format!(
+                    "a worker ended outside any call of the target ({}); stderr ends with:\n{}",
+                    describe(ended),
+                    run.stderr_tail.trim_end()
+                ),
+            });
+        };
+        // The call it died in was made too.
+        summary.executions = summary.executions.max(number);
         summary.crashes += 1;
-        if summary.crashes > MAX_RESTARTS {
-            eprintln!(
-                "carve: {target_name}: generation stopped after {MAX_RESTARTS} worker crashes; \
-                 what was found is saved"
-            );
-            break;
+        let triage = triage::classify(ended, &run.stderr_tail, CALL_TIMEOUT.as_secs());
+        crashes.push(Crash {
+            hash,
+            at: triage.at,
+            message: triage.message,
+        });
+        journal::write_crashes(scratch.dir(), &crashes).map_err(Error::WorkerIo)?;
+        if let Budget::Executions(n) = config.budget {
+            if number.saturating_add(u64::from(summary.crashes) * RESTART_COST) >= n {
+                break;
+            }
         }
-        match run.calling {
-            // The call announced last is the one that crashed.
-            Some((index, args)) if index <= careful_until => {
-                if store_crash(&config.dir, &path, config.seed, &crash, &args)? {
-                    summary.failures += 1;
-                }
-                skip = index;
-                careful_until = 0;
-            }
-            // Somewhere after the last progress line: run that window again, carefully.
-            _ => {
-                skip = run.last_index;
-                careful_until = run.last_index + PROGRESS_EVERY + 1;
-            }
+    }
+    if let Budget::Executions(n) = config.budget {
+        let restarts = u64::from(summary.crashes) * RESTART_COST;
+        if summary.crashes > 0 && summary.executions.saturating_add(restarts) >= n {
+            progress.finish();
+            eprintln!(
+                "carve: {target_name}: generation ended early: {} worker crash(es) took {} of \
+                 the {n} executions in the budget ({RESTART_COST} per restart); what was found \
+                 is saved",
+                summary.crashes,
+                restarts.min(n)
+            );
+            return Ok(summary);
         }
     }
     progress.finish();
     Ok(summary)
 }
 
-fn remaining(budget: Budget, executions: u64, start: Instant) -> Option<Budget> {
+/// What is left of the budget: all of an execution budget (a worker
+/// retraces the run from its start), the rest of a time budget.
+fn remaining(budget: Budget, start: Instant) -> Option<Budget> {
     match budget {
-        Budget::Executions(n) => (executions < n).then(|| Budget::Executions(n - executions)),
+        Budget::Executions(n) => (n > 0).then_some(budget),
         Budget::Time(d) => d
             .checked_sub(start.elapsed())
             .filter(|d| !d.is_zero())
@@ -132,18 +188,27 @@ fn remaining(budget: Budget, executions: u64, start: Instant) -> Option<Budget> 
     }
 }
 
+fn describe(ended: Ended) -> String {
+    match ended {
+        Ended::TimedOut => format!("a call did not return within {}s", CALL_TIMEOUT.as_secs()),
+        Ended::Frozen => format!("it stopped responding for {}s", SILENCE_LIMIT.as_secs()),
+        Ended::Exited(status) => crate::outcome::describe_exit(status),
+    }
+}
+
 /// What one worker process did before it ended.
 struct WorkerRun {
+    /// Calls made so far in the run, as the worker last said.
     executions: u64,
     undeserializable: u64,
     kept: usize,
     failures: usize,
-    last_index: u64,
-    calling: Option<(u64, String)>,
     /// Whether it said it finished.
     done: bool,
     /// How it crashed, if it did.
-    crash: Option<String>,
+    crash: Option<Ended>,
+    /// The end of what it wrote to stderr.
+    stderr_tail: String,
 }
 
 impl WorkerRun {
@@ -156,22 +221,16 @@ impl WorkerRun {
     ) -> Result<(), String> {
         match message {
             WorkerMessage::Alive => {}
-            WorkerMessage::TimedOut => {
-                self.crash = Some(format!(
-                    "did not return within {}s",
-                    CALL_TIMEOUT.as_secs()
-                ));
-            }
+            WorkerMessage::TimedOut => self.crash = Some(Ended::TimedOut),
             WorkerMessage::Progress {
-                derivation,
                 executions,
                 covered,
+                undeserializable,
             } => {
-                self.last_index = derivation;
                 self.executions = executions;
+                self.undeserializable = undeserializable;
                 on_progress(executions, covered as usize);
             }
-            WorkerMessage::Calling { derivation, args } => self.calling = Some((derivation, args)),
             WorkerMessage::Kept => self.kept += 1,
             WorkerMessage::Failure => self.failures += 1,
             WorkerMessage::Error { message } => return Err(message),
@@ -195,11 +254,11 @@ fn run_worker(
     exe: &Path,
     target_name: &str,
     budget: Budget,
-    skip: u64,
-    careful_until: u64,
+    cap: u64,
+    scratch: &Path,
     on_progress: &mut dyn FnMut(u64, usize),
 ) -> Result<WorkerRun, Error> {
-    let (mut child, lines) = spawn_worker(exe, target_name, budget, skip, careful_until)?;
+    let (mut child, lines, stderr) = spawn_worker(exe, target_name, budget, cap, scratch)?;
     let stop = |child: &mut Child| {
         let _ = child.kill();
         let _ = child.wait();
@@ -209,21 +268,19 @@ fn run_worker(
         undeserializable: 0,
         kept: 0,
         failures: 0,
-        last_index: skip,
-        calling: None,
         done: false,
         crash: None,
+        stderr_tail: String::new(),
     };
+    let tail = |stderr: JoinHandle<String>| stderr.join().unwrap_or_default();
     loop {
         // The heartbeat comes every 100 ms, whatever the worker does.
         let line = match lines.recv_timeout(SILENCE_LIMIT) {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 stop(&mut child);
-                run.crash = Some(format!(
-                    "stopped responding for {}s",
-                    SILENCE_LIMIT.as_secs()
-                ));
+                run.crash = Some(Ended::Frozen);
+                run.stderr_tail = tail(stderr);
                 return Ok(run);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -244,40 +301,43 @@ fn run_worker(
         }
         if run.crash.is_some() {
             stop(&mut child);
+            run.stderr_tail = tail(stderr);
             return Ok(run);
         }
     }
     let status = child.wait().map_err(Error::WorkerIo)?;
+    run.stderr_tail = tail(stderr);
     if !(run.done && status.success()) {
-        run.crash = Some(describe_exit(status));
+        run.crash = Some(Ended::Exited(status));
     }
     Ok(run)
 }
 
-/// Starts a worker; its protocol lines arrive on the receiver.
+/// Starts a worker; its protocol lines arrive on the receiver, and the
+/// thread returns the end of its stderr once it closes.
 fn spawn_worker(
     exe: &Path,
     target_name: &str,
     budget: Budget,
-    skip: u64,
-    careful_until: u64,
-) -> Result<(Child, mpsc::Receiver<String>), Error> {
+    cap: u64,
+    scratch: &Path,
+) -> Result<(Child, mpsc::Receiver<String>, JoinHandle<String>), Error> {
     let budget_text = match budget {
         Budget::Executions(n) => n.to_string(),
         Budget::Time(d) => format!("{}ms", d.as_millis().max(1)),
     };
     let mut child = Command::new(exe)
         .env(WORKER_VAR, target_name)
-        .env("CARVE_WORKER_SKIP", skip.to_string())
-        .env("CARVE_WORKER_CAREFUL", careful_until.to_string())
+        .env(SCRATCH_VAR, scratch)
+        .env(CAP_VAR, cap.to_string())
         .env("CARVE_BUDGET", budget_text)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(Error::StartWorker)?;
-    let Some(stdout) = child.stdout.take() else {
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(Error::WorkerIo(io::Error::other("worker without stdout")));
     };
     let (tx, rx) = mpsc::channel();
@@ -289,29 +349,25 @@ fn spawn_worker(
             }
         }
     });
-    Ok((child, rx))
-}
-
-/// Stores a crashing call as a `Found` entry, once per kind of crash.
-/// Returns whether it was new.
-fn store_crash(
-    dir: &Path,
-    path: &Path,
-    seed: u64,
-    crash: &str,
-    args: &str,
-) -> Result<bool, Error> {
-    let outcome = StoredOutcome::of(&Outcome::Crashed(crash.to_owned()))?;
-    let origin = Origin::Found {
-        seed,
-        at: crash.to_owned(),
-        expected: false,
-    };
-    let entry = Entry::new(origin, args, outcome, None);
-    append_entry(dir, path, entry, |e| {
-        matches!(&e.origin, Origin::Found { at, .. } if at == crash)
-    })
-    .map_err(Error::Save)
+    // Read all along, or a worker that prints much would block on a full
+    // pipe; only the end is kept.
+    let stderr = std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut stderr = stderr;
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 2 * STDERR_TAIL {
+                tail.drain(..tail.len() - STDERR_TAIL);
+            }
+        }
+        let from = tail.len().saturating_sub(STDERR_TAIL);
+        String::from_utf8_lossy(&tail[from..]).into_owned()
+    });
+    Ok((child, rx, stderr))
 }
 
 /// Adds `entry` to the carve file at `path` in the carve folder `dir`,
@@ -372,22 +428,24 @@ fn worker(
     target_name: &str,
     liveness: &Liveness,
 ) -> Result<(), Error> {
-    let number = |var: &str| {
-        std::env::var(var)
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
     let target = registry
         .target(target_name)
         .ok_or_else(|| Error::UnknownTarget(target_name.to_owned()))?;
+    let scratch = std::env::var_os(SCRATCH_VAR)
+        .map(std::path::PathBuf::from)
+        .ok_or_else(|| Error::WorkerIo(io::Error::other(format!("{SCRATCH_VAR} is not set"))))?;
+    let cap = std::env::var(CAP_VAR)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(u64::MAX);
     let path = CarveFile::path_for(&config.dir, target_name);
-    let file = CarveFile::load(&config.dir, &path)?;
+    let base = journal::base_path(&scratch);
+    let text = std::fs::read_to_string(&base).map_err(|e| StoreError::io(&base, e))?;
+    let file = CarveFile::parse(&config.dir, &path, &text)?;
     let existing = existing_calls(registry, target, &file, &config.dir, config.seed)?;
     let settings = Settings {
         seed: config.seed,
         budget: config.budget,
-        skip: number("CARVE_WORKER_SKIP"),
         phases: generate::Phases::All,
     };
     let crashing = file
@@ -396,22 +454,67 @@ fn worker(
         .filter(|e| e.outcome.is_crash())
         .map(|e| crate::carving::replay::strip_layout(&e.args))
         .collect();
+    install_crash_frame_hook();
     let mut observer = Reporter {
+        target,
         reach: &existing.reach,
         crashing,
         liveness,
-        careful_until: number("CARVE_WORKER_CAREFUL"),
         dir: &config.dir,
         path: &path,
         seed: config.seed,
+        budget: config.budget,
+        cap,
+        crashes: journal::read_crashes(&scratch).map_err(Error::WorkerIo)?,
+        journal: Journal::open(&scratch).map_err(Error::WorkerIo)?,
+        marker: CallMarker::open(&scratch).map_err(Error::WorkerIo)?,
+        replayed: HashSet::new(),
+        undeserializable: 0,
         last_report: (0, Instant::now()),
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
+    observer.journal.flush().map_err(Error::WorkerIo)?;
     liveness.send(&WorkerMessage::Done {
         executions: generation.executions,
         undeserializable: generation.undeserializable,
     });
     Ok(())
+}
+
+/// On Unix, a worker that aborts in a call names the innermost frame of the
+/// user's code on stderr first ([`triage::FRAME_PREFIX`]), so that aborts
+/// at different places are different failures. The backtrace is taken in
+/// the signal handler: not async-signal-safe in general, but the process is
+/// ending anyway, and a handler that hangs is ended by the parent as a
+/// timeout would be. A stack overflow is left alone: Rust's handler runs on
+/// a small alternate stack, too small for a backtrace.
+fn install_crash_frame_hook() {
+    #[cfg(unix)]
+    {
+        extern "C" fn on_abort(_: libc::c_int) {
+            // SAFETY: querying the current alternate stack is always allowed.
+            let on_alt_stack = unsafe {
+                let mut current: libc::stack_t = std::mem::zeroed();
+                libc::sigaltstack(std::ptr::null(), &mut current) == 0
+                    && current.ss_flags & libc::SS_ONSTACK != 0
+            };
+            if !on_alt_stack {
+                let backtrace = std::backtrace::Backtrace::force_capture().to_string();
+                if let Some(frame) = triage::user_frame_line(&backtrace) {
+                    let line = format!("\n{}{frame}\n", triage::FRAME_PREFIX);
+                    // SAFETY: writing a buffer this function owns to fd 2.
+                    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+                }
+            }
+            // SAFETY: back to the default action; abort() raises again.
+            unsafe { libc::signal(libc::SIGABRT, libc::SIG_DFL) };
+        }
+        // SAFETY: installs a handler for SIGABRT, which nothing else in a
+        // worker handles.
+        unsafe {
+            libc::signal(libc::SIGABRT, on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t)
+        };
+    }
 }
 
 /// Replays the carve files to learn where generation for `target` starts:
@@ -496,20 +599,34 @@ fn made_with(origin: &Origin, seed: u64) -> bool {
     }
 }
 
-/// Reports to the parent and saves what is found, as it is found. A save
-/// that fails ends the worker at once: every call it would go on to keep
-/// would be lost too.
+/// Reports to the parent and saves what is found, as it is found; runs
+/// the calls, timed and marked, or answers them from the journal and the
+/// crash list while retracing what earlier workers did. A save that fails
+/// ends the worker at once: every call it would go on to keep would be lost
+/// too.
 struct Reporter<'a> {
+    target: &'static Target,
     reach: &'a Reach,
     /// Arguments known to crash, without layout.
     crashing: BTreeSet<String>,
     liveness: &'a Liveness,
-    careful_until: u64,
     /// The carve folder.
     dir: &'a Path,
     /// The target's carve file in it.
     path: &'a Path,
     seed: u64,
+    budget: Budget,
+    /// Executions allowed in all: the budget less the restarts.
+    cap: u64,
+    /// Calls that crashed a worker of this run, by argument hash.
+    crashes: HashMap<u64, Crash>,
+    journal: Journal,
+    marker: CallMarker,
+    /// Hashes of the arguments of calls answered from the journal: their
+    /// observations were not kept.
+    replayed: HashSet<u64>,
+    /// Calls whose arguments did not deserialize, so far.
+    undeserializable: u64,
     last_report: (u64, Instant),
 }
 
@@ -522,23 +639,26 @@ impl Reporter<'_> {
     /// carve folder's lock, so that what another process (a generate with
     /// another seed, a record) wrote since this worker started is kept.
     /// Reports it to the parent (`message`) only if it was added: another
-    /// run may have stored the same call already. Ends the worker if the
-    /// save fails.
-    fn save(
-        &self,
-        origin: Origin,
-        args: &Value,
-        observation: &Observation,
-        message: WorkerMessage,
-    ) {
-        let added = Entry::from_values(origin, args, observation)
-            .map_err(Error::from)
-            .and_then(|entry| {
-                let args = entry.args.clone();
-                self.liveness
-                    .write(|| append_entry(self.dir, self.path, entry, |e| e.args == args))
-                    .map_err(Error::Save)
-            });
+    /// run, or an earlier worker of this one, may have stored it already.
+    /// A call answered from the journal runs again for its observation.
+    /// Ends the worker if the save fails.
+    fn save(&self, origin: Origin, args: &Value, observation: &Observation, message: WorkerMessage) {
+        let added = (|| -> Result<bool, Error> {
+            let mut entry = Entry::from_values(origin.clone(), args, observation)?;
+            if self.replayed.contains(&args_hash(args)) {
+                let stored = CarveFile::load(self.dir, self.path)?;
+                if stored.entries.iter().any(|e| e.args == entry.args) {
+                    return Ok(false);
+                }
+                if let Some(observation) = self.run_again(args) {
+                    entry = Entry::from_values(origin, args, &observation)?;
+                }
+            }
+            let args = entry.args.clone();
+            self.liveness
+                .write(|| append_entry(self.dir, self.path, entry, |e| e.args == args))
+                .map_err(Error::Save)
+        })();
         match added {
             Ok(true) => self.send(message),
             Ok(false) => {}
@@ -546,27 +666,78 @@ impl Reporter<'_> {
         }
     }
 
+    /// The observation of a call made before (it returned or panicked).
+    fn run_again(&self, args: &Value) -> Option<Observation> {
+        self.liveness.call_started();
+        let ran = generate::run_call(self.target, args);
+        self.liveness.call_ended();
+        ran.ok().map(|executed| executed.observation)
+    }
 }
 
 impl Observer for Reporter<'_> {
+    fn restarted(&self) -> bool {
+        !self.crashes.is_empty()
+    }
+
     fn allow(&mut self, args: &Value) -> bool {
         self.crashing.is_empty() || !self.crashing.contains(&args.to_compact_ron())
     }
 
-    fn before_call(&mut self, index: u64, args: &Value) {
-        if index <= self.careful_until {
-            let text = ron::ser::to_string_pretty(
-                args,
-                ron::ser::PrettyConfig::new()
-                    .indentor("    ")
-                    .new_line("\n"),
-            )
-            .unwrap_or_else(|_| args.to_compact_ron());
-            self.send(WorkerMessage::Calling {
-                derivation: index,
-                args: text,
-            });
+    fn execute(
+        &mut self,
+        ordinal: u64,
+        args: &Value,
+        run: &mut dyn FnMut() -> Result<Executed, NotRun>,
+    ) -> Result<Executed, NotRun> {
+        let hash = args_hash(args);
+        let result = if let Some(crash) = self.crashes.get(&hash) {
+            Ok(Executed {
+                observation: Observation {
+                    outcome: Outcome::Crashed(crash.message.clone()),
+                    after: None,
+                },
+                trace: Trace::default(),
+                ending: Ending::Crashed {
+                    at: crash.at.clone(),
+                },
+            })
+        } else if let Some(result) = self.journal.replay(hash) {
+            self.replayed.insert(hash);
+            result
+        } else {
+            self.marker.started(ordinal, hash);
+            self.liveness.call_started();
+            let result = run();
+            self.liveness.call_ended();
+            self.marker.ended(ordinal);
+            if let Err(e) = self.journal.record(hash, &result) {
+                fail(self.liveness, &Error::WorkerIo(e));
+            }
+            result
+        };
+        if result.as_ref().err() == Some(&NotRun::Undeserializable) {
+            self.undeserializable += 1;
         }
+        result
+    }
+
+    fn crash_shrinks(&self, at: &str) -> u32 {
+        // What one crashing candidate costs: a restart, and for a hang the
+        // call timeout first.
+        let hang = at.starts_with("timeout");
+        let allowance = match self.budget {
+            Budget::Executions(n) => n as f64 * CRASH_SHRINK_SHARE / RESTART_COST as f64,
+            Budget::Time(d) => {
+                let restart = if hang { CALL_TIMEOUT.as_secs_f64() + 0.1 } else { 0.1 };
+                d.as_secs_f64() * CRASH_SHRINK_SHARE / restart
+            }
+        };
+        allowance as u32
+    }
+
+    fn cap(&self) -> u64 {
+        self.cap
     }
 
     fn kept(&mut self, kept: &Kept) {
@@ -600,23 +771,19 @@ impl Observer for Reporter<'_> {
         );
     }
 
-    fn call_started(&mut self) {
-        self.liveness.call_started();
-    }
-
-    fn call_ended(&mut self) {
-        self.liveness.call_ended();
-    }
-
     fn progress(&mut self, index: u64, executions: u64, covered: usize) {
         let (last_index, last_time) = self.last_report;
         if index >= last_index + PROGRESS_EVERY || last_time.elapsed() >= Duration::from_millis(100)
         {
             self.last_report = (index, Instant::now());
+            // What is journaled by now is not run again after a crash.
+            if let Err(e) = self.journal.flush() {
+                fail(self.liveness, &Error::WorkerIo(e));
+            }
             self.send(WorkerMessage::Progress {
-                derivation: index,
                 executions,
                 covered: covered as u64,
+                undeserializable: self.undeserializable,
             });
         }
     }

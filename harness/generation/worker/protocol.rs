@@ -8,8 +8,7 @@
 //!
 //! ```text
 //! carve-worker alive
-//! carve-worker progress 512 498 7
-//! carve-worker calling 513 "(\n    s: \"%4\",\n)"
+//! carve-worker progress 498 7 3
 //! carve-worker kept
 //! carve-worker done 20000 14
 //! ```
@@ -32,18 +31,12 @@ pub enum WorkerMessage {
     /// The call running now has run longer than the call timeout, measured
     /// from its own start: the parent ends the worker.
     TimedOut,
-    /// Derivations run so far, calls made, goals covered.
+    /// Calls made so far (by this worker and, retraced, by those before
+    /// it), goals covered, generated arguments that did not deserialize.
     Progress {
-        derivation: u64,
         executions: u64,
         covered: u64,
-    },
-    /// The call about to be made, announced while running a suspect window
-    /// carefully: if the worker dies now, this call is the one that crashed.
-    Calling {
-        derivation: u64,
-        /// The arguments as pretty RON (a carve file's `args:`).
-        args: String,
+        undeserializable: u64,
     },
     /// A generated call was kept and saved.
     Kept,
@@ -65,16 +58,13 @@ impl fmt::Display for WorkerMessage {
             WorkerMessage::Alive => write!(f, "alive"),
             WorkerMessage::TimedOut => write!(f, "timeout"),
             WorkerMessage::Progress {
-                derivation,
                 executions,
                 covered,
-            } => write!(f, "progress {derivation} {executions} {covered}"),
-            // Quoted as a RON string: escapes keep the message on one line.
-            WorkerMessage::Calling { derivation, args } => {
-                write!(f, "calling {derivation} {}", quote(args))
-            }
+                undeserializable,
+            } => write!(f, "progress {executions} {covered} {undeserializable}"),
             WorkerMessage::Kept => write!(f, "kept"),
             WorkerMessage::Failure => write!(f, "failure"),
+            // Quoted as a RON string: escapes keep the message on one line.
             WorkerMessage::Error { message } => write!(f, "error {}", quote(message)),
             WorkerMessage::Done {
                 executions,
@@ -123,20 +113,13 @@ impl FromStr for WorkerMessage {
         };
         let message = match word {
             "progress" => match numbers(3).as_deref() {
-                Some(&[derivation, executions, covered]) => WorkerMessage::Progress {
-                    derivation,
+                Some(&[executions, covered, undeserializable]) => WorkerMessage::Progress {
                     executions,
                     covered,
+                    undeserializable,
                 },
                 _ => return Err(malformed()),
             },
-            "calling" => {
-                let (derivation, args) = rest.split_once(' ').ok_or_else(malformed)?;
-                WorkerMessage::Calling {
-                    derivation: derivation.parse().map_err(|_| malformed())?,
-                    args: ron::from_str(args).map_err(|_| malformed())?,
-                }
-            }
             "alive" if rest.is_empty() => WorkerMessage::Alive,
             "timeout" if rest.is_empty() => WorkerMessage::TimedOut,
             "kept" if rest.is_empty() => WorkerMessage::Kept,
@@ -225,13 +208,9 @@ mod tests {
             WorkerMessage::Alive,
             WorkerMessage::TimedOut,
             WorkerMessage::Progress {
-                derivation: 512,
                 executions: 498,
                 covered: 7,
-            },
-            WorkerMessage::Calling {
-                derivation: 3,
-                args: "(\n    s: \"a \\\"b\\\"\\n\",\n)".into(),
+                undeserializable: 3,
             },
             WorkerMessage::Kept,
             WorkerMessage::Failure,
@@ -261,7 +240,7 @@ mod tests {
             "carve-worker progress 1 2 3 4",
             "carve-worker kept now",
             "carve-worker alive 1",
-            "carve-worker calling 1 not-ron",
+            "carve-worker error not-ron",
             "partial linecarve-worker kept",
             "carve-worker unknown",
         ] {

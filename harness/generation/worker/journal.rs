@@ -1,0 +1,602 @@
+//! What lets a restarted worker retrace its predecessors' path exactly,
+//! without running their calls again: the **journal** of the calls made so
+//! far, the **crash list** of the calls that took a worker down, and the
+//! **call marker** that tells the parent which call a worker was in when it
+//! died.
+//!
+//! Generation is deterministic given the results of its calls, so a worker
+//! that answers each call from the journal (its result and the branch
+//! outcomes it reached) and each crashing call from the crash list makes
+//! the same decisions as the workers before it, in every phase, and then
+//! goes on where they stopped. Each entry carries a hash of the call's
+//! arguments: an entry that does not match the call being made (the path
+//! changed: a time budget decides by the clock) ends the replay there, and
+//! the journal is cut at that point.
+//!
+//! The journal is written through a buffer: a crash loses its last entries,
+//! which the next worker then runs again (they did not crash). Entries are
+//! length-prefixed, so a torn last entry is ignored.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::hash::{Hash, Hasher};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::coverage::Trace;
+use crate::generation::generate::{Ending, Executed, NotRun};
+use crate::outcome::{Observation, Outcome};
+use crate::registry::Sites;
+use crate::value::Value;
+
+/// A hash of a call's arguments, the same in every worker of a run:
+/// `DefaultHasher::new` hashes alike in every process of one binary.
+pub fn args_hash(args: &Value) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    args.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The files a target's workers share, in a folder of their own that is
+/// removed when generation for the target ends.
+#[derive(Debug)]
+pub struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    /// A new, empty scratch folder for generating calls of `target`.
+    pub fn create(target: &str) -> io::Result<Scratch> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name: String = target
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let dir = std::env::temp_dir().join(format!(
+            "carve-{}-{}-{name}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir)?;
+        Ok(Scratch { dir })
+    }
+
+    /// The folder, for a worker to find the files in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The carve file as it was when generation for the target started: every
+/// worker of the run starts from it, not from what earlier workers added.
+pub fn base_path(dir: &Path) -> PathBuf {
+    dir.join("base.ron")
+}
+
+fn journal_path(dir: &Path) -> PathBuf {
+    dir.join("journal")
+}
+
+fn crashes_path(dir: &Path) -> PathBuf {
+    dir.join("crashes")
+}
+
+fn marker_path(dir: &Path) -> PathBuf {
+    dir.join("marker")
+}
+
+/// A call that took a worker down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crash {
+    /// The hash of its arguments.
+    pub hash: u64,
+    /// Its kind and place: failures are told apart by it.
+    pub at: String,
+    /// What happened, for the `Crashed("…")` outcome.
+    pub message: String,
+}
+
+/// Writes the crash list for the next worker.
+pub fn write_crashes(dir: &Path, crashes: &[Crash]) -> io::Result<()> {
+    let quote = |text: &str| ron::to_string(text).unwrap_or_else(|_| "\"?\"".to_owned());
+    let text: String = crashes
+        .iter()
+        .map(|c| format!("{:016x}\t{}\t{}\n", c.hash, quote(&c.at), quote(&c.message)))
+        .collect();
+    fs::write(crashes_path(dir), text)
+}
+
+/// Reads the crash list, by argument hash; none when there is no list.
+pub fn read_crashes(dir: &Path) -> io::Result<HashMap<u64, Crash>> {
+    let text = match fs::read_to_string(crashes_path(dir)) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) => return Err(e),
+    };
+    let malformed = |line: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: malformed line {line:?}", crashes_path(dir).display()),
+        )
+    };
+    let mut crashes = HashMap::new();
+    for line in text.lines() {
+        let mut parts = line.splitn(3, '\t');
+        let (Some(hash), Some(at), Some(message)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(malformed(line));
+        };
+        let crash = Crash {
+            hash: u64::from_str_radix(hash, 16).map_err(|_| malformed(line))?,
+            at: ron::from_str(at).map_err(|_| malformed(line))?,
+            message: ron::from_str(message).map_err(|_| malformed(line))?,
+        };
+        crashes.insert(crash.hash, crash);
+    }
+    Ok(crashes)
+}
+
+/// One call as the journal keeps it.
+#[derive(Debug, Clone, PartialEq)]
+enum Entry {
+    NotRun(NotRun),
+    Ran { trace: Trace, ending: Ending },
+}
+
+/// The journal of a run's calls: read back by a restarted worker, then
+/// written on from where the replay ends.
+pub struct Journal {
+    /// Entries to replay, with their argument hashes, in call order.
+    replay: Vec<(u64, Entry)>,
+    /// The next entry to replay.
+    next: usize,
+    /// Where each replayable entry starts in the file, and where the last ends.
+    offsets: Vec<u64>,
+    out: Option<BufWriter<File>>,
+    path: PathBuf,
+    sites: SiteTable,
+}
+
+impl Journal {
+    /// Opens the journal in the scratch folder `dir`: what earlier workers
+    /// wrote is replayed first.
+    pub fn open(dir: &Path) -> io::Result<Journal> {
+        let path = journal_path(dir);
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let sites = SiteTable::new();
+        let (mut replay, mut offsets) = (Vec::new(), vec![0]);
+        let mut at = 0usize;
+        while let Some(len) = bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        {
+            let Some(body) = bytes.get(at + 4..at + 4 + len) else {
+                break;
+            };
+            let Some(entry) = decode(body, &sites) else {
+                break;
+            };
+            replay.push(entry);
+            at += 4 + len;
+            offsets.push(at as u64);
+        }
+        Ok(Journal {
+            replay,
+            next: 0,
+            offsets,
+            out: None,
+            path,
+            sites,
+        })
+    }
+
+    /// The result of the next call, if the journal has it and it was made
+    /// with the same arguments (`hash`); otherwise the replay ends here.
+    pub fn replay(&mut self, hash: u64) -> Option<Result<Executed, NotRun>> {
+        let (recorded, entry) = self.replay.get(self.next)?;
+        if *recorded != hash {
+            self.replay.truncate(self.next);
+            return None;
+        }
+        self.next += 1;
+        Some(match entry {
+            Entry::NotRun(why) => Err(*why),
+            Entry::Ran { trace, ending } => Ok(Executed {
+                // Not kept: a replayed call was saved already if it was
+                // worth saving; a worker that needs it runs the call again.
+                observation: Observation {
+                    outcome: match ending {
+                        Ending::Returned => Outcome::Returned(Value::Unit),
+                        Ending::Panicked(_) | Ending::Crashed { .. } => {
+                            Outcome::Panicked(String::new())
+                        }
+                    },
+                    after: None,
+                },
+                trace: trace.clone(),
+                ending: ending.clone(),
+            }),
+        })
+    }
+
+    /// Adds a call made now (not replayed) with arguments `hash`.
+    pub fn record(&mut self, hash: u64, result: &Result<Executed, NotRun>) -> io::Result<()> {
+        let entry = match result {
+            Err(why) => Entry::NotRun(*why),
+            Ok(executed) => Entry::Ran {
+                trace: executed.trace.clone(),
+                ending: executed.ending.clone(),
+            },
+        };
+        let body = encode(hash, &entry, &self.sites);
+        let out = match &mut self.out {
+            Some(out) => out,
+            None => {
+                // Written on from the end of what was replayed: the rest
+                // belongs to a path this run no longer takes.
+                let file = OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&self.path)?;
+                file.set_len(self.offsets[self.next])?;
+                let mut out = BufWriter::with_capacity(1 << 16, file);
+                io::Seek::seek(&mut out, io::SeekFrom::End(0))?;
+                self.replay.truncate(self.next);
+                self.out.insert(out)
+            }
+        };
+        out.write_all(&(body.len() as u32).to_le_bytes())?;
+        out.write_all(&body)
+    }
+
+    /// Writes what is buffered.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match &mut self.out {
+            Some(out) => out.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Instrumented functions by a number that is the same in every worker of
+/// one binary (their order by name).
+struct SiteTable {
+    list: Vec<&'static Sites>,
+    numbers: HashMap<usize, u32>,
+}
+
+impl SiteTable {
+    fn new() -> SiteTable {
+        let list = crate::registry::all_sites();
+        let numbers = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (*s as *const Sites as usize, i as u32))
+            .collect();
+        SiteTable { list, numbers }
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut n = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        n |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(n);
+        }
+    }
+    None
+}
+
+fn put_text(out: &mut Vec<u8>, text: &str) {
+    put_varint(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn get_text(bytes: &[u8], at: &mut usize) -> Option<String> {
+    let len = get_varint(bytes, at)? as usize;
+    let text = bytes.get(*at..*at + len)?;
+    *at += len;
+    String::from_utf8(text.to_vec()).ok()
+}
+
+/// `hash, kind, [location], [trace]`; a trace is its reached outcomes as
+/// `(function number, outcome id, distance)`, the distance 0 in one byte.
+fn encode(hash: u64, entry: &Entry, sites: &SiteTable) -> Vec<u8> {
+    let mut out = hash.to_le_bytes().to_vec();
+    match entry {
+        Entry::NotRun(NotRun::Undeserializable) => out.push(0),
+        Entry::NotRun(NotRun::Uncaptured) => out.push(1),
+        Entry::Ran { trace, ending } => {
+            match ending {
+                Ending::Returned => out.push(2),
+                Ending::Panicked(None) => out.push(3),
+                Ending::Panicked(Some(at)) => {
+                    out.push(4);
+                    put_text(&mut out, at);
+                }
+                Ending::Crashed { at } => {
+                    out.push(5);
+                    put_text(&mut out, at);
+                }
+            }
+            let reached = trace.entries();
+            put_varint(&mut out, reached.len() as u64);
+            for (table, id, distance) in reached {
+                let number = sites
+                    .numbers
+                    .get(&(*table as *const Sites as usize))
+                    .copied()
+                    .unwrap_or(u32::MAX);
+                put_varint(&mut out, u64::from(number));
+                put_varint(&mut out, u64::from(*id));
+                if *distance == 0.0 {
+                    out.push(0);
+                } else {
+                    out.push(1);
+                    out.extend_from_slice(&distance.to_bits().to_le_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn decode(body: &[u8], sites: &SiteTable) -> Option<(u64, Entry)> {
+    let hash = u64::from_le_bytes(body.get(..8)?.try_into().ok()?);
+    let mut at = 9;
+    let ending = match *body.get(8)? {
+        0 => return Some((hash, Entry::NotRun(NotRun::Undeserializable))),
+        1 => return Some((hash, Entry::NotRun(NotRun::Uncaptured))),
+        2 => Ending::Returned,
+        3 => Ending::Panicked(None),
+        4 => Ending::Panicked(Some(get_text(body, &mut at)?)),
+        5 => Ending::Crashed {
+            at: get_text(body, &mut at)?,
+        },
+        _ => return None,
+    };
+    let count = get_varint(body, &mut at)? as usize;
+    let mut reached = Vec::with_capacity(count.min(1 << 16));
+    for _ in 0..count {
+        let number = get_varint(body, &mut at)? as usize;
+        let id = u32::try_from(get_varint(body, &mut at)?).ok()?;
+        let tag = *body.get(at)?;
+        at += 1;
+        let distance = match tag {
+            0 => 0.0,
+            _ => {
+                let bits = u64::from_le_bytes(body.get(at..at + 8)?.try_into().ok()?);
+                at += 8;
+                f64::from_bits(bits)
+            }
+        };
+        reached.push((*sites.list.get(number)?, id, distance));
+    }
+    Some((
+        hash,
+        Entry::Ran {
+            trace: Trace::from_entries(reached),
+            ending,
+        },
+    ))
+}
+
+/// Which call a worker is in, kept where the parent can read it after the
+/// worker died: the number and argument hash of the call that started
+/// last, and the number of the call that ended last.
+pub struct CallMarker {
+    #[cfg(unix)]
+    words: *mut std::sync::atomic::AtomicU64,
+    #[cfg(not(unix))]
+    file: File,
+}
+
+// SAFETY: the mapping is only reached through atomics, and lives as long as
+// the process (it is never unmapped).
+#[cfg(unix)]
+unsafe impl Send for CallMarker {}
+
+/// What the call marker said when the worker ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Marked {
+    /// The number of the call that started last (0: none).
+    pub started: u64,
+    /// The hash of its arguments.
+    pub hash: u64,
+    /// The number of the call that ended last.
+    pub ended: u64,
+}
+
+impl Marked {
+    /// The call the worker died in, if it died in one: `(number, hash)`.
+    pub fn in_call(&self) -> Option<(u64, u64)> {
+        (self.started > self.ended).then_some((self.started, self.hash))
+    }
+}
+
+const MARKER_LEN: usize = 24;
+
+impl CallMarker {
+    /// Creates the (zeroed) marker in the scratch folder `dir`, for the
+    /// parent, before each worker starts.
+    pub fn reset(dir: &Path) -> io::Result<()> {
+        fs::write(marker_path(dir), [0u8; MARKER_LEN])
+    }
+
+    /// Reads the marker after the worker ended.
+    pub fn read(dir: &Path) -> io::Result<Marked> {
+        let bytes = fs::read(marker_path(dir))?;
+        let word = |i: usize| {
+            bytes
+                .get(i * 8..i * 8 + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        Ok(Marked {
+            started: word(0),
+            hash: word(1),
+            ended: word(2),
+        })
+    }
+
+    /// Opens the marker for the worker to write.
+    pub fn open(dir: &Path) -> io::Result<CallMarker> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(marker_path(dir))?;
+        file.set_len(MARKER_LEN as u64)?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: a shared mapping of a file of MARKER_LEN bytes that
+            // this process keeps for its whole life; written only through
+            // atomics (the parent reads the file once the worker is gone).
+            let words = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    MARKER_LEN,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    file.as_raw_fd(),
+                    0,
+                )
+            };
+            if words == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(CallMarker {
+                words: words.cast(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(CallMarker { file })
+        }
+    }
+
+    fn set(&mut self, word: usize, value: u64) {
+        #[cfg(unix)]
+        {
+            // SAFETY: `word` < 3, inside the mapping; page-aligned start.
+            unsafe { &*self.words.add(word) }.store(value, std::sync::atomic::Ordering::Release);
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::Seek;
+            let _ = self.file.seek(io::SeekFrom::Start(word as u64 * 8));
+            let _ = self.file.write_all(&value.to_le_bytes());
+        }
+    }
+
+    /// Call `number` with arguments `hash` starts now.
+    pub fn started(&mut self, number: u64, hash: u64) {
+        self.set(1, hash);
+        self.set(0, number);
+    }
+
+    /// Call `number` ended.
+    pub fn ended(&mut self, number: u64) {
+        self.set(2, number);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_read_back() {
+        for n in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, n);
+            let mut at = 0;
+            assert_eq!(get_varint(&out, &mut at), Some(n));
+            assert_eq!(at, out.len());
+        }
+    }
+
+    #[test]
+    fn crash_lists_read_back() {
+        let scratch = Scratch::create("journal::crash_lists").unwrap();
+        let crashes = vec![Crash {
+            hash: 0xdead_beef,
+            at: "abort at src/lib.rs:3".into(),
+            message: "abort: \"x\"\tprocess killed by signal 6".into(),
+        }];
+        write_crashes(scratch.dir(), &crashes).unwrap();
+        let read = read_crashes(scratch.dir()).unwrap();
+        assert_eq!(read.get(&0xdead_beef), crashes.first());
+    }
+
+    /// Replays what was written, stops at the first call with other
+    /// arguments and goes on from there; a torn last entry is ignored.
+    #[test]
+    fn a_journal_replays_until_the_path_changes() {
+        let scratch = Scratch::create("journal::replay").unwrap();
+        let ran = |ending| {
+            Ok(Executed {
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::Unit),
+                    after: None,
+                },
+                trace: Trace::default(),
+                ending,
+            })
+        };
+        let mut journal = Journal::open(scratch.dir()).unwrap();
+        journal.record(1, &ran(Ending::Returned)).unwrap();
+        journal.record(2, &Err(NotRun::Undeserializable)).unwrap();
+        journal
+            .record(3, &ran(Ending::Panicked(Some("src/lib.rs:9".into()))))
+            .unwrap();
+        journal.flush().unwrap();
+        drop(journal);
+        let path = journal_path(scratch.dir());
+        let mut bytes = fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[40, 0, 0, 0, 1, 2]);
+        fs::write(&path, bytes).unwrap();
+
+        let mut journal = Journal::open(scratch.dir()).unwrap();
+        assert!(matches!(journal.replay(1), Some(Ok(e)) if e.ending == Ending::Returned));
+        assert!(matches!(
+            journal.replay(2),
+            Some(Err(NotRun::Undeserializable))
+        ));
+        assert!(journal.replay(4).is_none(), "another call: the replay ends");
+        assert!(journal.replay(3).is_none());
+        journal.record(5, &ran(Ending::Returned)).unwrap();
+        journal.flush().unwrap();
+        drop(journal);
+
+        let mut journal = Journal::open(scratch.dir()).unwrap();
+        assert!(journal.replay(1).is_some());
+        assert!(journal.replay(2).is_some());
+        assert!(matches!(journal.replay(5), Some(Ok(_))));
+        assert!(journal.replay(6).is_none());
+    }
+}

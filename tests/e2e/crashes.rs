@@ -1,0 +1,197 @@
+//! Crash triage in generation, on the third fixture (`crashes/`): a target
+//! that aborts at 7, overflows its stack at 8 and hangs at 9, next to the 5
+//! its system test calls it with. Also time budgets.
+
+use std::time::{Duration, Instant};
+
+use crate::{Project, Run};
+
+const TARGET: &str = "classify";
+
+/// The fixture, recorded.
+fn recorded(name: &str) -> Project {
+    let p = Project::of("crashes", name);
+    p.record().assert_success();
+    p
+}
+
+/// The generation line of `classify`: `(covered before, covered after)`.
+#[track_caller]
+fn generation_line(run: &Run) -> (String, u32, u32) {
+    let head = format!("carve: {TARGET}: branch coverage ");
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&head))
+        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()))
+        .to_owned();
+    let covered = |part: &str| -> u32 {
+        part.split('/')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap()
+    };
+    let rest = &line[head.len()..];
+    let (before, after) = rest.split_once(" -> ").unwrap();
+    (line.clone(), covered(before), covered(after))
+}
+
+/// The `Found` entries of the carve file, as `(at, outcome)`.
+fn found(file: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = file.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if *line != "origin: Found(" {
+            continue;
+        }
+        let at = lines[i + 2]
+            .strip_prefix("at: ")
+            .and_then(|a| a.strip_suffix(','))
+            .unwrap_or_default()
+            .to_owned();
+        let outcome = lines[i..]
+            .iter()
+            .find_map(|l| l.strip_prefix("outcome: "))
+            .unwrap_or_default()
+            .to_owned();
+        out.push((at, outcome));
+    }
+    out
+}
+
+/// Three crashes of three kinds at three inputs: three `Found` entries,
+/// each named by its kind, and generation still covers the healthy inputs.
+#[test]
+fn aborts_stack_overflows_and_hangs_are_three_failures() {
+    let p = recorded("crashes-triage");
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "2000")],
+        &[TARGET],
+    );
+    let file = p.read("carved/classify.ron");
+    println!("{}\n{file}", run.output());
+    let (line, before, after) = generation_line(&run);
+    assert!(after > before, "{line}");
+    let found = found(&file);
+    let kinds: Vec<&str> = found.iter().map(|(at, _)| at.as_str()).collect();
+    for (kind, arg, message) in [
+        (
+            "\"abort at src/lib.rs:10",
+            "n: 7,",
+            "Crashed(\"abort: process killed by signal 6",
+        ),
+        (
+            "\"stack overflow",
+            "n: 8,",
+            "Crashed(\"stack overflow: thread ",
+        ),
+        (
+            "\"timeout",
+            "n: 9,",
+            "Crashed(\"timeout: did not return within 1s",
+        ),
+    ] {
+        let entry = found
+            .iter()
+            .find(|(at, _)| at.starts_with(kind))
+            .unwrap_or_else(|| panic!("no {kind} among {kinds:?}:\n{file}"));
+        assert!(entry.1.starts_with(message), "{entry:?}");
+        assert!(file.contains(arg), "{arg}\n{file}");
+    }
+    assert_eq!(found.len(), 3, "{kinds:?}");
+    assert!(line.contains("found 3 failure(s)"), "{line}");
+    assert!(line.contains("worker crash(es) survived"), "{line}");
+}
+
+/// Crashes do not make generation depend on when workers die: the same
+/// seed on two copies gives the same carve files, byte for byte.
+#[test]
+fn a_run_with_crashes_is_deterministic_per_seed() {
+    let runs: Vec<_> = ["crashes-same-seed-a", "crashes-same-seed-b"]
+        .into_iter()
+        .map(|name| {
+            let p = recorded(name);
+            let start = Instant::now();
+            let run = p.test(
+                &[
+                    ("CARVE", "generate"),
+                    ("CARVE_BUDGET", "1500"),
+                    ("CARVE_SEED", "7"),
+                ],
+                &[TARGET],
+            );
+            println!("{name}: generate took {:?}", start.elapsed());
+            let (line, _, _) = generation_line(&run);
+            println!("{line}");
+            assert!(line.contains("worker crash(es) survived"), "{line}");
+            (line, p.carved())
+        })
+        .collect();
+    assert_eq!(runs[0].0, runs[1].0);
+    assert_eq!(runs[0].1, runs[1].1);
+}
+
+/// `CARVE_BUDGET=2s` generates for about 2 s and ends cleanly.
+#[test]
+fn a_time_budget_ends_cleanly() {
+    let p = Project::recorded("crashes-time-budget");
+    let start = Instant::now();
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "2s")],
+        &["cgi_decode"],
+    );
+    let took = start.elapsed();
+    println!("{}\ngenerate with a 2s budget took {took:?}", run.output());
+    run.assert_success();
+    run.assert_line("budget 2s per target (CARVE_BUDGET)");
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("carve: decode::cgi_decode: branch coverage"))
+        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    let executions: u64 = line
+        .split(" in ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no executions in {line:?}"));
+    assert!(executions > 0, "{line}");
+    assert!(!run.output().contains("worker crash"), "{}", run.output());
+    assert!(took >= Duration::from_secs(2), "{took:?}");
+    assert!(took < Duration::from_secs(60), "{took:?}");
+}
+
+/// A target that aborts on every generated call: restarts cost budget, so
+/// generation ends early, says why, and keeps the one failure it found.
+#[test]
+fn a_target_that_always_crashes_ends_within_its_budget() {
+    let p = recorded("crashes-always");
+    let start = Instant::now();
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
+        &["fragile"],
+    );
+    let took = start.elapsed();
+    println!("{}\ngenerate took {took:?}", run.output());
+    let stopped = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("carve: fragile: generation ended early: "))
+        .unwrap_or_else(|| panic!("no stop line in:\n{}", run.output()));
+    assert!(
+        stopped.contains(
+            "worker crash(es) took 900 of the 1000 executions in the budget (100 per restart); \
+             what was found is saved"
+        ),
+        "{stopped}"
+    );
+    let restarts: u64 = stopped
+        .split("early: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap();
+    assert!((1..=10).contains(&restarts), "{stopped}");
+    let found = found(&p.read("carved/fragile.ron"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "\"abort at src/lib.rs:39\"", "{found:?}");
+    assert!(took < Duration::from_secs(60), "{took:?}");
+}

@@ -1,0 +1,9 @@
+use crashy as _;
+
+#[carve::system_test]
+fn classifies() {
+    assert_eq!(crashy::classify(5), 1);
+    assert_eq!(crashy::fragile(5), 5);
+}
+
+carve::main!();
