@@ -558,19 +558,17 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(),
     let _lock = CarveDirLock::acquire(dir)?;
     for target in targets {
         let path = CarveFile::path_for(dir, target);
-        let used: BTreeSet<String> = match CarveFile::load(dir, &path) {
-            Ok(file) => snapshot_names(&file.entries).into_iter().collect(),
+        let entries = match CarveFile::load(dir, &path) {
+            Ok(file) => file.entries,
             // Gone: every snapshot of the target is an orphan.
             Err(StoreError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
-                BTreeSet::new()
+                Vec::new()
             }
             Err(e) => return Err(e),
         };
+        let used: BTreeSet<String> = snapshot_names(&entries).into_iter().collect();
         let folder = layout::snapshot_folder(dir, target);
-        let Ok(read) = fs::read_dir(&folder) else {
-            continue;
-        };
-        for path in read.flatten().map(|e| e.path()) {
+        for path in snapshot_files(&folder) {
             let Some(snapshot) = path
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -578,20 +576,73 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(),
             else {
                 continue;
             };
-            if layout::is_snapshot_name(snapshot)
-                && !used.contains(snapshot)
-                && path.is_file()
-                && fs::remove_file(&path).is_ok()
-            {
-                println!(
-                    "carve: removed {} (its call is no longer carved)",
-                    display_path(&path)
-                );
+            if !used.contains(snapshot) {
+                if fs::remove_file(&path).is_ok() {
+                    println!(
+                        "carve: removed {} (its call is no longer carved)",
+                        display_path(&path)
+                    );
+                }
+                continue;
             }
+            // In use, but where the target's size no longer puts it (it
+            // crossed the sharding threshold): moved, never rewritten.
+            let home = layout::snapshot_shard(&folder, snapshot, entries.len())
+                .join(format!("{snapshot}.snap"));
+            if home != path && !home.exists() {
+                let moved = home
+                    .parent()
+                    .map_or(Ok(()), fs::create_dir_all)
+                    .and_then(|()| fs::rename(&path, &home));
+                if let Err(e) = moved {
+                    return Err(StoreError::io(&home, e));
+                }
+            }
+        }
+        for shard in shard_folders(&folder) {
+            layout::remove_empty_folders(dir, &shard);
         }
         layout::remove_empty_folders(dir, &folder);
     }
     Ok(())
+}
+
+/// The snapshot files (`<id>.snap`) in a target's snapshot folder and its
+/// shards.
+fn snapshot_files(folder: &Path) -> Vec<std::path::PathBuf> {
+    let in_folder = |folder: &Path| -> Vec<std::path::PathBuf> {
+        let Ok(read) = fs::read_dir(folder) else {
+            return Vec::new();
+        };
+        read.flatten()
+            .map(|e| e.path())
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.strip_suffix(".snap"))
+                    .is_some_and(layout::is_snapshot_name)
+                    && path.is_file()
+            })
+            .collect()
+    };
+    let mut files = in_folder(folder);
+    for shard in shard_folders(folder) {
+        files.extend(in_folder(&shard));
+    }
+    files.sort();
+    files
+}
+
+/// The shard folders (`0x3a`) of a target's snapshot folder.
+fn shard_folders(folder: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(read) = fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    read.flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(layout::is_shard_name))
+        .map(|e| e.path())
+        .filter(|path| path.is_dir())
+        .collect()
 }
 
 /// Record and generate write carve files and snapshots; under CI nothing
@@ -767,6 +818,7 @@ fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
     let snapshot_folder = layout::snapshot_folder(dir, &file.target);
     let mut numbers = [0usize; 2];
     let snapshots = snapshot_names(&file.entries);
+    let entries_in_file = file.entries.len();
     file.entries
         .into_iter()
         .zip(snapshots)
@@ -783,6 +835,7 @@ fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
                 file: file.path.clone(),
                 entry,
                 snapshot_folder: snapshot_folder.clone(),
+                entries_in_file,
                 snapshot,
             }
         })

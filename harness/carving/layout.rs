@@ -9,7 +9,16 @@
 //! carved/bank/Account/withdraw/<id>.snap    its snapshots
 //! carved/cgi_decode.ron                     target cgi_decode (crate root)
 //! carved/cgi_decode/<id>.snap
+//! carved/big/f/0x5e/3a9c….snap              a target with over 1,000 entries
 //! ```
+//!
+//! A target with more than [`SHARD_ABOVE`] entries has its snapshots in
+//! 256 shards (`0x00`–`0xff`, by a hash of the snapshot's id),
+//! so that no folder holds thousands of files: insta reads a snapshot's
+//! whole folder each time it judges a new or changed outcome, and git and
+//! file browsers slow down on huge folders. A snapshot found in the other
+//! place (a target that just crossed the threshold) is still used, and
+//! moved by the next record.
 //!
 //! Earlier versions of carve stored `carved/<target>.ron` and
 //! `carved/<target>@<id>.snap`, with the `::` of the target in the file name,
@@ -85,6 +94,57 @@ pub fn snapshot_folder(dir: &Path, target: &str) -> PathBuf {
     let mut path = dir.to_path_buf();
     path.extend(target.split("::").map(path_segment));
     path
+}
+
+/// Above how many entries a target's snapshots are sharded.
+pub const SHARD_ABOVE: usize = 1000;
+
+/// The folder that holds the snapshot `name` of a target whose snapshots
+/// are in `folder` ([`snapshot_folder`]) and whose carve file has `entries`
+/// entries: `folder` itself, or its shard `folder/0x<first two hex digits>`
+/// above [`SHARD_ABOVE`] entries. A shard's name starts with a digit, so no
+/// target's folder (an identifier) is ever taken for one.
+///
+/// ```
+/// use std::path::Path;
+/// use carve::carving::layout::snapshot_shard;
+///
+/// let folder = Path::new("carved/f");
+/// assert_eq!(snapshot_shard(folder, "3a9c0d1e2f40", 12), folder);
+/// let shard = snapshot_shard(folder, "3a9c0d1e2f40", 5000);
+/// assert_eq!(shard.parent(), Some(folder));
+/// assert!(shard.file_name().unwrap().to_str().unwrap().starts_with("0x"));
+/// ```
+pub fn snapshot_shard(folder: &Path, name: &str, entries: usize) -> PathBuf {
+    match entries > SHARD_ABOVE {
+        true => folder.join(format!("0x{:02x}", shard_of(name))),
+        false => folder.to_path_buf(),
+    }
+}
+
+/// The shard of the snapshot `name`: its hash mixed so that every bit
+/// counts. The ids themselves are FNV hashes, whose top bits barely change
+/// between similar arguments (`(n: 17)`, `(n: 18)`): sharding by them left
+/// half the shards empty.
+fn shard_of(name: &str) -> u8 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    // MurmurHash3's finalizer.
+    hash ^= hash >> 33;
+    hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    hash ^= hash >> 33;
+    hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    hash ^= hash >> 33;
+    (hash >> 56) as u8
+}
+
+/// Whether `name` is the name of a snapshot shard folder (`0x3a`).
+pub fn is_shard_name(name: &str) -> bool {
+    name.strip_prefix("0x").is_some_and(|hex| {
+        hex.len() == 2 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
 }
 
 /// The carve file of `target`: `carved/bank/Account/withdraw.ron` for

@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::call::{ArgsInput, ReplayError, Replayed};
+use crate::carving::layout;
 use crate::carving::store::{
     display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin,
 };
@@ -181,8 +182,12 @@ pub struct Case {
     pub entry: Entry,
     /// The folder of the target's snapshots (`carved/bank/Account/withdraw`).
     pub snapshot_folder: PathBuf,
+    /// How many entries the target's carve file has: above
+    /// [`layout::SHARD_ABOVE`], its snapshots are in shards.
+    pub entries_in_file: usize,
     /// The snapshot's name (`<id>`, with a suffix `-<n>` for repeated
-    /// arguments): its file is `<snapshot_folder>/<snapshot>.snap`.
+    /// arguments): its file is `<snapshot>.snap` in `snapshot_folder` or, for
+    /// a target with thousands of entries, in its shard.
     pub snapshot: String,
 }
 
@@ -225,9 +230,31 @@ impl Case {
 
     /// Whether the call's snapshot file exists.
     pub fn has_snapshot(&self) -> bool {
-        self.snapshot_folder
-            .join(format!("{}.snap", self.snapshot))
-            .exists()
+        self.snapshot_file(&self.snapshot_home()).exists()
+    }
+
+    /// The folder that holds the call's snapshot: its shard or the target's
+    /// folder ([`layout::snapshot_shard`]), or the other of the two while a
+    /// target that crossed the threshold has it there still.
+    fn snapshot_home(&self) -> PathBuf {
+        let entries = self.entries_in_file;
+        let home = layout::snapshot_shard(&self.snapshot_folder, &self.snapshot, entries);
+        if self.snapshot_file(&home).exists() {
+            return home;
+        }
+        let other = match entries > layout::SHARD_ABOVE {
+            true => self.snapshot_folder.clone(),
+            false => layout::snapshot_shard(&self.snapshot_folder, &self.snapshot, usize::MAX),
+        };
+        match self.snapshot_file(&other).exists() {
+            true => other,
+            false => home,
+        }
+    }
+
+    /// The call's snapshot file, were it in `folder`.
+    fn snapshot_file(&self, folder: &Path) -> PathBuf {
+        folder.join(format!("{}.snap", self.snapshot))
     }
 
     /// `file:line:col` of the entry's arguments.
@@ -316,7 +343,8 @@ impl Case {
                 self.here()
             ))
         })?;
-        let snap = self.snapshot_folder.join(format!("{}.snap", self.snapshot));
+        let folder = self.snapshot_home();
+        let snap = self.snapshot_file(&folder);
         let mut settings = insta::Settings::clone_current();
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
@@ -342,7 +370,7 @@ impl Case {
             return Ok(());
         }
         let existed = snap.exists();
-        settings.set_snapshot_path(&self.snapshot_folder);
+        settings.set_snapshot_path(&folder);
         let check = || (checker.check)(&self.snapshot, &text);
         let checked =
             quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(check))));

@@ -19,6 +19,7 @@ mod crashes;
 mod files;
 mod partition;
 mod record;
+mod scale;
 mod shapes;
 mod types;
 mod workers;
