@@ -13,7 +13,9 @@
 //! - the dogfood's needle, from calls that never reach it, within the default
 //!   budget;
 //!
-//! each beside random generation and grammar generation alone on the same budget.
+//! each beside random generation and grammar generation alone on the same
+//! budget, and the default pipeline (the strategies taking turns) beside the
+//! best single strategy.
 
 #[path = "../tests/dogfood/cgi.rs"]
 #[allow(dead_code)]
@@ -79,6 +81,29 @@ fn summary(results: &[Option<u64>]) -> String {
         ok.len(),
         results.len()
     )
+}
+
+/// The default pipeline's median against the best single strategy's (goal:
+/// at most 2x), and whether it succeeds on every seed where one strategy
+/// alone does.
+fn against_best(pipeline: &[Option<u64>], singles: &[&Vec<Option<u64>>]) -> String {
+    let median = |results: &[Option<u64>]| {
+        let mut ok: Vec<u64> = results.iter().flatten().copied().collect();
+        ok.sort();
+        (ok.len() == results.len()).then(|| ok[ok.len() / 2])
+    };
+    let best = singles.iter().filter_map(|r| median(r)).min();
+    let ratio = match (median(pipeline), best) {
+        (Some(p), Some(b)) => format!(
+            "{:.2}x the best single strategy (goal <= 2x)",
+            p as f64 / b as f64
+        ),
+        _ => "no single strategy succeeds on every seed".to_owned(),
+    };
+    let lost = (0..pipeline.len())
+        .filter(|&i| pipeline[i].is_none() && singles.iter().any(|r| r[i].is_some()))
+        .count();
+    format!("{ratio}; fails on {lost} seed(s) where a single strategy succeeds")
 }
 
 /// Calls with uniformly random i64 arguments until everything is covered.
@@ -169,15 +194,21 @@ fn main() {
             .collect::<Vec<_>>()
     };
     println!("cgi_decode from \"Hello+World\", until all 8 branch outcomes are covered");
+    let (search, grammar, pipeline) = (
+        results(Phases::SearchOnly),
+        results(Phases::GrammarOnly),
+        results(Phases::All),
+    );
+    println!(
+        "  default pipeline     {}   {}",
+        summary(&pipeline),
+        against_best(&pipeline, &[&search, &grammar])
+    );
     println!(
         "  search alone         {}   (goal <= 2000, 30/30)",
-        summary(&results(Phases::SearchOnly))
+        summary(&search)
     );
-    println!(
-        "  grammar alone        {}",
-        summary(&results(Phases::GrammarOnly))
-    );
-    println!("  grammar then search  {}", summary(&results(Phases::All)));
+    println!("  grammar alone        {}", summary(&grammar));
     println!("  chapter GA           median about 62400, 21/30 seeds\n");
 
     let needle = registry.target("maths::needle").expect("registered");
@@ -189,18 +220,18 @@ fn main() {
             .collect::<Vec<_>>()
     };
     println!("needle(x, y) from (3, 4) and (2000000, 5), until all 6 branch outcomes are covered");
-    println!(
-        "  grammar then search  {}   (goal 30/30 within the default budget)",
-        summary(&results(Phases::All))
+    let (search, grammar, pipeline) = (
+        results(Phases::SearchOnly),
+        results(Phases::GrammarOnly),
+        results(Phases::All),
     );
     println!(
-        "  search alone         {}",
-        summary(&results(Phases::SearchOnly))
+        "  default pipeline     {}   {} (goal 30/30 within the default budget)",
+        summary(&pipeline),
+        against_best(&pipeline, &[&search, &grammar])
     );
-    println!(
-        "  grammar alone        {}",
-        summary(&results(Phases::GrammarOnly))
-    );
+    println!("  search alone         {}", summary(&search));
+    println!("  grammar alone        {}", summary(&grammar));
     let random: Vec<_> = (0..SEEDS)
         .map(|seed| random_ints(needle, seed, DEFAULT_BUDGET, &start))
         .collect();

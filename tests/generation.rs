@@ -115,6 +115,44 @@ fn the_same_seed_generates_the_same_calls() {
     assert_eq!(a.executions, b.executions);
 }
 
+/// Phases hand over by what the calls so far found, never by the size of
+/// the budget: a larger budget makes the same calls first, so it keeps
+/// everything a smaller one kept and finds every failure it found.
+#[test]
+fn a_larger_budget_never_loses_what_a_smaller_one_found() {
+    for seed in 0..4 {
+        let mut smaller: Option<carve::_internals::generation::generate::Generation> = None;
+        for budget in [25, 50, 100, 200, 500, 1000, 3000] {
+            let larger = run_with(seed, Budget::Executions(budget));
+            if let Some(smaller) = &smaller {
+                let kept: Vec<&Value> = smaller.kept.iter().map(|k| &k.args).collect();
+                let again: Vec<&Value> = larger
+                    .kept
+                    .iter()
+                    .map(|k| &k.args)
+                    .take(kept.len())
+                    .collect();
+                assert_eq!(kept, again, "seed {seed}, budget {budget}");
+                assert!(
+                    smaller.after.is_subset(&larger.after),
+                    "seed {seed}, budget {budget}"
+                );
+                for failure in &smaller.failures {
+                    assert!(
+                        larger
+                            .failures
+                            .iter()
+                            .any(|f| f.location == failure.location),
+                        "seed {seed}, budget {budget}: lost {}",
+                        failure.location
+                    );
+                }
+            }
+            smaller = Some(larger);
+        }
+    }
+}
+
 #[test]
 fn a_time_budget_runs_until_the_time_is_spent() {
     // A time budget leaves derivations unbounded; this used to overflow.

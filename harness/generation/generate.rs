@@ -217,11 +217,20 @@ impl Observer for Quiet {}
 /// Generates calls of `target` from its `existing` calls, aiming at every
 /// goal in its reach that no passing call covers yet.
 ///
-/// Grammar-coverage generation runs first (up to half the budget, less when
-/// it stops finding new outcomes); then search ([`crate::generation::search`]) goes after
-/// the outcomes still uncovered, the alternating variable method up to 65%
-/// of the budget and the genetic algorithm up to 80%; the rest goes back to
-/// the grammar, which also looks for failures.
+/// The strategies take turns, each until it stops paying: grammar-coverage
+/// generation, then search ([`crate::generation::search`]) on the outcomes
+/// still uncovered, the alternating variable method and then the genetic
+/// algorithm. A strategy hands over after `patience` executions in a row
+/// that cover nothing new and find no new failure; patience starts at
+/// [`FIRST_PATIENCE`] and doubles every round, so a strategy that pays
+/// keeps the budget, and one that does not costs little. Once every
+/// outcome is covered, the rest of the budget goes to the grammar, which
+/// also looks for failures.
+///
+/// Nothing in this schedule depends on the size of the budget, only on what
+/// the executions so far found: with the same seed, a run with a larger
+/// execution budget makes the same calls as a smaller one first, and so
+/// finds at least what it found.
 pub fn generate(
     target: &'static Target,
     name: &str,
@@ -242,7 +251,8 @@ pub fn generate(
         start: Instant::now(),
         index: 0,
         traces: Vec::new(),
-        search_limit: 1.0,
+        patience: u64::MAX,
+        last_gain: 0,
         types: ParamTypes::default(),
     };
     let types = target.param_types();
@@ -269,20 +279,25 @@ pub fn generate(
             }
         };
     let total = existing.reach.len() as usize;
-    let (grammar_share, search_share) = match settings.phases {
-        Phases::All => (0.5, (0.65, 0.8)),
-        Phases::GrammarOnly => (1.0, (0.0, 0.0)),
-        Phases::SearchOnly => (0.0, (0.8, 1.0)),
-    };
-    generator.grammar_phase(&grammar, &mut fuzzer, grammar_share, Some(STAGNATION));
-    if generator.run.after.len() < total
-        && !generator.exhausted(1.0)
-        && settings.phases != Phases::GrammarOnly
-    {
-        generator.search_phase(existing, settings.seed, search_share);
+    let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
+    if settings.phases != Phases::GrammarOnly {
+        let mut search = None;
+        let mut patience = FIRST_PATIENCE;
+        while generator.run.after.len() < total && !generator.exhausted() {
+            let before = generator.run.executions;
+            if let Some(grammar) = grammar {
+                generator.grammar_phase(grammar, &mut fuzzer, patience);
+            }
+            generator.search_round(&mut search, existing, settings.seed, patience);
+            // Neither strategy could make a call: more patience will not help.
+            if generator.run.executions == before {
+                break;
+            }
+            patience = patience.saturating_mul(2);
+        }
     }
-    if settings.phases != Phases::SearchOnly {
-        generator.grammar_phase(&grammar, &mut fuzzer, 1.0, None);
+    if let Some(grammar) = grammar {
+        generator.grammar_phase(grammar, &mut fuzzer, u64::MAX);
     }
     let index = generator.index;
     generator
@@ -291,8 +306,9 @@ pub fn generate(
     generator.run
 }
 
-/// Calls without new coverage after which the grammar hands over to search.
-const STAGNATION: u64 = 1_000;
+/// Executions in a row without a new outcome or failure after which a
+/// strategy hands over, in the first round; it doubles every round.
+pub const FIRST_PATIENCE: u64 = 32;
 
 /// The state of one generation run: every call goes through [`Generator::call`].
 struct Generator<'o> {
@@ -307,72 +323,102 @@ struct Generator<'o> {
     index: u64,
     /// Calls of the grammar phase, seeds of the search.
     traces: Vec<Individual>,
-    /// The fraction of the budget search may spend up to.
-    search_limit: f64,
+    /// Executions in a row without gain after which the current strategy
+    /// hands over (`u64::MAX`: it runs to the end of the budget).
+    patience: u64,
+    /// The execution count when the last gain (a new outcome or failure) was
+    /// made, or the current strategy started.
+    last_gain: u64,
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
 }
 
 impl Generator<'_> {
-    /// Whether `fraction` of the budget is spent.
-    fn exhausted(&self, fraction: f64) -> bool {
+    /// Whether the budget is spent.
+    fn exhausted(&self) -> bool {
         if self.run.executions >= self.observer.cap() {
             return true;
         }
         match self.budget {
-            Budget::Executions(n) => self.run.executions as f64 >= n as f64 * fraction,
-            Budget::Time(d) => self.start.elapsed().as_secs_f64() >= d.as_secs_f64() * fraction,
+            Budget::Executions(n) => self.run.executions >= n,
+            Budget::Time(d) => self.start.elapsed() >= d,
         }
     }
 
-    /// Searches for the goals still uncovered, from the existing calls and
-    /// the grammar phase's: the AVM up to `shares.0` of the budget, then the
-    /// GA up to `shares.1`.
-    fn search_phase(&mut self, existing: &Existing, seed: u64, shares: (f64, f64)) {
-        // The existing calls come first: among equally close calls the
-        // archive keeps the first, and carved calls are the sanest starts.
-        let mut starts = Vec::with_capacity(existing.seeds.len() + self.traces.len());
-        for args in &existing.seeds {
-            if let Some((trace, failed)) = self.call(args) {
-                starts.push(Individual {
-                    args: args.clone(),
-                    failed,
-                    trace,
-                });
-            }
-        }
-        let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
-        starts.append(&mut self.traces);
-        let mut search = Search::new(existing.reach.clone(), &self.run.after, starts, seed)
-            .with_dictionary(&original)
-            .with_types(self.types.clone());
-        self.search_limit = shares.0;
-        search.avm(self);
-        self.search_limit = shares.1;
-        search.evolve(self, 16);
+    /// Whether the current strategy should hand over: the budget is spent,
+    /// or `patience` executions in a row gained nothing.
+    fn out_of_patience(&self) -> bool {
+        self.exhausted() || self.run.executions.saturating_sub(self.last_gain) >= self.patience
     }
 
-    /// Derives and runs calls until `fraction` of the budget is spent, or
-    /// after `stagnation` calls in a row that cover nothing new.
-    fn grammar_phase(
+    /// Starts a strategy's turn: it may run `patience` executions without gain.
+    fn start_turn(&mut self, patience: u64) {
+        self.patience = patience;
+        self.last_gain = self.run.executions;
+    }
+
+    /// One round of search on the goals still uncovered: the AVM until it
+    /// gives up on every goal, then the GA until it runs out of `patience`. The search is made on the
+    /// first round, from the existing calls and the grammar's, and goes on
+    /// from its archive in later rounds, with the grammar's calls since.
+    fn search_round(
         &mut self,
-        grammar: &ArgsGrammar,
-        fuzzer: &mut GrammarFuzzer,
-        fraction: f64,
-        stagnation: Option<u64>,
+        search: &mut Option<Search>,
+        existing: &Existing,
+        seed: u64,
+        patience: u64,
     ) {
-        // Derivations that fit no argument value cost no execution: bound them too.
-        // A time budget has no bound on derivations (`u64::MAX`): saturate.
-        let max_index = self.index.saturating_add(max_derivations(self.budget));
-        let mut last_gain = (self.run.executions, self.run.after.len());
-        while !self.exhausted(fraction) && self.index < max_index {
-            if self.run.after.len() > last_gain.1 {
-                last_gain = (self.run.executions, self.run.after.len());
+        let search = match search {
+            Some(search) => {
+                search.offer_all(std::mem::take(&mut self.traces));
+                search
             }
-            if stagnation.is_some_and(|n| self.run.executions - last_gain.0 >= n) {
-                break;
+            None => {
+                // The existing calls come first: among equally close calls the
+                // archive keeps the first, and carved calls are the sanest starts.
+                let mut starts = Vec::with_capacity(existing.seeds.len() + self.traces.len());
+                for args in &existing.seeds {
+                    if let Some((trace, failed)) = self.call(args) {
+                        starts.push(Individual {
+                            args: args.clone(),
+                            failed,
+                            trace,
+                        });
+                    }
+                }
+                let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
+                starts.append(&mut self.traces);
+                search.insert(
+                    Search::new(self.reach.clone(), &self.run.after, starts, seed)
+                        .with_dictionary(&original)
+                        .with_types(self.types.clone()),
+                )
             }
+        };
+        // The AVM gives up on a goal by itself, after rounds that bring it
+        // no closer: patience counts only new outcomes, and would cut it
+        // off while it is closing in.
+        self.start_turn(u64::MAX);
+        search.avm(self);
+        if !search.uncovered.is_empty() {
+            self.start_turn(patience);
+            search.evolve(self, 16);
+        }
+    }
+
+    /// Derives and runs calls until the budget is spent, or `patience`
+    /// calls in a row gain nothing.
+    fn grammar_phase(&mut self, grammar: &ArgsGrammar, fuzzer: &mut GrammarFuzzer, patience: u64) {
+        self.start_turn(patience);
+        // Derivations that fit no argument value cost no execution: bound
+        // them too, by the patience (a time budget: saturate).
+        let bound = match patience {
+            u64::MAX => max_derivations(self.budget),
+            patience => patience.saturating_mul(10).saturating_add(1000),
+        };
+        let max_index = self.index.saturating_add(bound);
+        while !self.out_of_patience() && self.index < max_index {
             let tree = fuzzer.fuzz_tree();
             self.index += 1;
             // Derivations outside the parameter types (a text that does not
@@ -384,8 +430,13 @@ impl Generator<'_> {
             if !self.types.admits(&args) {
                 continue;
             }
+            let kept = self.run.kept.len();
             if let Some((trace, failed)) = self.call(&args) {
-                if self.traces.len() < 4096 {
+                // Only the calls that covered something new seed the
+                // search: the grammar's other calls are as close to a goal
+                // as the carved ones at best, and worse starts (longer,
+                // random) for the AVM.
+                if self.run.kept.len() > kept && self.traces.len() < 4096 {
                     self.traces.push(Individual {
                         args,
                         failed,
@@ -428,6 +479,7 @@ impl Generator<'_> {
                 );
                 self.observer.failure(&failure);
                 self.run.failures.push(failure);
+                self.last_gain = self.run.executions;
             }
             _ if failed => {}
             _ if !added.is_empty() => {
@@ -439,6 +491,7 @@ impl Generator<'_> {
                 };
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
+                self.last_gain = self.run.executions;
             }
             _ => {}
         }
@@ -456,7 +509,7 @@ impl Evaluate for Generator<'_> {
     }
 
     fn exhausted(&self) -> bool {
-        Generator::exhausted(self, self.search_limit)
+        self.out_of_patience()
     }
 }
 

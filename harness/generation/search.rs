@@ -491,6 +491,13 @@ impl Search {
         run.found
     }
 
+    /// Records calls made elsewhere (by another strategy) in the archive.
+    pub fn offer_all(&mut self, individuals: Vec<Individual>) {
+        for individual in individuals {
+            self.offer(individual);
+        }
+    }
+
     /// Records an evaluated call; returns the goals it covered first.
     fn offer(&mut self, individual: Individual) -> Vec<u32> {
         let newly: Vec<u32> = if individual.failed {
