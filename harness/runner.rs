@@ -801,15 +801,8 @@ fn may_be_selected(args: &Arguments, target: &str) -> bool {
     let Some(filter) = args.filter.as_deref().filter(|_| args.exact) else {
         return true;
     };
-    let filter = filter.rsplit_once("::").map_or(filter, |(head, number)| {
-        match number.bytes().all(|b| b.is_ascii_digit()) {
-            true => head,
-            false => filter,
-        }
-    });
-    ["carved::", "generated::"]
-        .iter()
-        .any(|kind| filter.strip_prefix(kind) == Some(target))
+    // A test's name (`carved::a::b::0001`), or a broken file's (`carved::a::b`).
+    target_of_case(filter).or_else(|| filter.strip_prefix("carved::")) == Some(target)
 }
 
 /// One case per entry of `file`, a carve file in `dir` of `target`, named
