@@ -19,6 +19,7 @@ use crate::coverage::reach::Reach;
 use crate::coverage::{self, Trace};
 use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
+use crate::generation::history::Phase;
 use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
 use crate::generation::types::ParamTypes;
@@ -139,6 +140,9 @@ pub trait Observer {
     /// Progress, before each derivation: derivations drawn, calls run,
     /// outcomes covered. Called often; throttle what it costs.
     fn progress(&mut self, _index: u64, _executions: u64, _covered: usize) {}
+    /// A phase starts (the grammar phase may start twice: first, and again
+    /// with what budget search leaves).
+    fn phase(&mut self, _phase: Phase) {}
 }
 
 /// An observer that does nothing (benches and tests).
@@ -208,6 +212,7 @@ pub fn generate(
         Phases::GrammarOnly => (1.0, (0.0, 0.0)),
         Phases::SearchOnly => (0.0, (0.8, 1.0)),
     };
+    generator.observer.phase(Phase::Grammar);
     generator.grammar_phase(
         &grammar,
         &mut fuzzer,
@@ -222,6 +227,7 @@ pub fn generate(
         generator.search_phase(existing, settings.seed, search_share);
     }
     if settings.phases != Phases::SearchOnly {
+        generator.observer.phase(Phase::Grammar);
         generator.grammar_phase(&grammar, &mut fuzzer, settings.skip, 1.0, None);
     }
     let index = generator.index;
@@ -285,8 +291,10 @@ impl Generator<'_> {
             .with_dictionary(&original)
             .with_types(self.types.clone());
         self.search_limit = shares.0;
+        self.observer.phase(Phase::Avm);
         search.avm(self);
         self.search_limit = shares.1;
+        self.observer.phase(Phase::Ga);
         search.evolve(self, 16);
     }
 

@@ -32,6 +32,7 @@ use crate::coverage::reach::Reach;
 use crate::env::{Budget, Config};
 use crate::error::Error;
 use crate::generation::generate::{self, Existing, Failure, Kept, Observer, Progress, Settings};
+use crate::generation::history::{Phase, Point};
 use crate::outcome::{describe_exit, quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
@@ -60,6 +61,9 @@ pub struct Summary {
     pub crashes: u32,
     /// Generated arguments that did not deserialize into the parameter types.
     pub undeserializable: u64,
+    /// Goals covered against executions, with the phase, as the workers
+    /// reported them.
+    pub history: Vec<Point>,
 }
 
 /// Generates calls of `target_name` in worker processes; the carve file is
@@ -85,8 +89,16 @@ pub fn generate_in_workers(
             budget,
             skip,
             careful_until,
-            &mut |executions, covered| {
-                progress.tick(summary.executions + executions, covered, total)
+            &mut |executions, covered, phase| {
+                let executions = summary.executions + executions;
+                progress.tick(executions, covered, total);
+                if let Some(phase) = phase {
+                    summary.history.push(Point {
+                        phase,
+                        executions,
+                        covered: covered as u64,
+                    });
+                }
             },
         )?;
         summary.executions += run.executions;
@@ -152,7 +164,7 @@ impl WorkerRun {
     fn apply(
         &mut self,
         message: WorkerMessage,
-        on_progress: &mut dyn FnMut(u64, usize),
+        on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
     ) -> Result<(), String> {
         match message {
             WorkerMessage::Alive => {}
@@ -166,10 +178,11 @@ impl WorkerRun {
                 derivation,
                 executions,
                 covered,
+                phase,
             } => {
                 self.last_index = derivation;
                 self.executions = executions;
-                on_progress(executions, covered as usize);
+                on_progress(executions, covered as usize, phase);
             }
             WorkerMessage::Calling { derivation, args } => self.calling = Some((derivation, args)),
             WorkerMessage::Kept => self.kept += 1,
@@ -197,7 +210,7 @@ fn run_worker(
     budget: Budget,
     skip: u64,
     careful_until: u64,
-    on_progress: &mut dyn FnMut(u64, usize),
+    on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
 ) -> Result<WorkerRun, Error> {
     let (mut child, lines) = spawn_worker(exe, target_name, budget, skip, careful_until)?;
     let stop = |child: &mut Child| {
@@ -405,8 +418,12 @@ fn worker(
         path: &path,
         seed: config.seed,
         last_report: (0, Instant::now()),
+        phase: None,
+        reported: None,
+        last_seen: (0, 0, 0),
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
+    observer.send_progress();
     liveness.send(&WorkerMessage::Done {
         executions: generation.executions,
         undeserializable: generation.undeserializable,
@@ -511,11 +528,31 @@ struct Reporter<'a> {
     path: &'a Path,
     seed: u64,
     last_report: (u64, Instant),
+    /// The phase running, for the history.
+    phase: Option<Phase>,
+    /// The phase and coverage of the last progress line sent: a change in
+    /// either is sent at once, so the history sees every step.
+    reported: Option<(Phase, usize)>,
+    /// The last progress seen: derivation, executions, covered.
+    last_seen: (u64, u64, usize),
 }
 
 impl Reporter<'_> {
     fn send(&self, message: WorkerMessage) {
         self.liveness.send(&message);
+    }
+
+    /// Sends the last progress seen.
+    fn send_progress(&mut self) {
+        let (index, executions, covered) = self.last_seen;
+        self.last_report = (index, Instant::now());
+        self.reported = self.phase.map(|phase| (phase, covered));
+        self.send(WorkerMessage::Progress {
+            derivation: index,
+            executions,
+            covered: covered as u64,
+            phase: self.phase,
+        });
     }
 
     /// Adds a call to the carve file: loaded, changed and written under the
@@ -609,15 +646,18 @@ impl Observer for Reporter<'_> {
     }
 
     fn progress(&mut self, index: u64, executions: u64, covered: usize) {
+        self.last_seen = (index, executions, covered);
         let (last_index, last_time) = self.last_report;
-        if index >= last_index + PROGRESS_EVERY || last_time.elapsed() >= Duration::from_millis(100)
+        let changed = self.reported != self.phase.map(|phase| (phase, covered));
+        if changed
+            || index >= last_index + PROGRESS_EVERY
+            || last_time.elapsed() >= Duration::from_millis(100)
         {
-            self.last_report = (index, Instant::now());
-            self.send(WorkerMessage::Progress {
-                derivation: index,
-                executions,
-                covered: covered as u64,
-            });
+            self.send_progress();
         }
+    }
+
+    fn phase(&mut self, phase: Phase) {
+        self.phase = Some(phase);
     }
 }

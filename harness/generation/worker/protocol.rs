@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! carve-worker alive
-//! carve-worker progress 512 498 7
+//! carve-worker progress 512 498 7 grammar
 //! carve-worker calling 513 "(\n    s: \"%4\",\n)"
 //! carve-worker kept
 //! carve-worker done 20000 14
@@ -18,6 +18,8 @@ use std::fmt;
 use std::io::{self, Write};
 use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
+
+use crate::generation::history::Phase;
 
 const PREFIX: &str = "carve-worker";
 
@@ -32,11 +34,14 @@ pub enum WorkerMessage {
     /// The call running now has run longer than the call timeout, measured
     /// from its own start: the parent ends the worker.
     TimedOut,
-    /// Derivations run so far, calls made, goals covered.
+    /// Derivations run so far, calls made, goals covered, and the phase
+    /// running. The phase is a later addition: a line without it still
+    /// reads (`None`).
     Progress {
         derivation: u64,
         executions: u64,
         covered: u64,
+        phase: Option<Phase>,
     },
     /// The call about to be made, announced while running a suspect window
     /// carefully: if the worker dies now, this call is the one that crashed.
@@ -68,7 +73,14 @@ impl fmt::Display for WorkerMessage {
                 derivation,
                 executions,
                 covered,
-            } => write!(f, "progress {derivation} {executions} {covered}"),
+                phase,
+            } => {
+                write!(f, "progress {derivation} {executions} {covered}")?;
+                match phase {
+                    Some(phase) => write!(f, " {phase}"),
+                    None => Ok(()),
+                }
+            }
             // Quoted as a RON string: escapes keep the message on one line.
             WorkerMessage::Calling { derivation, args } => {
                 write!(f, "calling {derivation} {}", quote(args))
@@ -122,14 +134,29 @@ impl FromStr for WorkerMessage {
             (numbers.len() == count).then_some(numbers)
         };
         let message = match word {
-            "progress" => match numbers(3).as_deref() {
-                Some(&[derivation, executions, covered]) => WorkerMessage::Progress {
-                    derivation,
-                    executions,
-                    covered,
-                },
-                _ => return Err(malformed()),
-            },
+            "progress" => {
+                // Three numbers, then the phase if the worker sends one.
+                let (numbers, phase) = match rest.rsplit_once(' ') {
+                    Some((head, last)) if last.parse::<u64>().is_err() => {
+                        (head, Some(last.parse::<Phase>().map_err(|()| malformed())?))
+                    }
+                    _ => (rest, None),
+                };
+                let numbers: Vec<u64> = numbers
+                    .split(' ')
+                    .map(|w| w.parse().ok())
+                    .collect::<Option<_>>()
+                    .ok_or_else(malformed)?;
+                match numbers[..] {
+                    [derivation, executions, covered] => WorkerMessage::Progress {
+                        derivation,
+                        executions,
+                        covered,
+                        phase,
+                    },
+                    _ => return Err(malformed()),
+                }
+            }
             "calling" => {
                 let (derivation, args) = rest.split_once(' ').ok_or_else(malformed)?;
                 WorkerMessage::Calling {
@@ -228,6 +255,13 @@ mod tests {
                 derivation: 512,
                 executions: 498,
                 covered: 7,
+                phase: Some(Phase::Avm),
+            },
+            WorkerMessage::Progress {
+                derivation: 1,
+                executions: 1,
+                covered: 0,
+                phase: None,
             },
             WorkerMessage::Calling {
                 derivation: 3,
@@ -251,6 +285,28 @@ mod tests {
     }
 
     #[test]
+    fn a_progress_line_without_a_phase_still_reads() {
+        assert_eq!(
+            "carve-worker progress 512 498 7".parse::<WorkerMessage>(),
+            Ok(WorkerMessage::Progress {
+                derivation: 512,
+                executions: 498,
+                covered: 7,
+                phase: None
+            })
+        );
+        assert_eq!(
+            "carve-worker progress 512 498 7 ga".parse::<WorkerMessage>(),
+            Ok(WorkerMessage::Progress {
+                derivation: 512,
+                executions: 498,
+                covered: 7,
+                phase: Some(Phase::Ga)
+            })
+        );
+    }
+
+    #[test]
     fn lines_that_are_not_messages_are_errors() {
         for line in [
             "",
@@ -259,6 +315,9 @@ mod tests {
             "carve-worker progress 1 2",
             "carve-worker progress 1 2 x",
             "carve-worker progress 1 2 3 4",
+            "carve-worker progress 1 2 3 search",
+            "carve-worker progress 1 2 grammar",
+            "carve-worker progress grammar",
             "carve-worker kept now",
             "carve-worker alive 1",
             "carve-worker calling 1 not-ron",
