@@ -711,6 +711,31 @@ mod tests {
     }
 
     #[test]
+    fn the_closest_call_is_the_first_by_name_among_equally_close_ones() {
+        let call = |diff: f64| {
+            coverage::collect(|| {
+                coverage::compare(
+                    &SITES,
+                    0,
+                    false,
+                    coverage::Op::Gt,
+                    Some(coverage::Cmp::numeric(diff)),
+                )
+            })
+            .1
+        };
+        // `x > 0` with x = -3 is 4 from true, x = -1 is 2 from true.
+        let mut cov = FunctionCoverage::new(&SITES);
+        cov.add("c", &call(-3.0), true);
+        assert_eq!(cov.closest.get(&0).map(String::as_str), Some("c"));
+        cov.add("d", &call(-1.0), true);
+        cov.add("b", &call(-1.0), true);
+        cov.add("e", &call(-1.0), true);
+        assert_eq!(cov.best_distance.get(&0), Some(&2.0));
+        assert_eq!(cov.closest.get(&0).map(String::as_str), Some("b"));
+    }
+
+    #[test]
     fn totals_show_a_dash_when_there_is_nothing_to_cover() {
         let none = Totals::default();
         assert_eq!(none.percent(), None);

@@ -16,6 +16,7 @@ use std::process::Command;
 use insta::assert_snapshot;
 
 mod files;
+mod html;
 mod partition;
 mod record;
 mod shapes;

@@ -256,7 +256,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                         th.num { "missed" }
                         th.num title="carved calls replayed" { "carved" }
                         th.num title="generated calls replayed" { "generated" }
-                        th.num title="found failures that still fail" { "failures" }
+                        th.num title="distinct failing inputs generation found in this run; ✗ open: found failures that still fail" { "failures" }
                         th.wide { "reach / reached from" }
                     }
                 }
@@ -264,19 +264,22 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                     @for &i in &rows {
                         @let f = &report.functions[i];
                         @let target = report.target_at(i);
-                        @let failures = target.map(|t| failures_of(&t.name));
+                        @let open = target.map_or(0, |t| failures_of(&t.name));
                         tr data-function=(f.name()) data-kind=(f.kind.as_str())
                             data-branches=(f.total()) data-covered=(f.covered_by.len())
                             data-carved=[target.map(|t| t.carved_calls)]
                             data-generated=[target.map(|t| t.generated_calls)]
-                            data-failures=[failures] {
+                            data-failures=[target.map(|t| t.failures)] {
                             td { a href=(link(i)) { code { (f.name()) } } }
                             td { span class=(format!("kind {}", f.kind.as_str())) { (f.kind.as_str()) } }
                             td { (share(own(f))) }
                             td.num { @if f.total() > 0 { (f.missing().len()) } }
                             td.num { @if let Some(t) = target { (t.carved_calls) } }
                             td.num { @if let Some(t) = target { (t.generated_calls) } }
-                            td.num { @if let Some(n) = failures { @if n > 0 { span.fail { "✗ " (n) } } @else { "0" } } }
+                            td.num {
+                                @if let Some(t) = target { span.found { (t.failures) } }
+                                @if open > 0 { " " a.fail href="#failures" { "✗ " (open) " open" } }
+                            }
                             td.wide {
                                 @match (f.kind, target) {
                                     (Kind::Target, Some(t)) if !t.called() => span.muted { "not called" },
@@ -304,7 +307,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                         td.num { (total.branches - total.covered) }
                         td.num { (report.targets.iter().map(|t| t.carved_calls).sum::<usize>()) }
                         td.num { (report.targets.iter().map(|t| t.generated_calls).sum::<usize>()) }
-                        td.num { (report.failures.len()) }
+                        td.num { (report.targets.iter().map(|t| t.failures).sum::<usize>()) }
                         td.wide {}
                     }
                 }
@@ -530,5 +533,94 @@ fn condition(report: &Report, f: &FunctionCoverage, c: &Condition<'_>) -> Markup
             code { (c.text) }
             @for (id, branch) in &c.outcomes { (badge(report, f, *id, branch)) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coverage;
+    use crate::registry::{Branch, BranchKind, Side, Sites};
+
+    const fn branch(side: Side) -> Branch {
+        Branch {
+            kind: BranchKind::Condition,
+            condition: "a < b",
+            side,
+            line: 2,
+            col: 8,
+            parent: u32::MAX,
+        }
+    }
+
+    static SITES: Sites = Sites::new(
+        "k::m",
+        "f",
+        "m.rs",
+        (1, 3),
+        &[branch(Side::True), branch(Side::False)],
+        &[],
+    );
+    // Same name in another case: a case-insensitive file system would mix
+    // their pages up.
+    static OTHER: Sites = Sites::new("k::M", "F", "m.rs", (5, 6), &[], &[]);
+
+    fn report() -> Report {
+        let (_, trace) = coverage::collect(|| {
+            coverage::compare(
+                &SITES,
+                0,
+                true,
+                coverage::Op::Lt,
+                Some(coverage::Cmp::numeric(-2.0)),
+            )
+        });
+        let mut f = FunctionCoverage::new(&SITES);
+        f.add("carved::m::f::0001", &trace, true);
+        Report {
+            seed: 1,
+            functions: vec![f, FunctionCoverage::new(&OTHER)],
+            targets: Vec::new(),
+            calls: BTreeMap::from([(
+                "carved::m::f::0001".to_owned(),
+                "m::f(s:\"<script>\")".to_owned(),
+            )]),
+            failures: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn values_are_escaped_and_outcomes_marked() {
+        let source = "fn f(a: u8, b: u8) {\n    if a < b { \"<b>\" } else { \"\" }\n}\n".to_owned();
+        let pages = render(
+            &report(),
+            &BTreeMap::new(),
+            &BTreeMap::from([("m.rs", source)]),
+        );
+        let paths: Vec<_> = pages.iter().map(|p| p.path.display().to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                "index.html",
+                "missed.html",
+                "functions/m.f.html",
+                "functions/M.F-2.html"
+            ]
+        );
+        let page = &pages[2].html;
+        assert!(!page.contains("<script>") && !page.contains("<b>"), "{page}");
+        assert!(page.contains("m::f(s:&quot;&lt;script&gt;&quot;)"), "{page}");
+        assert!(page.contains("<code>a &lt; b</code>"), "{page}");
+        assert!(page.contains("<tr class=\"line missed\" id=\"L2\">"), "{page}");
+        assert_eq!(page.matches("data-state=\"covered\"").count(), 1);
+        assert_eq!(page.matches("data-state=\"missed\"").count(), 1);
+        // `a < b` with a − b = −2 is 2 from false.
+        assert!(
+            page.contains("missed; closest distance <span class=\"distance\">2</span>"),
+            "{page}"
+        );
+        let index = &pages[0].html;
+        assert!(index.contains("href=\"functions/M.F-2.html\""), "{index}");
+        assert!(index.contains("data-branches=\"2\" data-covered=\"1\""), "{index}");
     }
 }
