@@ -8,6 +8,7 @@
 //! | `CARVE_JOBS` | targets generated at once (each drives its own worker processes) | `--test-threads`, else the available cores |
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
+//! | `CARVE_HTML` | folder to write the HTML report in (`index.html` and a page per function) | none |
 //! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
 //!
 //! ```
@@ -79,6 +80,8 @@ pub struct Config {
     pub dir_is_set: bool,
     /// `CARVE_REPORT`.
     pub report: Option<PathBuf>,
+    /// `CARVE_HTML`: the folder of the HTML report.
+    pub html: Option<PathBuf>,
     /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
     pub annotate: Option<String>,
 }
@@ -144,6 +147,7 @@ impl Config {
         let dir_is_set = get("CARVE_DIR").is_some();
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
+        let html = get("CARVE_HTML").map(|p| package_root.join(p.trim()));
         let annotate = get("CARVE_ANNOTATE").map(|f| match f.trim() {
             "all" | "1" => String::new(),
             filter => filter.to_owned(),
@@ -156,6 +160,7 @@ impl Config {
             dir,
             dir_is_set,
             report,
+            html,
             annotate,
         })
     }
@@ -190,6 +195,20 @@ impl Config {
             )
         })
     }
+}
+
+/// The name of the package under test: cargo's `CARGO_PKG_NAME` (set when
+/// cargo runs a test), else the name of its folder `package_root`.
+pub fn package_name(package_root: &Path) -> String {
+    std::env::var("CARGO_PKG_NAME")
+        .ok()
+        .filter(|name| !name.is_empty())
+        .or_else(|| {
+            package_root
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "package".to_owned())
 }
 
 fn parse_budget(text: &str) -> Option<Budget> {
@@ -266,6 +285,15 @@ mod tests {
         assert_eq!(c.budget, Budget::Executions(DEFAULT_BUDGET));
         assert_eq!(c.dir, Path::new("/p/carved"));
         assert_eq!(c.report, None);
+        assert_eq!(c.html, None);
+    }
+
+    #[test]
+    fn the_html_folder_is_taken_from_the_package_root() {
+        let c = config(&[("CARVE_HTML", "target/carve-report")]).unwrap();
+        assert_eq!(c.html.as_deref(), Some(Path::new("/p/target/carve-report")));
+        let c = config(&[("CARVE_HTML", "/tmp/r")]).unwrap();
+        assert_eq!(c.html.as_deref(), Some(Path::new("/tmp/r")));
     }
 
     #[test]

@@ -39,9 +39,10 @@
 //! is laid out, for contributors: modules follow the data flow, one folder
 //! per phase. System test → `carving/` (`record` calls, `store` them in
 //! carve files, `replay` them as tests) → `coverage/` (branch outcomes of
-//! every call, the `reach` of a target, the `report`) → `generation/`
-//! (`mine` grammars, `grammar` coverage fuzzing, `search`, `shrink`,
-//! `generate` running the phases, `worker` processes) → back to the carve
+//! every call, the `reach` of a target, the `report` and its `html` pages)
+//! → `generation/` (`mine` grammars, `grammar` coverage fuzzing, `search`,
+//! `shrink`, `generate` running the phases, `worker` processes, the
+//! `history` of runs) → back to the carve
 //! files; `runner` is the harness that drives the modes. Below them, shared
 //! by all: `registry` (what the attributes register), `call` and `outcome`
 //! (a call and how it ended), `value` (argument trees), `env` (the

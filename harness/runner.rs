@@ -26,9 +26,11 @@ use crate::carving::skim::skim;
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
 };
+use crate::coverage::html;
 use crate::coverage::report::{Calls, GenerationStats, Report};
-use crate::env::{Config, Mode};
+use crate::env::{self, Config, Mode};
 use crate::error::Error;
+use crate::generation::history::{self, RunHistory};
 use crate::generation::worker;
 use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::registry::{Registry, SystemTest, Target};
@@ -84,28 +86,73 @@ pub fn main(main: MainConfig) -> ! {
         coverage: coverage.clone(),
         accepted: Accepted::default(),
     };
-    let (failed, generation) = match config.mode {
-        Mode::Generate => run_generate(&args, registry, &config, checker),
+    let root = Path::new(main.manifest_dir);
+    let history_folder = history::folder(
+        &std::env::current_exe().unwrap_or_default(),
+        root,
+        &env::package_name(root),
+    );
+    let (failed, generation, histories) = match config.mode {
+        Mode::Generate => run_generate(&args, registry, &config, checker, &history_folder),
         Mode::Record if !args.list => (
             run_record(&args, registry, &config, checker),
             BTreeMap::new(),
+            BTreeMap::new(),
         ),
-        _ => (run_replay(&args, registry, &checker), BTreeMap::new()),
+        _ => (
+            run_replay(&args, registry, &checker),
+            BTreeMap::new(),
+            BTreeMap::new(),
+        ),
     };
     let report_failed = !args.list && {
-        let report = Report::build(registry, &coverage.take(), &generation, config.seed);
-        !report_coverage(&report, &config)
+        let report = Report::build(registry, &coverage.take(), &generation, config.seed)
+            .with_failures(coverage.take_failures());
+        !report_coverage(&report, &config, histories, &history_folder)
     };
     std::process::exit(if failed || report_failed { 101 } else { 0 })
 }
 
 /// Prints the coverage summary (and the annotated listing when asked);
-/// writes the JSON report to `CARVE_REPORT`. Returns false if writing failed.
-fn report_coverage(report: &Report, config: &Config) -> bool {
+/// writes the JSON report to `CARVE_REPORT` and the HTML report to
+/// `CARVE_HTML`, with the generation runs of this run (`histories`) or, for
+/// targets not generated now, their last run kept in `history_folder`.
+/// Returns false if writing failed.
+fn report_coverage(
+    report: &Report,
+    config: &Config,
+    mut histories: BTreeMap<String, RunHistory>,
+    history_folder: &Path,
+) -> bool {
     println!("{}", report.summary());
     if let Some(filter) = &config.annotate {
         println!("{}", report.annotate(filter));
     }
+    let json_ok = write_json_report(report, config);
+    let Some(dir) = &config.html else {
+        return json_ok;
+    };
+    for target in &report.targets {
+        if !histories.contains_key(&target.name) {
+            if let Some(run) = history::last_run(history_folder, &target.name) {
+                histories.insert(target.name.clone(), run);
+            }
+        }
+    }
+    match html::write(report, &histories, dir) {
+        Ok(index) => {
+            println!("carve: wrote the HTML report to {}", display_path(&index));
+            json_ok
+        }
+        Err(e) => {
+            eprintln!("carve: CARVE_HTML={}: {e}", display_path(dir));
+            false
+        }
+    }
+}
+
+/// Writes the JSON report to `CARVE_REPORT`. Returns false if writing failed.
+fn write_json_report(report: &Report, config: &Config) -> bool {
     match &config.report {
         Some(path) => match write_atomic(path, report.to_json().as_bytes()) {
             Ok(()) => {
@@ -315,7 +362,12 @@ fn run_generate(
     registry: &'static Registry,
     config: &Config,
     checker: Checker,
-) -> (bool, BTreeMap<String, GenerationStats>) {
+    history_folder: &Path,
+) -> (
+    bool,
+    BTreeMap<String, GenerationStats>,
+    BTreeMap<String, RunHistory>,
+) {
     let jobs = config.jobs_or(args.test_threads);
     let config = Arc::new(Config {
         jobs: Some(jobs),
@@ -324,7 +376,7 @@ fn run_generate(
     let done: Arc<Mutex<BTreeMap<String, Generated>>> = Arc::default();
     if args.list {
         let listing = libtest_mimic::run(args, generate_trials(registry, &config, &done));
-        return (listing.has_failed(), BTreeMap::new());
+        return (listing.has_failed(), BTreeMap::new(), BTreeMap::new());
     }
     let mut failed = !migrate_layout(&config.dir);
     println!(
@@ -342,6 +394,7 @@ fn run_generate(
     failed |= generating.has_failed();
     let done = std::mem::take(&mut *lock(&done));
     let mut stats = BTreeMap::new();
+    let mut histories = BTreeMap::new();
     for (target, generated) in &done {
         for line in &generated.out {
             println!("{line}");
@@ -351,6 +404,16 @@ fn run_generate(
         }
         if let Some(done) = &generated.stats {
             stats.insert(target.clone(), *done);
+        }
+        if let Some(run) = &generated.history {
+            // A history is a convenience: failing to keep it fails nothing.
+            if let Err(e) = history::append(history_folder, target, run.clone()) {
+                eprintln!(
+                    "carve: {target}: cannot keep the generation history in {}: {e}",
+                    display_path(history_folder)
+                );
+            }
+            histories.insert(target.clone(), run.clone());
         }
     }
     let checker = Checker {
@@ -378,7 +441,7 @@ fn run_generate(
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     let replaying = libtest_mimic::run(&replay_args, trials);
     report_accepted(&checker);
-    (replaying.has_failed() || failed, stats)
+    (replaying.has_failed() || failed, stats, histories)
 }
 
 /// What the generation of one target did and printed.
@@ -386,6 +449,8 @@ fn run_generate(
 struct Generated {
     /// Its figures, if it ran to the end.
     stats: Option<GenerationStats>,
+    /// Goals covered against executions, if it ran.
+    history: Option<RunHistory>,
     /// Lines for stdout.
     out: Vec<String>,
     /// Lines for stderr.
@@ -416,8 +481,9 @@ fn generate_trials(
                     .map_err(Error::from)
                     .and_then(|file| generate_for(registry, target, &file, &config, &mut generated.out));
                 let verdict = match result {
-                    Ok(stats) => {
+                    Ok((stats, history)) => {
                         generated.stats = Some(stats);
+                        generated.history = history;
                         Ok(())
                     }
                     Err(e) => {
@@ -451,7 +517,7 @@ fn generate_for(
     file: &CarveFile,
     config: &Config,
     out: &mut Vec<String>,
-) -> Result<GenerationStats, Error> {
+) -> Result<(GenerationStats, Option<RunHistory>), Error> {
     let existing = |file: &CarveFile| {
         worker::existing_calls(registry, target, file, &config.dir, config.seed)
     };
@@ -462,7 +528,7 @@ fn generate_for(
              logic with `#[carve::instrument]`)",
             file.target
         ));
-        return Ok(GenerationStats::default());
+        return Ok((GenerationStats::default(), None));
     }
     let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
     let after_file = CarveFile::load(&config.dir, &file.path)?;
@@ -502,10 +568,19 @@ fn generate_for(
             ));
         }
     }
-    Ok(GenerationStats {
-        executions: summary.executions,
-        failures: summary.failures,
-    })
+    let history = RunHistory {
+        seed: config.seed,
+        budget: config.budget.to_string(),
+        goals: total_before as u64,
+        points: summary.history,
+    };
+    Ok((
+        GenerationStats {
+            executions: summary.executions,
+            failures: summary.failures,
+        },
+        Some(history),
+    ))
 }
 
 /// Rewrites the carve file of `target` after recording, under the carve

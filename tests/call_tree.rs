@@ -96,6 +96,7 @@ fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
         .map(|(i, q)| CallCoverage {
             test: format!("carved::url::parse_query::{:04}", i + 1),
             target: "url::parse_query".into(),
+            call: format!("url::parse_query(q:{q:?})"),
             generated: false,
             passed: true,
             trace: parse_query(q),

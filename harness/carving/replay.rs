@@ -36,7 +36,7 @@ use crate::carving::store::{
     display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin,
 };
 use crate::coverage;
-use crate::coverage::report::{CallCoverage, Calls};
+use crate::coverage::report::{CallCoverage, Calls, FailureKind, FoundFailure};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::to_ron;
@@ -215,6 +215,10 @@ impl Case {
 
     fn run_here(&self, checker: &Checker) -> Result<(), CaseFailure> {
         if let Ending::Crashed(crash) = &self.entry.outcome.ending {
+            if self.entry.origin.is_open_failure() {
+                let call = format!("{}{}", self.target_name, strip_layout(&self.entry.args));
+                self.report_failure(checker, call, FailureKind::Crash, crash.clone());
+            }
             return self.crashed(crash);
         }
         let replayed = self.replay(checker)?;
@@ -223,9 +227,27 @@ impl Case {
             replayed.args.as_ref().unwrap_or(&Value::Unit),
         );
         if self.entry.origin.is_open_failure() {
+            if let Outcome::Panicked(message) = &replayed.observation.outcome {
+                self.report_failure(checker, call.clone(), FailureKind::Panic, message.clone());
+            }
             return self.still_failing(&call, &replayed.observation.outcome);
         }
         self.check_snapshot(checker, &call, &replayed.observation)
+    }
+
+    /// Tells the report about a found failure that still fails.
+    fn report_failure(&self, checker: &Checker, call: String, kind: FailureKind, message: String) {
+        let Origin::Found { at, .. } = &self.entry.origin else {
+            return;
+        };
+        checker.coverage.push_failure(FoundFailure {
+            test: self.test.clone(),
+            target: self.target_name.clone(),
+            call,
+            at: at.clone(),
+            kind,
+            message,
+        });
     }
 
     /// Whether the call's snapshot file exists.
@@ -288,6 +310,10 @@ impl Case {
             checker.coverage.push(CallCoverage {
                 test: self.test.clone(),
                 target: self.target_name.clone(),
+                call: describe_call(
+                    &self.target_name,
+                    replayed.args.as_ref().unwrap_or(&Value::Unit),
+                ),
                 generated: self.entry.origin.system_test().is_none(),
                 passed: matches!(replayed.observation.outcome, Outcome::Returned(_)),
                 trace,

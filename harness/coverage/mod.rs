@@ -19,6 +19,7 @@
 //! assert_eq!(coverage::normalize(1.0), 0.5);
 //! ```
 
+pub mod html;
 pub mod reach;
 pub mod report;
 

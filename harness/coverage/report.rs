@@ -11,7 +11,8 @@
 //! The runner collects one [`CallCoverage`] per replayed call and what
 //! generation did per target ([`GenerationStats`]), and builds a [`Report`]
 //! from them: its summary is printed after every run, its JSON is written to
-//! `CARVE_REPORT`, and `CARVE_ANNOTATE` prints annotated sources.
+//! `CARVE_REPORT`, `CARVE_ANNOTATE` prints annotated sources, and
+//! [`crate::coverage::html`] renders it as pages (`CARVE_HTML`).
 //!
 //! ```
 //! use carve::coverage::report::FunctionCoverage;
@@ -38,6 +39,8 @@ pub struct CallCoverage {
     pub test: String,
     /// The target called.
     pub target: String,
+    /// The call as people read it: `decode::cgi_decode(s:"%B1")`.
+    pub call: String,
     /// Whether the call was generated (else carved).
     pub generated: bool,
     /// Whether the call returned (a call that panicked covers nothing).
@@ -46,20 +49,81 @@ pub struct CallCoverage {
     pub trace: Trace,
 }
 
-/// Where replayed calls leave their coverage: one per run, shared by the
-/// trials of that run, drained by the runner when they are done.
+/// A failing input generation found, still failing when it was replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundFailure {
+    /// Its test (`generated::split_pair::0003`).
+    pub test: String,
+    /// The target called.
+    pub target: String,
+    /// The minimized call: `split_pair(s:"")`.
+    pub call: String,
+    /// Where it panicked (`src/lib.rs:12`), or how its process ended.
+    pub at: String,
+    /// Panic or crash.
+    pub kind: FailureKind,
+    /// The panic message, or how the process ended.
+    pub message: String,
+}
+
+/// How a found failure fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The call panics (replayed: it still does).
+    Panic,
+    /// The call takes its process down (abort, overflow, timeout): not
+    /// replayed, it is listed as found.
+    Crash,
+}
+
+impl FailureKind {
+    /// `panic` or `crash`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Panic => "panic",
+            FailureKind::Crash => "crash",
+        }
+    }
+}
+
+/// Where replayed calls leave their coverage and found failures their
+/// description: one per run, shared by the trials of that run, drained by
+/// the runner when they are done.
 #[derive(Debug, Clone, Default)]
-pub struct Calls(Arc<Mutex<Vec<CallCoverage>>>);
+pub struct Calls(Arc<Mutex<Sink>>);
+
+#[derive(Debug, Default)]
+struct Sink {
+    calls: Vec<CallCoverage>,
+    failures: Vec<FoundFailure>,
+}
 
 impl Calls {
+    fn sink(&self) -> std::sync::MutexGuard<'_, Sink> {
+        // Each critical section is one push or take: never left inconsistent.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Adds one call.
     pub fn push(&self, call: CallCoverage) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(call);
+        self.sink().calls.push(call);
     }
 
     /// Takes every call added so far.
     pub fn take(&self) -> Vec<CallCoverage> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut self.sink().calls)
+    }
+
+    /// Adds a found failure that still fails.
+    pub fn push_failure(&self, failure: FoundFailure) {
+        self.sink().failures.push(failure);
+    }
+
+    /// Takes every found failure added so far, sorted by test name.
+    pub fn take_failures(&self) -> Vec<FoundFailure> {
+        let mut failures = std::mem::take(&mut self.sink().failures);
+        failures.sort_by(|a, b| a.test.cmp(&b.test));
+        failures
     }
 }
 
@@ -109,6 +173,10 @@ pub struct FunctionCoverage {
     pub covered_by: BTreeMap<u32, BTreeSet<String>>,
     /// The smallest distance any call came to each reached outcome.
     pub best_distance: BTreeMap<u32, f64>,
+    /// The test whose call came closest to each reached outcome (among
+    /// equally close ones, the first by name, so that the report does not
+    /// depend on the order calls ran in).
+    pub closest: BTreeMap<u32, String>,
     /// The targets (other than itself) whose calls entered it.
     pub reached_from: BTreeSet<String>,
 }
@@ -121,6 +189,7 @@ impl FunctionCoverage {
             kind: Kind::Helper,
             covered_by: BTreeMap::new(),
             best_distance: BTreeMap::new(),
+            closest: BTreeMap::new(),
             reached_from: BTreeSet::new(),
         }
     }
@@ -138,6 +207,12 @@ impl FunctionCoverage {
                 continue;
             }
             let best = self.best_distance.entry(id).or_insert(f64::INFINITY);
+            let closest = self.closest.get(&id);
+            if distance < *best
+                || (distance == *best && closest.is_none_or(|c| test < c.as_str()))
+            {
+                self.closest.insert(id, test.to_owned());
+            }
             *best = best.min(distance);
             if distance == 0.0 {
                 self.covered_by
@@ -224,7 +299,8 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn percent(self) -> Option<f64> {
+    /// `covered / branches` in percent; `None` when there is nothing to cover.
+    pub fn percent(self) -> Option<f64> {
         (self.branches > 0).then(|| 100.0 * self.covered as f64 / self.branches as f64)
     }
 
@@ -245,6 +321,10 @@ pub struct Report {
     pub functions: Vec<FunctionCoverage>,
     /// Every target, sorted by name.
     pub targets: Vec<TargetCoverage>,
+    /// Each replayed call as people read it, by test name.
+    pub calls: BTreeMap<String, String>,
+    /// Found failures that still fail, by test name ([`Report::with_failures`]).
+    pub failures: Vec<FoundFailure>,
 }
 
 impl Report {
@@ -288,10 +368,12 @@ impl Report {
                 },
             );
         }
+        let mut texts = BTreeMap::new();
         for call in calls {
             let Some(target) = targets.get_mut(call.target.as_str()) else {
                 continue;
             };
+            texts.insert(call.test.clone(), call.call.clone());
             target.executions += 1;
             if call.generated {
                 target.generated_calls += 1;
@@ -313,7 +395,14 @@ impl Report {
             seed,
             functions,
             targets: targets.into_values().collect(),
+            calls: texts,
+            failures: Vec::new(),
         }
+    }
+
+    /// The report with the found failures that still fail.
+    pub fn with_failures(self, failures: Vec<FoundFailure>) -> Report {
+        Report { failures, ..self }
     }
 
     /// Covered and total outcomes of the functions at `indices`.
@@ -334,7 +423,7 @@ impl Report {
     }
 
     /// The target whose function is at `index`, if it is one.
-    fn target_at(&self, index: usize) -> Option<&TargetCoverage> {
+    pub fn target_at(&self, index: usize) -> Option<&TargetCoverage> {
         self.targets.iter().find(|t| t.function == index)
     }
 
@@ -546,7 +635,7 @@ fn annotate_function(f: &FunctionCoverage) -> String {
 
 /// `file!()` paths are relative to the workspace root, tests run in the
 /// package root: look in the working directory and its ancestors.
-fn find_source(file: &str) -> Option<PathBuf> {
+pub(crate) fn find_source(file: &str) -> Option<PathBuf> {
     let cwd = std::env::current_dir().ok()?;
     cwd.ancestors()
         .map(|dir| dir.join(file))
@@ -619,6 +708,31 @@ mod tests {
         assert!(cov.covered().is_empty());
         assert_eq!(cov.best_distance.get(&0), None);
         assert_eq!(cov.best_distance.get(&1), Some(&1.0));
+    }
+
+    #[test]
+    fn the_closest_call_is_the_first_by_name_among_equally_close_ones() {
+        let call = |diff: f64| {
+            coverage::collect(|| {
+                coverage::compare(
+                    &SITES,
+                    0,
+                    false,
+                    coverage::Op::Gt,
+                    Some(coverage::Cmp::numeric(diff)),
+                )
+            })
+            .1
+        };
+        // `x > 0` with x = -3 is 4 from true, x = -1 is 2 from true.
+        let mut cov = FunctionCoverage::new(&SITES);
+        cov.add("c", &call(-3.0), true);
+        assert_eq!(cov.closest.get(&0).map(String::as_str), Some("c"));
+        cov.add("d", &call(-1.0), true);
+        cov.add("b", &call(-1.0), true);
+        cov.add("e", &call(-1.0), true);
+        assert_eq!(cov.best_distance.get(&0), Some(&2.0));
+        assert_eq!(cov.closest.get(&0).map(String::as_str), Some("b"));
     }
 
     #[test]

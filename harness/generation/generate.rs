@@ -21,6 +21,7 @@ use crate::coverage::reach::Reach;
 use crate::coverage::{self, Trace};
 use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
+use crate::generation::history::Phase;
 use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
 use crate::generation::types::ParamTypes;
@@ -205,6 +206,8 @@ pub trait Observer {
     /// Progress, before each derivation: derivations drawn, calls run,
     /// outcomes covered. Called often; throttle what it costs.
     fn progress(&mut self, _index: u64, _executions: u64, _covered: usize) {}
+    /// A phase starts (phases take turns: each may start many times).
+    fn phase(&mut self, _phase: Phase) {}
 }
 
 /// An observer that does nothing (benches and tests).
@@ -400,9 +403,11 @@ impl Generator<'_> {
         // no closer: patience counts only new outcomes, and would cut it
         // off while it is closing in.
         self.start_turn(u64::MAX);
+        self.observer.phase(Phase::Avm);
         search.avm(self);
         if !search.uncovered.is_empty() {
             self.start_turn(patience);
+            self.observer.phase(Phase::Ga);
             search.evolve(self, 16);
         }
     }
@@ -410,6 +415,7 @@ impl Generator<'_> {
     /// Derives and runs calls until the budget is spent, or `patience`
     /// calls in a row gain nothing.
     fn grammar_phase(&mut self, grammar: &ArgsGrammar, fuzzer: &mut GrammarFuzzer, patience: u64) {
+        self.observer.phase(Phase::Grammar);
         self.start_turn(patience);
         // Derivations that fit no argument value cost no execution: bound
         // them too, by the patience (a time budget: saturate).

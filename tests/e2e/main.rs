@@ -17,6 +17,7 @@ use insta::assert_snapshot;
 
 mod crashes;
 mod files;
+mod html;
 mod partition;
 mod record;
 mod scale;

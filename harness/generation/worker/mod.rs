@@ -49,6 +49,7 @@ use crate::error::Error;
 use crate::generation::generate::{
     self, Ending, Executed, Existing, Failure, Kept, NotRun, Observer, Progress, Settings,
 };
+use crate::generation::history::{Phase, Point};
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
@@ -90,6 +91,9 @@ pub struct Summary {
     pub crashes: u32,
     /// Generated arguments that did not deserialize into the parameter types.
     pub undeserializable: u64,
+    /// Goals covered against executions, with the phase, as the workers
+    /// reported them.
+    pub history: Vec<Point>,
 }
 
 /// Generates calls of `target_name` in worker processes; the carve file is
@@ -123,9 +127,27 @@ pub fn generate_in_workers(
             break;
         };
         CallMarker::reset(scratch.dir()).map_err(Error::WorkerIo)?;
-        let run = run_worker(&exe, target_name, budget, cap, scratch.dir(), &mut |executions, covered| {
-            progress.tick(executions, covered, total)
-        })?;
+        let history = &mut summary.history;
+        let run = run_worker(
+            &exe,
+            target_name,
+            budget,
+            cap,
+            scratch.dir(),
+            &mut |executions, covered, phase| {
+                progress.tick(executions, covered, total);
+                // A restarted worker retraces the calls before: their points
+                // are in the history already.
+                let new = history.last().is_none_or(|p| executions > p.executions);
+                if let Some(phase) = phase.filter(|_| new) {
+                    history.push(Point {
+                        phase,
+                        executions,
+                        covered: covered as u64,
+                    });
+                }
+            },
+        )?;
         summary.kept += run.kept;
         summary.failures += run.failures;
         summary.executions = run.executions;
@@ -217,7 +239,7 @@ impl WorkerRun {
     fn apply(
         &mut self,
         message: WorkerMessage,
-        on_progress: &mut dyn FnMut(u64, usize),
+        on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
     ) -> Result<(), String> {
         match message {
             WorkerMessage::Alive => {}
@@ -226,10 +248,11 @@ impl WorkerRun {
                 executions,
                 covered,
                 undeserializable,
+                phase,
             } => {
                 self.executions = executions;
                 self.undeserializable = undeserializable;
-                on_progress(executions, covered as usize);
+                on_progress(executions, covered as usize, phase);
             }
             WorkerMessage::Kept => self.kept += 1,
             WorkerMessage::Failure => self.failures += 1,
@@ -256,7 +279,7 @@ fn run_worker(
     budget: Budget,
     cap: u64,
     scratch: &Path,
-    on_progress: &mut dyn FnMut(u64, usize),
+    on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
 ) -> Result<WorkerRun, Error> {
     let (mut child, lines, stderr) = spawn_worker(exe, target_name, budget, cap, scratch)?;
     let stop = |child: &mut Child| {
@@ -471,9 +494,13 @@ fn worker(
         replayed: HashSet::new(),
         undeserializable: 0,
         last_report: (0, Instant::now()),
+        phase: None,
+        reported: None,
+        last_seen: (0, 0, 0),
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
     observer.journal.flush().map_err(Error::WorkerIo)?;
+    observer.send_progress();
     liveness.send(&WorkerMessage::Done {
         executions: generation.executions,
         undeserializable: generation.undeserializable,
@@ -628,11 +655,31 @@ struct Reporter<'a> {
     /// Calls whose arguments did not deserialize, so far.
     undeserializable: u64,
     last_report: (u64, Instant),
+    /// The phase running, for the history.
+    phase: Option<Phase>,
+    /// The phase and coverage of the last progress line sent: a change in
+    /// either is sent at once, so the history sees every step.
+    reported: Option<(Phase, usize)>,
+    /// The last progress seen: derivation, executions, covered.
+    last_seen: (u64, u64, usize),
 }
 
 impl Reporter<'_> {
     fn send(&self, message: WorkerMessage) {
         self.liveness.send(&message);
+    }
+
+    /// Sends the last progress seen.
+    fn send_progress(&mut self) {
+        let (index, executions, covered) = self.last_seen;
+        self.last_report = (index, Instant::now());
+        self.reported = self.phase.map(|phase| (phase, covered));
+        self.send(WorkerMessage::Progress {
+            executions,
+            covered: covered as u64,
+            undeserializable: self.undeserializable,
+            phase: self.phase,
+        });
     }
 
     /// Adds a call to the carve file: loaded, changed and written under the
@@ -772,19 +819,22 @@ impl Observer for Reporter<'_> {
     }
 
     fn progress(&mut self, index: u64, executions: u64, covered: usize) {
+        self.last_seen = (index, executions, covered);
         let (last_index, last_time) = self.last_report;
-        if index >= last_index + PROGRESS_EVERY || last_time.elapsed() >= Duration::from_millis(100)
+        let changed = self.reported != self.phase.map(|phase| (phase, covered));
+        if changed
+            || index >= last_index + PROGRESS_EVERY
+            || last_time.elapsed() >= Duration::from_millis(100)
         {
-            self.last_report = (index, Instant::now());
             // What is journaled by now is not run again after a crash.
             if let Err(e) = self.journal.flush() {
                 fail(self.liveness, &Error::WorkerIo(e));
             }
-            self.send(WorkerMessage::Progress {
-                executions,
-                covered: covered as u64,
-                undeserializable: self.undeserializable,
-            });
+            self.send_progress();
         }
+    }
+
+    fn phase(&mut self, phase: Phase) {
+        self.phase = Some(phase);
     }
 }

@@ -18,6 +18,8 @@ use std::io::{self, Write};
 use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
 
+use crate::generation::history::Phase;
+
 const PREFIX: &str = "carve-worker";
 
 /// One line from a worker to its parent.
@@ -32,11 +34,13 @@ pub enum WorkerMessage {
     /// from its own start: the parent ends the worker.
     TimedOut,
     /// Calls made so far (by this worker and, retraced, by those before
-    /// it), goals covered, generated arguments that did not deserialize.
+    /// it), goals covered, generated arguments that did not deserialize,
+    /// and the phase running (a line without it still reads: `None`).
     Progress {
         executions: u64,
         covered: u64,
         undeserializable: u64,
+        phase: Option<Phase>,
     },
     /// A generated call was kept and saved.
     Kept,
@@ -61,7 +65,14 @@ impl fmt::Display for WorkerMessage {
                 executions,
                 covered,
                 undeserializable,
-            } => write!(f, "progress {executions} {covered} {undeserializable}"),
+                phase,
+            } => {
+                write!(f, "progress {executions} {covered} {undeserializable}")?;
+                match phase {
+                    Some(phase) => write!(f, " {phase}"),
+                    None => Ok(()),
+                }
+            }
             WorkerMessage::Kept => write!(f, "kept"),
             WorkerMessage::Failure => write!(f, "failure"),
             // Quoted as a RON string: escapes keep the message on one line.
@@ -112,14 +123,26 @@ impl FromStr for WorkerMessage {
             (numbers.len() == count).then_some(numbers)
         };
         let message = match word {
-            "progress" => match numbers(3).as_deref() {
-                Some(&[executions, covered, undeserializable]) => WorkerMessage::Progress {
-                    executions,
-                    covered,
-                    undeserializable,
-                },
-                _ => return Err(malformed()),
-            },
+            "progress" => {
+                // Three numbers, then the phase if the worker sends one.
+                let (numbers, phase) = match rest.rsplit_once(' ') {
+                    Some((head, last)) if last.parse::<u64>().is_err() => {
+                        (head, Some(last.parse::<Phase>().map_err(|()| malformed())?))
+                    }
+                    _ => (rest, None),
+                };
+                let numbers: Option<Vec<u64>> =
+                    numbers.split(' ').map(|w| w.parse().ok()).collect();
+                match numbers.as_deref() {
+                    Some(&[executions, covered, undeserializable]) => WorkerMessage::Progress {
+                        executions,
+                        covered,
+                        undeserializable,
+                        phase,
+                    },
+                    _ => return Err(malformed()),
+                }
+            }
             "alive" if rest.is_empty() => WorkerMessage::Alive,
             "timeout" if rest.is_empty() => WorkerMessage::TimedOut,
             "kept" if rest.is_empty() => WorkerMessage::Kept,
@@ -211,6 +234,13 @@ mod tests {
                 executions: 498,
                 covered: 7,
                 undeserializable: 3,
+                phase: Some(Phase::Avm),
+            },
+            WorkerMessage::Progress {
+                executions: 1,
+                covered: 0,
+                undeserializable: 0,
+                phase: None,
             },
             WorkerMessage::Kept,
             WorkerMessage::Failure,
@@ -226,6 +256,35 @@ mod tests {
             let line = message.to_string();
             assert!(!line.contains('\n'), "{line}");
             assert_eq!(line.parse::<WorkerMessage>(), Ok(message));
+        }
+    }
+
+    #[test]
+    fn a_progress_line_without_a_phase_still_reads() {
+        assert_eq!(
+            "carve-worker progress 498 7 3".parse::<WorkerMessage>(),
+            Ok(WorkerMessage::Progress {
+                executions: 498,
+                covered: 7,
+                undeserializable: 3,
+                phase: None
+            })
+        );
+        assert_eq!(
+            "carve-worker progress 498 7 3 ga".parse::<WorkerMessage>(),
+            Ok(WorkerMessage::Progress {
+                executions: 498,
+                covered: 7,
+                undeserializable: 3,
+                phase: Some(Phase::Ga)
+            })
+        );
+        for line in [
+            "carve-worker progress 1 2 3 search",
+            "carve-worker progress 1 2 grammar",
+            "carve-worker progress grammar",
+        ] {
+            assert!(line.parse::<WorkerMessage>().is_err(), "{line}");
         }
     }
 
