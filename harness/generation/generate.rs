@@ -313,6 +313,10 @@ pub fn generate(
 /// strategy hands over, in the first round; it doubles every round.
 pub const FIRST_PATIENCE: u64 = 32;
 
+/// How many times the others' patience the AVM gets: its moves close in on
+/// an outcome for a while before they cover it.
+const AVM_PATIENCE: u64 = 8;
+
 /// The state of one generation run: every call goes through [`Generator::call`].
 struct Generator<'o> {
     target: &'static Target,
@@ -361,8 +365,8 @@ impl Generator<'_> {
         self.last_gain = self.run.executions;
     }
 
-    /// One round of search on the goals still uncovered: the AVM until it
-    /// gives up on every goal, then the GA until it runs out of `patience`. The search is made on the
+    /// One round of search on the goals still uncovered: the AVM, then the
+    /// GA, each until it runs out of patience. The search is made on the
     /// first round, from the existing calls and the grammar's, and goes on
     /// from its archive in later rounds, with the grammar's calls since.
     fn search_round(
@@ -399,10 +403,10 @@ impl Generator<'_> {
                 )
             }
         };
-        // The AVM gives up on a goal by itself, after rounds that bring it
-        // no closer: patience counts only new outcomes, and would cut it
-        // off while it is closing in.
-        self.start_turn(u64::MAX);
+        // Patience counts only new outcomes, while the AVM may be closing in
+        // on one: it gets more of it. Cut off, it takes the goals it
+        // climbed least first on its next turn.
+        self.start_turn(patience.saturating_mul(AVM_PATIENCE));
         self.observer.phase(Phase::Avm);
         search.avm(self);
         if !search.uncovered.is_empty() {

@@ -384,6 +384,10 @@ pub struct Search {
     dictionary: Vec<char>,
     /// The parameter types: integer moves stay inside their type's range.
     types: ParamTypes,
+    /// How many climbs the AVM began towards each goal: goals climbed least
+    /// come first, so a goal no input covers (or one behind a panic) does
+    /// not take every turn the AVM gets.
+    climbs: BTreeMap<u32, u32>,
 }
 
 /// A call's arguments with their fitness for the goal being climbed to.
@@ -426,6 +430,7 @@ impl Search {
             rng: StdRng::seed_from_u64(seed),
             dictionary: dictionary(seeds.iter().map(|i| &i.args)),
             types: ParamTypes::default(),
+            climbs: BTreeMap::new(),
         };
         for individual in seeds {
             search.offer(individual);
@@ -528,15 +533,17 @@ impl Search {
         newly
     }
 
-    /// The uncovered goal whose best call is closest, skipping `stalled`.
+    /// The uncovered goal climbed least so far whose best call is closest,
+    /// skipping `stalled`.
     fn next_goal(&self, stalled: &BTreeSet<u32>) -> Option<u32> {
+        let climbs = |id: u32| self.climbs.get(&id).copied().unwrap_or(0);
         self.uncovered
             .iter()
             .filter(|id| !stalled.contains(id))
             .filter_map(|id| self.archive.get(id).map(|(f, _)| (*id, *f)))
             .min_by(|a, b| {
-                (a.1.level, a.1.distance)
-                    .partial_cmp(&(b.1.level, b.1.distance))
+                (climbs(a.0), a.1.level, a.1.distance)
+                    .partial_cmp(&(climbs(b.0), b.1.level, b.1.distance))
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
             .map(|(id, _)| id)
@@ -774,6 +781,7 @@ impl<'a> Run<'a> {
         let Some((fitness, best)) = self.search.archive.get(&goal).cloned() else {
             return false;
         };
+        *self.search.climbs.entry(goal).or_default() += 1;
         let mut current = Point {
             args: best.args,
             fitness,

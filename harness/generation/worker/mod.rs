@@ -138,7 +138,10 @@ pub fn generate_in_workers(
                 progress.tick(executions, covered, total);
                 // A restarted worker retraces the calls before: their points
                 // are in the history already.
-                let new = history.last().is_none_or(|p| executions > p.executions);
+                let new = history.last().is_none_or(|p| {
+                    executions > p.executions
+                        || (executions == p.executions && phase.is_some_and(|f| f != p.phase))
+                });
                 if let Some(phase) = phase.filter(|_| new) {
                     history.push(Point {
                         phase,
