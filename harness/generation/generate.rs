@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
 use crate::coverage::reach::Reach;
@@ -21,6 +21,7 @@ use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
+use crate::generation::shrink::shrink;
 use crate::generation::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
 use crate::registry::Target;
@@ -35,6 +36,8 @@ pub struct Kept {
     pub observation: Observation,
     /// The goals it covered first.
     pub added: Vec<u32>,
+    /// Its arguments before they were minimized (as generated).
+    pub generated: Value,
 }
 
 /// A generated call that panicked, minimized.
@@ -178,6 +181,7 @@ pub fn generate(
         traces: Vec::new(),
         search_limit: 1.0,
         types: ParamTypes::default(),
+        shrinking: (0, Duration::ZERO),
     };
     let types = target.param_types();
     generator.types = types.clone();
@@ -252,7 +256,14 @@ struct Generator<'o> {
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
+    /// Executions and time spent minimizing kept calls.
+    shrinking: (u64, Duration),
 }
+
+/// The share of the budget that minimizing kept calls may spend.
+const KEPT_SHRINK_SHARE: f64 = 0.1;
+/// Attempts at minimizing one kept call, at most.
+const KEPT_SHRINK_ATTEMPTS: u64 = 200;
 
 impl Generator<'_> {
     /// Whether `fraction` of the budget is spent.
@@ -366,7 +377,7 @@ impl Generator<'_> {
                 let failure = minimize(
                     self.target,
                     &self.types,
-                    args.clone(),
+                    (self.index, args.clone()),
                     observation,
                     location,
                     &mut self.run,
@@ -377,18 +388,102 @@ impl Generator<'_> {
             }
             (Outcome::Panicked(_), _) => {}
             _ if !added.is_empty() => {
-                self.run.after.extend(added.iter().copied());
-                let kept = Kept {
+                let kept = self.minimize_kept(Kept {
                     args: args.clone(),
                     observation,
                     added,
-                };
+                    generated: args.clone(),
+                });
+                self.run.after.extend(kept.added.iter().copied());
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
             }
             _ => {}
         }
         Some((trace, failed))
+    }
+}
+
+impl Generator<'_> {
+    /// Shrinks a call about to be kept to the smallest arguments found
+    /// that still return and still cover every goal it added (more is
+    /// fine: a shrunk call may cover goals its original missed, and its
+    /// `added` then says so). Each attempt is an execution; all attempts
+    /// together stay within [`KEPT_SHRINK_SHARE`] of the budget.
+    fn minimize_kept(&mut self, kept: Kept) -> Kept {
+        let limit = self.kept_shrink_allowance();
+        if limit == 0 {
+            return kept;
+        }
+        let start = Instant::now();
+        let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
+        let mut best = (kept.observation.clone(), kept.added.clone());
+        let index = self.index;
+        let shrunk = {
+            let Generator {
+                target,
+                reach,
+                run,
+                observer,
+                types,
+                ..
+            } = self;
+            let mut test = |candidate: &Value| {
+                if !observer.allow(candidate) {
+                    return false;
+                }
+                run.executions += 1;
+                observer.before_call(index, candidate);
+                let Some((observation, trace, _)) = execute(target, candidate, run, &mut **observer)
+                else {
+                    return false;
+                };
+                let reached = reach.covered(&trace);
+                let passes = matches!(observation.outcome, Outcome::Returned(_));
+                if !passes || !needed.is_subset(&reached) {
+                    return false;
+                }
+                best = (
+                    observation,
+                    reached.difference(&run.after).copied().collect(),
+                );
+                true
+            };
+            shrink(kept.args.clone(), types, limit, &mut test)
+        };
+        self.shrinking.0 += shrunk.attempts as u64;
+        self.shrinking.1 += start.elapsed();
+        if shrunk.value == kept.args {
+            return kept;
+        }
+        Kept {
+            args: shrunk.value,
+            observation: best.0,
+            added: best.1,
+            generated: kept.generated,
+        }
+    }
+
+    /// Attempts the next kept call may spend on minimizing.
+    fn kept_shrink_allowance(&self) -> usize {
+        let (executions, time) = self.shrinking;
+        let left = match self.budget {
+            Budget::Executions(n) => {
+                let share = (n as f64 * KEPT_SHRINK_SHARE) as u64;
+                share
+                    .saturating_sub(executions)
+                    .min(n.saturating_sub(self.run.executions))
+            }
+            Budget::Time(d) => {
+                let within = time.as_secs_f64() < d.as_secs_f64() * KEPT_SHRINK_SHARE;
+                if within && !self.exhausted(1.0) {
+                    u64::MAX
+                } else {
+                    0
+                }
+            }
+        };
+        left.min(KEPT_SHRINK_ATTEMPTS) as usize
     }
 }
 
@@ -443,45 +538,43 @@ fn execute(
     }
 }
 
-/// Delta debugging over the value tree: tries smaller arguments (shorter
-/// strings and sequences, numbers closer to 0, `None`) and keeps any that
-/// still panics at the same location, until none does.
+/// Delta debugging over the value tree ([`shrink`]): the smallest
+/// arguments found that still panic at `location`. Candidates are only ever
+/// smaller than the arguments that last failed there, so the result is never
+/// larger than any failing input it saw. `call` is the derivation's index
+/// (under which each candidate is announced) and its arguments.
 fn minimize(
     target: &'static Target,
     types: &ParamTypes,
-    mut args: Value,
-    mut observation: Observation,
+    call: (u64, Value),
+    observation: Observation,
     location: String,
     run: &mut Generation,
     observer: &mut dyn Observer,
 ) -> Failure {
     const MAX_ATTEMPTS: usize = 2_000;
-    let mut attempts = 0;
-    'smaller: while attempts < MAX_ATTEMPTS {
-        for candidate in crate::generation::shrink::candidates(&args) {
-            // A candidate outside the parameter types would only fail to
-            // deserialize.
-            if !types.admits(&candidate) {
-                continue;
-            }
-            attempts += 1;
-            run.executions += 1;
-            if let Some((obs, _, Some(at))) = execute(target, &candidate, run, observer) {
-                if at == location {
-                    args = candidate;
-                    observation = obs;
-                    continue 'smaller;
-                }
-            }
-            if attempts >= MAX_ATTEMPTS {
-                break 'smaller;
-            }
+    let (index, args) = call;
+    let mut best = observation;
+    let mut test = |candidate: &Value| {
+        if !observer.allow(candidate) {
+            return false;
         }
-        break;
-    }
+        run.executions += 1;
+        // Announced: a candidate that crashes the worker is then the one
+        // stored, not the derivation it came from.
+        observer.before_call(index, candidate);
+        match execute(target, candidate, run, observer) {
+            Some((observation, _, Some(at))) if at == location => {
+                best = observation;
+                true
+            }
+            _ => false,
+        }
+    };
+    let shrunk = shrink(args, types, MAX_ATTEMPTS, &mut test);
     Failure {
-        args,
-        observation,
+        args: shrunk.value,
+        observation: best,
         location,
     }
 }
