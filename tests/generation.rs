@@ -261,3 +261,50 @@ fn needle_figures() {
         }
     }
 }
+
+/// Every kept call is minimized before it is stored: its arguments are no
+/// larger than the generated ones, still return, and still cover what the
+/// generated call added; a string that only has to hold one character to
+/// take a branch is that character.
+#[test]
+fn kept_calls_are_minimized() {
+    use carve::_internals::generation::shrink::Size;
+    let generation = run(1);
+    assert!(!generation.kept.is_empty());
+    let target = Registry::collect()
+        .target("cgi::cgi_decode")
+        .expect("registered");
+    let mut shrunk = 0;
+    for kept in &generation.kept {
+        eprintln!(
+            "kept {} (generated {})",
+            kept.args.to_compact_ron(),
+            kept.generated.to_compact_ron()
+        );
+        assert!(
+            Size::of(&kept.args) <= Size::of(&kept.generated),
+            "{kept:?}"
+        );
+        shrunk += usize::from(kept.args != kept.generated);
+        let Value::Struct(_, fields) = &kept.args else {
+            panic!("not arguments: {kept:?}")
+        };
+        let Value::Str(s) = &fields[0].1 else {
+            panic!("not a string: {kept:?}")
+        };
+        assert!(s.chars().count() <= 3, "not minimal: {s:?}");
+        let (result, trace) = carve::_internals::coverage::collect(|| cgi::cgi_decode(s));
+        assert!(result.is_ok() || s.contains('%'), "{s:?} still returns");
+        let covered: BTreeSet<u32> = trace.covered(target.sites).collect();
+        assert!(
+            kept.added.iter().all(|goal| covered.contains(goal)),
+            "{s:?} covers {covered:?}, not all of {:?}",
+            kept.added
+        );
+    }
+    assert!(
+        shrunk > 0,
+        "nothing needed shrinking: {:?}",
+        generation.kept
+    );
+}

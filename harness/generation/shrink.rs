@@ -135,10 +135,26 @@ pub fn char_rank(c: char) -> u32 {
     }
 }
 
-/// Simpler characters to try instead of `c`, simplest first.
+/// Simpler characters to try instead of `c`, simplest first: the first of
+/// each class, then within `c`'s own class (letters, digits) halfway to its
+/// first and the one just before (repeated passes bisect towards the first
+/// that still works: `%ag` rather than `%ar` when `%aa` is a valid escape).
 fn simpler_chars(c: char) -> Vec<char> {
+    let class_start = match c {
+        'a'..='z' => Some('a'),
+        '0'..='9' => Some('0'),
+        'A'..='Z' => Some('A'),
+        _ => None,
+    };
+    let within = class_start.into_iter().flat_map(|start| {
+        let distance = c as u32 - start as u32;
+        [start as u32 + distance / 2, (c as u32).saturating_sub(1)]
+            .into_iter()
+            .filter_map(char::from_u32)
+    });
     let mut out: Vec<char> = ['a', '0', 'A', ' ', c.to_ascii_lowercase()]
         .into_iter()
+        .chain(within)
         .filter(|s| char_rank(*s) < char_rank(c))
         .collect();
     out.sort_by_key(|s| char_rank(*s));

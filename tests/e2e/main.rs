@@ -19,6 +19,7 @@ mod files;
 mod partition;
 mod record;
 mod shapes;
+mod shrinking;
 mod types;
 mod workers;
 
