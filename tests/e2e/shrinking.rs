@@ -6,15 +6,17 @@ use insta::assert_snapshot;
 
 use crate::{entry, Project};
 
-/// A target whose `true` branch needs one `#` anywhere in a line: a kept
-/// call that takes it is that one character, not the random line the
-/// generator drew.
-const COMMENT_TARGET: &str = r#"
-/// Whether a line has a `#` comment.
+/// A target whose `true` branch needs one `☃` anywhere in a line. The
+/// grammar hardly draws it; search gets there by moving one character of
+/// the carved line, and keeps that whole line with one character changed.
+/// Minimized, the kept call is that one character.
+const WEATHER_TARGET: &str = r#"
+/// Whether a weather report calls for snow (its name is matched by the
+/// test's filter `unlucky`).
 #[cfg_attr(feature = "carve", carve::target)]
-pub fn unlucky_comment(line: &str) -> bool {
+pub fn unlucky_weather(line: &str) -> bool {
     for c in line.chars() {
-        if c == '#' {
+        if c == '☃' {
             return true;
         }
     }
@@ -22,10 +24,10 @@ pub fn unlucky_comment(line: &str) -> bool {
 }
 "#;
 
-const COMMENT_TEST: &str = r#"
+const WEATHER_TEST: &str = r#"
 #[carve::system_test]
-fn reads_a_line() {
-    assert!(!shop::unlucky_comment("let total = price * quantity + shipping_costs;"));
+fn reads_a_report() {
+    assert!(!shop::unlucky_weather("Sunny, light winds from the west, 24 degrees"));
 }
 
 carve::main!();
@@ -53,8 +55,8 @@ fn args_of(file: &str, origin: &str) -> Vec<String> {
 fn kept_calls_are_minimal_and_panics_never_cover() {
     let p = Project::new("shrinking");
     let lib = p.read("src/lib.rs");
-    p.write("src/lib.rs", &format!("{lib}{COMMENT_TARGET}"));
-    p.replace("tests/carve.rs", "carve::main!();", COMMENT_TEST);
+    p.write("src/lib.rs", &format!("{lib}{WEATHER_TARGET}"));
+    p.replace("tests/carve.rs", "carve::main!();", WEATHER_TEST);
     p.record().assert_success();
     // `unlucky` panics on 13: its `x == 13` true outcome is taken only by a
     // panicking call.
@@ -72,9 +74,17 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
         .lines()
         .filter(|l| l.starts_with("carve: unlucky"))
         .collect();
-    assert_snapshot!(lines.join("\n"), @"");
-    let comment = p.read("carved/unlucky_comment.ron");
-    assert_eq!(args_of(&comment, "Generated"), [r#"line: "#","#], "{comment}");
+    assert_snapshot!(lines.join("\n"), @r#"
+        carve: unlucky: branch coverage 1/2 -> 1/2; kept 0 call(s), found 1 failure(s) in 3000 executions (0 generated arguments did not deserialize)
+        carve: unlucky: found a failing input, minimized: unlucky(x:13) fails at src/lib.rs:123
+        carve: unlucky_weather: branch coverage 3/4 -> 4/4; kept 1 call(s), found 0 failure(s) in 3000 executions (0 generated arguments did not deserialize)
+        "#);
+    let weather = p.read("carved/unlucky_weather.ron");
+    assert_eq!(
+        args_of(&weather, "Generated"),
+        [r#"line: "☃","#],
+        "{weather}"
+    );
     let unlucky = p.read("carved/unlucky.ron");
     assert_eq!(
         args_of(&unlucky, "Generated"),
@@ -90,7 +100,10 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
         .lines()
         .filter(|l| l.trim_start().starts_with("unlucky"))
         .collect();
-    assert_snapshot!(summary.join("\n"), @"");
+    assert_snapshot!(summary.join("\n"), @r#"
+        unlucky             target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 1 generated calls)
+        unlucky_weather     target     4/4    100.0%  reach    4/4    100.0%  (1 carved, 1 generated calls)
+        "#);
     let json = p.report("report.json");
     let target = entry(&json["targets"], "unlucky");
     assert_eq!(
@@ -107,8 +120,8 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
     let again = p.report("again.json");
     assert_eq!(entry(&again["targets"], "unlucky")["covered"], 1, "{again}");
     assert_eq!(
-        entry(&again["targets"], "unlucky_comment")["covered"],
-        2,
+        entry(&again["targets"], "unlucky_weather")["covered"],
+        4,
         "{again}"
     );
 }
