@@ -1586,9 +1586,9 @@ fn generation_keeps_a_found_failure_minimized() {
                         ],
                     ),
                     args: (
-                        s: "$~,",
+                        s: "a,",
                     ),
-                    outcome: Returned(("", "$~")),
+                    outcome: Returned(("", "a")),
                 ),
             ],
         )
