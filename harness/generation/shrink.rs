@@ -733,7 +733,7 @@ mod tests {
             _ => f64::NAN,
         };
         assert_eq!(shrunk(Value::F64(-3.75), |v| x(v) != 0.0).value, Value::F64(3.0));
-        assert_eq!(shrunk(Value::F64(2.71828), |v| x(v) > 2.5).value, Value::F64(2.7));
+        assert_eq!(shrunk(Value::F64(4.56789), |v| x(v) > 4.0).value, Value::F64(4.5));
     }
 
     #[test]
@@ -838,7 +838,7 @@ mod tests {
         } else {
             rng.random_range(8..12)
         };
-        let mut items = |rng: &mut StdRng| {
+        let items = |rng: &mut StdRng| {
             (0..rng.random_range(0..6))
                 .map(|_| random_value(rng, depth - 1))
                 .collect::<Vec<_>>()
