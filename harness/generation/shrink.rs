@@ -750,6 +750,10 @@ mod tests {
         assert_eq!(shrunk(Value::Char('Q'), |_| true).value, Value::Char('a'));
         let digit = |v: &Value| matches!(v, Value::Char(c) if c.is_ascii_digit());
         assert_eq!(shrunk(Value::Char('7'), digit).value, Value::Char('0'));
+        // Within a class, towards its first: the first lower-case letter
+        // past the hex digits.
+        let not_hex = |v: &Value| matches!(v, Value::Char(c) if c.is_ascii_lowercase() && !c.is_ascii_hexdigit());
+        assert_eq!(shrunk(Value::Char('r'), not_hex).value, Value::Char('g'));
         let upper = |v: &Value| matches!(v, Value::Char(c) if c.is_uppercase());
         assert_eq!(shrunk(Value::Char('Ж'), upper).value, Value::Char('A'));
         assert_eq!(
