@@ -276,11 +276,6 @@ fn kept_calls_are_minimized() {
         .expect("registered");
     let mut shrunk = 0;
     for kept in &generation.kept {
-        eprintln!(
-            "kept {} (generated {})",
-            kept.args.to_compact_ron(),
-            kept.generated.to_compact_ron()
-        );
         assert!(
             Size::of(&kept.args) <= Size::of(&kept.generated),
             "{kept:?}"
