@@ -125,11 +125,13 @@ fn a_larger_budget_never_loses_what_a_smaller_one_found() {
         for budget in [25, 50, 100, 200, 500, 1000, 3000] {
             let larger = run_with(seed, Budget::Executions(budget));
             if let Some(smaller) = &smaller {
-                let kept: Vec<&Value> = smaller.kept.iter().map(|k| &k.args).collect();
+                // As generated: the smaller run may have had to stop
+                // minimizing its last kept call when its budget ran out.
+                let kept: Vec<&Value> = smaller.kept.iter().map(|k| &k.generated).collect();
                 let again: Vec<&Value> = larger
                     .kept
                     .iter()
-                    .map(|k| &k.args)
+                    .map(|k| &k.generated)
                     .take(kept.len())
                     .collect();
                 assert_eq!(kept, again, "seed {seed}, budget {budget}");
@@ -296,4 +298,46 @@ fn needle_figures() {
             );
         }
     }
+}
+
+/// Every kept call is minimized before it is stored: its arguments are no
+/// larger than the generated ones, still return, and still cover what the
+/// generated call added; a string that only has to hold one character to
+/// take a branch is that character.
+#[test]
+fn kept_calls_are_minimized() {
+    use carve::_internals::generation::shrink::Size;
+    let generation = run(1);
+    assert!(!generation.kept.is_empty());
+    let target = Registry::collect()
+        .target("cgi::cgi_decode")
+        .expect("registered");
+    let mut shrunk = 0;
+    for kept in &generation.kept {
+        assert!(
+            Size::of(&kept.args) <= Size::of(&kept.generated),
+            "{kept:?}"
+        );
+        shrunk += usize::from(kept.args != kept.generated);
+        let Value::Struct(_, fields) = &kept.args else {
+            panic!("not arguments: {kept:?}")
+        };
+        let Value::Str(s) = &fields[0].1 else {
+            panic!("not a string: {kept:?}")
+        };
+        assert!(s.chars().count() <= 3, "not minimal: {s:?}");
+        let (result, trace) = carve::_internals::coverage::collect(|| cgi::cgi_decode(s));
+        assert!(result.is_ok() || s.contains('%'), "{s:?} still returns");
+        let covered: BTreeSet<u32> = trace.covered(target.sites).collect();
+        assert!(
+            kept.added.iter().all(|goal| covered.contains(goal)),
+            "{s:?} covers {covered:?}, not all of {:?}",
+            kept.added
+        );
+    }
+    assert!(
+        shrunk > 0,
+        "nothing needed shrinking: {:?}",
+        generation.kept
+    );
 }

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write as _};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
 use crate::coverage::reach::Reach;
@@ -24,6 +24,7 @@ use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::generation::history::Phase;
 use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
+use crate::generation::shrink::shrink;
 use crate::generation::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
 use crate::registry::Target;
@@ -38,6 +39,8 @@ pub struct Kept {
     pub observation: Observation,
     /// The goals it covered first.
     pub added: Vec<u32>,
+    /// Its arguments before they were minimized (as generated).
+    pub generated: Value,
 }
 
 /// A generated call that panicked or crashed, minimized.
@@ -257,6 +260,7 @@ pub fn generate(
         patience: u64::MAX,
         last_gain: 0,
         types: ParamTypes::default(),
+        shrinking: (0, Duration::ZERO),
     };
     let types = target.param_types();
     generator.types = types.clone();
@@ -339,7 +343,14 @@ struct Generator<'o> {
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
+    /// Executions and time spent minimizing kept calls.
+    shrinking: (u64, Duration),
 }
+
+/// The share of the executions so far that minimizing kept calls may spend.
+const KEPT_SHRINK_SHARE: f64 = 0.1;
+/// Attempts at minimizing one kept call, at most.
+const KEPT_SHRINK_ATTEMPTS: u64 = 200;
 
 impl Generator<'_> {
     /// Whether the budget is spent.
@@ -493,12 +504,13 @@ impl Generator<'_> {
             }
             _ if failed => {}
             _ if !added.is_empty() => {
-                self.run.after.extend(added.iter().copied());
-                let kept = Kept {
+                let kept = self.minimize_kept(Kept {
                     args: args.clone(),
                     observation,
                     added,
-                };
+                    generated: args.clone(),
+                });
+                self.run.after.extend(kept.added.iter().copied());
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
                 self.last_gain = self.run.executions;
@@ -506,6 +518,85 @@ impl Generator<'_> {
             _ => {}
         }
         Some((trace, failed))
+    }
+}
+
+impl Generator<'_> {
+    /// Shrinks a call about to be kept to the smallest arguments found
+    /// that still return and still cover every goal it added (more is
+    /// fine: a shrunk call may cover goals its original missed, and its
+    /// `added` then says so). Each attempt is an execution; all attempts
+    /// together stay within [`KEPT_SHRINK_SHARE`] of the budget.
+    fn minimize_kept(&mut self, kept: Kept) -> Kept {
+        let limit = self.kept_shrink_allowance();
+        if limit == 0 {
+            return kept;
+        }
+        let start = Instant::now();
+        let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
+        let mut best = (kept.observation.clone(), kept.added.clone());
+        let shrunk = {
+            let Generator {
+                target,
+                reach,
+                run,
+                observer,
+                types,
+                ..
+            } = self;
+            let mut test = |candidate: &Value| {
+                if !observer.allow(candidate) {
+                    return false;
+                }
+                let Some(executed) = execute(target, candidate, run, &mut **observer) else {
+                    return false;
+                };
+                let reached = reach.covered(&executed.trace);
+                if executed.ending != Ending::Returned || !needed.is_subset(&reached) {
+                    return false;
+                }
+                best = (
+                    executed.observation,
+                    reached.difference(&run.after).copied().collect(),
+                );
+                true
+            };
+            shrink(kept.args.clone(), types, limit, &mut test)
+        };
+        self.shrinking.0 += shrunk.attempts as u64;
+        self.shrinking.1 += start.elapsed();
+        if shrunk.value == kept.args {
+            return kept;
+        }
+        Kept {
+            args: shrunk.value,
+            observation: best.0,
+            added: best.1,
+            generated: kept.generated,
+        }
+    }
+
+    /// Attempts the next kept call may spend on minimizing: at most
+    /// [`KEPT_SHRINK_ATTEMPTS`], what is left of the budget, and what keeps
+    /// all minimizing within [`KEPT_SHRINK_SHARE`] of the executions so far
+    /// (plus one call's worth, so the first kept calls are minimized too).
+    /// It depends on what ran before, never on the size of the budget: a
+    /// larger budget minimizes the same calls the same way.
+    fn kept_shrink_allowance(&self) -> usize {
+        let (spent, time) = self.shrinking;
+        let executions = self.run.executions;
+        let share = (executions as f64 * KEPT_SHRINK_SHARE) as u64 + KEPT_SHRINK_ATTEMPTS;
+        let left = match self.budget {
+            Budget::Executions(n) => share.saturating_sub(spent).min(n.saturating_sub(executions)),
+            Budget::Time(_) => {
+                let within = time.as_secs_f64() <= self.start.elapsed().as_secs_f64() * KEPT_SHRINK_SHARE;
+                match within && !self.exhausted() {
+                    true => share.saturating_sub(spent),
+                    false => 0,
+                }
+            }
+        };
+        left.min(KEPT_SHRINK_ATTEMPTS) as usize
     }
 }
 
@@ -575,58 +666,45 @@ pub fn run_call(target: &'static Target, args: &Value) -> Result<Executed, NotRu
     }
 }
 
-/// Delta debugging over the value tree: tries smaller arguments (shorter
-/// strings and sequences, numbers closer to 0, `None`) and keeps any that
-/// still fails at the same location, until none does. A candidate that
-/// crashes costs a worker restart: at most [`Observer::crash_shrinks`] of
-/// them are tried.
+/// Delta debugging over the value tree ([`shrink`]): the smallest
+/// arguments found that still fail at `location`. Candidates are only ever
+/// smaller than the arguments that last failed there, so the result is never
+/// larger than any failing input it saw. A candidate that crashes costs a
+/// worker restart: at most [`Observer::crash_shrinks`] of them are tried.
 fn minimize(
     target: &'static Target,
     types: &ParamTypes,
-    mut args: Value,
-    mut observation: Observation,
+    args: Value,
+    observation: Observation,
     location: String,
     run: &mut Generation,
     observer: &mut dyn Observer,
 ) -> Failure {
     const MAX_ATTEMPTS: usize = 2_000;
     let crash_shrinks = observer.crash_shrinks(&location);
-    let (mut attempts, mut crashes) = (0, 0);
-    'smaller: while attempts < MAX_ATTEMPTS {
-        for candidate in crate::generation::shrink::candidates(&args) {
-            if attempts >= MAX_ATTEMPTS || run.executions >= observer.cap() {
-                break 'smaller;
-            }
-            // A candidate outside the parameter types would only fail to
-            // deserialize.
-            if !types.admits(&candidate) {
-                continue;
-            }
-            attempts += 1;
-            let Some(executed) = execute(target, &candidate, run, observer) else {
-                continue;
-            };
-            let crashed = matches!(executed.ending, Ending::Crashed { .. });
-            let same = executed.failed_at() == Some(location.as_str());
-            if same {
-                args = candidate;
-                observation = executed.observation;
-            }
-            if crashed {
-                crashes += 1;
-                if crashes >= crash_shrinks {
-                    break 'smaller;
-                }
-            }
-            if same {
-                continue 'smaller;
-            }
+    let mut crashes = 0;
+    let mut best = observation;
+    let mut test = |candidate: &Value| {
+        // Past the budget or the crashes allowed, nothing more is run.
+        if (crashes > 0 && crashes >= crash_shrinks) || run.executions >= observer.cap() {
+            return false;
         }
-        break;
-    }
+        let Some(executed) = execute(target, candidate, run, observer) else {
+            return false;
+        };
+        if matches!(executed.ending, Ending::Crashed { .. }) {
+            crashes += 1;
+        }
+        if executed.failed_at() == Some(location.as_str()) {
+            best = executed.observation;
+            return true;
+        }
+        false
+    };
+    let shrunk = shrink(args, types, MAX_ATTEMPTS, &mut test);
     Failure {
-        args,
-        observation,
+        args: shrunk.value,
+        observation: best,
         location,
     }
 }

@@ -85,7 +85,7 @@ fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
     }
 }
 
-fn children(value: &Value) -> Vec<&Value> {
+pub(crate) fn children(value: &Value) -> Vec<&Value> {
     match value {
         Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
             vec![v]
@@ -1041,7 +1041,7 @@ fn take_from(to: &mut Value, from: &Value, path: &[usize], fits: fn(&Value, &Val
     }
 }
 
-fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
+pub(crate) fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
     let mut node = value;
     for index in path {
         node = *children(node).get(*index)?;
@@ -1049,7 +1049,7 @@ fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
     Some(node)
 }
 
-fn get_mut<'a>(value: &'a mut Value, path: &[usize]) -> Option<&'a mut Value> {
+pub(crate) fn get_mut<'a>(value: &'a mut Value, path: &[usize]) -> Option<&'a mut Value> {
     let mut node = value;
     for index in path {
         node = child_mut(node, *index)?;
