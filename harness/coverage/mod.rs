@@ -116,11 +116,14 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
     // touches the `State` again; `record` calls nothing that could reach
     // the pointer, so this is the only reference while it lives.
     let state = unsafe { &mut *state };
-    if first + N > state.distance.len() {
-        state.distance.resize(first + N, f64::INFINITY);
+    let end = first + N;
+    if end > state.distance.len() {
+        grow(&mut state.distance, end);
     }
-    for (offset, distance) in distances.into_iter().enumerate() {
-        let slot = &mut state.distance[first + offset];
+    // One bounds check for the whole range; `touched` is a separate field,
+    // so pushing to it cannot move the slots.
+    let slots = &mut state.distance[first..end];
+    for ((offset, distance), slot) in distances.into_iter().enumerate().zip(slots) {
         if *slot == f64::INFINITY {
             state.touched.push((first + offset) as u32);
         }
@@ -128,6 +131,14 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
             *slot = distance;
         }
     }
+}
+
+/// Makes room for outcome indices up to `end` (rare: once per table and
+/// thread), out of line so that the recording path stays small.
+#[cold]
+#[inline(never)]
+fn grow(distance: &mut Vec<f64>, end: usize) {
+    distance.resize(end, f64::INFINITY);
 }
 
 /// Records that the function of `sites` was entered (its instrumented twin
@@ -539,17 +550,29 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
         let State { distance, touched } = &mut state;
-        touched
-            .drain(..)
-            .map(|index| {
-                let (base, sites) = tables[tables.partition_point(|(base, _)| *base <= index) - 1];
-                let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
-                (sites, index - base, d)
-            })
-            .collect()
+        // Sorted indices come table by table (bases ascend), ids ascending
+        // within each: one walk over the tables finds each index's table.
+        touched.sort_unstable();
+        let mut reached = Vec::with_capacity(touched.len());
+        let mut table = 0;
+        for &index in touched.iter() {
+            while tables.get(table + 1).is_some_and(|(base, _)| *base <= index) {
+                table += 1;
+            }
+            let (base, sites) = tables[table];
+            let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
+            reached.push((sites, index - base, d));
+        }
+        touched.clear();
+        reached
     });
     SPARE.with(|s| *s.borrow_mut() = state);
-    reached.sort_by_key(|(sites, id, _)| (*sites as *const Sites, *id));
+    // The trace is ordered by table address, then id: a stable sort by
+    // address keeps the ids in order, and is not needed at all when the
+    // tables were registered in address order (one table always is).
+    if !reached.is_sorted_by_key(|(sites, _, _)| *sites as *const Sites) {
+        reached.sort_by_key(|(sites, _, _)| *sites as *const Sites);
+    }
     (value, Trace { reached })
 }
 

@@ -357,8 +357,11 @@ impl Generator<'_> {
         let (observation, trace, location) =
             execute(self.target, args, &mut self.run, &mut *self.observer)?;
         let failed = !matches!(observation.outcome, Outcome::Returned(_));
-        let reached = self.reach.covered(&trace);
-        let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
+        let added: Vec<u32> = self
+            .reach
+            .covered_goals(&trace)
+            .filter(|goal| !self.run.after.contains(goal))
+            .collect();
         // Only kept calls count as covering: a failing call is stored as a
         // failure, and what it reached must still be reached by a passing one.
         match (&observation.outcome, location) {

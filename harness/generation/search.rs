@@ -428,7 +428,7 @@ impl Search {
             types: ParamTypes::default(),
         };
         for individual in seeds {
-            search.offer(individual);
+            search.offer(&individual);
         }
         search
     }
@@ -492,13 +492,12 @@ impl Search {
     }
 
     /// Records an evaluated call; returns the goals it covered first.
-    fn offer(&mut self, individual: Individual) -> Vec<u32> {
+    fn offer(&mut self, individual: &Individual) -> Vec<u32> {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
         } else {
             self.reach
-                .covered(&individual.trace)
-                .into_iter()
+                .covered_goals(&individual.trace)
                 .filter(|id| self.uncovered.contains(id))
                 .collect()
         };
@@ -721,7 +720,7 @@ impl<'a> Run<'a> {
             failed,
             trace,
         };
-        let newly = self.search.offer(individual.clone());
+        let newly = self.search.offer(&individual);
         if !newly.is_empty() {
             self.found.push((individual.args.clone(), newly));
         }
