@@ -11,10 +11,14 @@
 //!   branch distances (aim ≤ 3x);
 //! - recording: one carved call against the plain call (goal ≤ 5x), beside
 //!   the naive design that writes RON text per call;
-//! - generation throughput: the real generation loop (`generate`: grammar
+//! - generation executions: one execution as generation makes it (a call
+//!   from a value tree, deserialized, run with branch coverage, its outcome
+//!   captured) per second, against plain calls per second (goal ≥ 0.3);
+//! - generation loop: the whole generation loop (`generate`: grammar
 //!   derivations, search, coverage, keeping calls) run in-process on
 //!   cgi_decode for a fixed number of executions, in executions per second
-//!   against plain calls per second of the same inputs (goal >= 0.3);
+//!   against plain calls per second of the inputs it generated (short
+//!   strings, so plain calls are cheap; no goal);
 //! - replay throughput: carved calls replayed per second (RON parse, call,
 //!   outcome capture);
 //! - replay vs system: replaying the unit calls carved from the browser
@@ -46,8 +50,8 @@ use carve::_internals::carving::record;
 use carve::_internals::carving::store::CarveFile;
 use carve::_internals::env::Budget;
 use carve::_internals::generation::generate::{generate, Existing, Observer, Phases, Settings};
-use carve::_internals::value::Value;
 use carve::_internals::registry::Registry;
+use carve::_internals::value::Value;
 
 const INPUT: &str = "Hello+World%21+carve+%41%42c+ok"; // takes every branch
 const ROUNDS: usize = 11;
@@ -153,7 +157,7 @@ fn generation_throughput() {
     let per_execution = generation.as_secs_f64() / executions as f64;
     let per_plain = plain.as_secs_f64() / inputs.len() as f64;
     println!(
-        "generation loop (cgi_decode)     {:>10.0}/s      {:.3} of plain calls/s ({:.0}/s) of its {} inputs (goal >= 0.3)",
+        "generation loop (cgi_decode)     {:>10.0}/s      {:.3} of plain calls/s ({:.0}/s) of its {} inputs",
         1.0 / per_execution,
         per_plain / per_execution,
         1.0 / per_plain,
@@ -235,7 +239,7 @@ fn main() {
         ],
     );
     println!(
-        "generation executions/s          {:>10.0}/s      {:.3} of plain calls/s ({:.0}/s) (goal >= 0.2)",
+        "generation executions/s          {:>10.0}/s      {:.3} of plain calls/s ({:.0}/s) (goal >= 0.3)",
         1.0 / executions.as_secs_f64(),
         plain_calls.as_secs_f64() / executions.as_secs_f64(),
         1.0 / plain_calls.as_secs_f64()
