@@ -103,7 +103,9 @@ pub fn active() -> bool {
 }
 
 /// Keeps the smallest distance of outcomes `id..id + distances.len()`.
-#[inline]
+// Always inlined: as a call it passed the distances through memory and was
+// most of what recording a branch cost.
+#[inline(always)]
 fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
     let first = (base(sites) + id) as usize;
     let state = STATE.with(Cell::get);
@@ -115,11 +117,14 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
     // touches the `State` again; `record` calls nothing that could reach
     // the pointer, so this is the only reference while it lives.
     let state = unsafe { &mut *state };
-    if first + N > state.distance.len() {
-        state.distance.resize(first + N, f64::INFINITY);
+    let end = first + N;
+    if end > state.distance.len() {
+        grow(&mut state.distance, end);
     }
-    for (offset, distance) in distances.into_iter().enumerate() {
-        let slot = &mut state.distance[first + offset];
+    // One bounds check for the whole range; `touched` is a separate field,
+    // so pushing to it cannot move the slots.
+    let slots = &mut state.distance[first..end];
+    for ((offset, distance), slot) in distances.into_iter().enumerate().zip(slots) {
         if *slot == f64::INFINITY {
             state.touched.push((first + offset) as u32);
         }
@@ -127,6 +132,14 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
             *slot = distance;
         }
     }
+}
+
+/// Makes room for outcome indices up to `end` (rare: once per table and
+/// thread), out of line so that the recording path stays small.
+#[cold]
+#[inline(never)]
+fn grow(distance: &mut Vec<f64>, end: usize) {
+    distance.resize(end, f64::INFINITY);
 }
 
 /// Records that the function of `sites` was entered (its instrumented twin
@@ -152,7 +165,9 @@ pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
 
 /// Records a comparison `l op r` whose result is `value`, with the operands'
 /// difference when their type is known. Returns `value`.
-#[inline]
+// Always inlined: `op` is a constant at every call site, so the table
+// folds to the one row used.
+#[inline(always)]
 pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option<Cmp>) -> bool {
     let (to_true, to_false) = match info {
         Some(cmp) => op.distances(cmp),
@@ -303,27 +318,68 @@ pub trait UnknownCmp {
 impl<L: ?Sized, R: ?Sized> UnknownCmp for &Probe<'_, L, R> {}
 
 macro_rules! numeric_cmp {
-    ($($t:ty => $wide:ty),* $(,)?) => {$(
+    ($($t:ty => $via:ident),* $(,)?) => {$(
         impl KnownCmp for Probe<'_, $t, $t> {
             #[inline]
             fn cmp_info(&self) -> Option<Cmp> {
-                // Widen first so that the difference never overflows.
-                Some(Cmp::numeric((*self.0 as $wide - *self.1 as $wide) as f64))
+                Some(Cmp::numeric($via(*self.0, *self.1)))
             }
         }
         impl KnownCmp for Probe<'_, &$t, &$t> {
             #[inline]
             fn cmp_info(&self) -> Option<Cmp> {
-                Some(Cmp::numeric((**self.0 as $wide - **self.1 as $wide) as f64))
+                Some(Cmp::numeric($via(**self.0, **self.1)))
             }
         }
     )*};
 }
 
+/// `a − b` of operands of up to 32 bits (`char` and `bool` too), exact in
+/// i64.
+#[inline(always)]
+fn narrow<T: Into<i64>>(a: T, b: T) -> f64 {
+    (a.into() - b.into()) as f64
+}
+
+/// `a − b` of 64-bit integers, rounded once to the nearest f64: the
+/// magnitude never overflows, and rounding is symmetric around 0. (Through
+/// i128 it was the same value, but `i128 as f64` is a library routine that
+/// cost a fifth of a recorded call.)
+macro_rules! wide_diff {
+    ($($name:ident: $t:ty),*) => {$(
+        #[inline(always)]
+        fn $name(a: $t, b: $t) -> f64 {
+            let magnitude = a.abs_diff(b) as f64;
+            if a >= b {
+                magnitude
+            } else {
+                -magnitude
+            }
+        }
+    )*};
+}
+
+wide_diff!(wide_i64: i64, wide_u64: u64, wide_isize: isize, wide_usize: usize);
+
+#[inline(always)]
+fn float(a: impl Into<f64>, b: impl Into<f64>) -> f64 {
+    a.into() - b.into()
+}
+
+#[inline(always)]
+fn char_diff(a: char, b: char) -> f64 {
+    narrow(u32::from(a), u32::from(b))
+}
+
+#[inline(always)]
+fn bool_diff(a: bool, b: bool) -> f64 {
+    narrow(u8::from(a), u8::from(b))
+}
+
 numeric_cmp! {
-    i8 => i128, i16 => i128, i32 => i128, i64 => i128, isize => i128,
-    u8 => i128, u16 => i128, u32 => i128, u64 => i128, usize => i128,
-    f32 => f64, f64 => f64, char => i128, bool => i128,
+    i8 => narrow, i16 => narrow, i32 => narrow, i64 => wide_i64, isize => wide_isize,
+    u8 => narrow, u16 => narrow, u32 => narrow, u64 => wide_u64, usize => wide_usize,
+    f32 => float, f64 => float, char => char_diff, bool => bool_diff,
 }
 
 macro_rules! wide_cmp {
@@ -507,17 +563,29 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
         let State { distance, touched } = &mut state;
-        touched
-            .drain(..)
-            .map(|index| {
-                let (base, sites) = tables[tables.partition_point(|(base, _)| *base <= index) - 1];
-                let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
-                (sites, index - base, d)
-            })
-            .collect()
+        // Sorted indices come table by table (bases ascend), ids ascending
+        // within each: one walk over the tables finds each index's table.
+        touched.sort_unstable();
+        let mut reached = Vec::with_capacity(touched.len());
+        let mut table = 0;
+        for &index in touched.iter() {
+            while tables.get(table + 1).is_some_and(|(base, _)| *base <= index) {
+                table += 1;
+            }
+            let (base, sites) = tables[table];
+            let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
+            reached.push((sites, index - base, d));
+        }
+        touched.clear();
+        reached
     });
     SPARE.with(|s| *s.borrow_mut() = state);
-    reached.sort_by_key(|(sites, id, _)| (*sites as *const Sites, *id));
+    // The trace is ordered by table address, then id: a stable sort by
+    // address keeps the ids in order, and is not needed at all when the
+    // tables were registered in address order (one table always is).
+    if !reached.is_sorted_by_key(|(sites, _, _)| *sites as *const Sites) {
+        reached.sort_by_key(|(sites, _, _)| *sites as *const Sites);
+    }
     (value, Trace { reached })
 }
 
@@ -601,6 +669,43 @@ mod tests {
             None,
             "unknown types get no distance"
         );
+    }
+
+    #[test]
+    fn differences_round_like_exact_i128_arithmetic() {
+        // The fast paths must give the very f64 that `(a − b) as f64` over
+        // i128 gives: distances steer search, and runs must not change.
+        let signed = [
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 53) - 1,
+            -(1 << 53),
+            -3,
+            -1,
+            0,
+            1,
+            2,
+            (1 << 53) + 1,
+            (1 << 54) + 3,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        for a in signed {
+            for b in signed {
+                let exact = (i128::from(a) - i128::from(b)) as f64;
+                assert_eq!(wide_i64(a, b).to_bits(), exact.to_bits(), "{a} - {b}");
+            }
+        }
+        let unsigned = [0, 1, 2, (1 << 53) + 1, u64::MAX / 2 + 1, u64::MAX - 1, u64::MAX];
+        for a in unsigned {
+            for b in unsigned {
+                let exact = (i128::from(a) - i128::from(b)) as f64;
+                assert_eq!(wide_u64(a, b).to_bits(), exact.to_bits(), "{a} - {b}");
+            }
+        }
+        assert_eq!(char_diff('\u{10ffff}', '\0'), 1_114_111.0);
+        assert_eq!(narrow(i32::MIN, i32::MAX), -4_294_967_295.0);
+        assert_eq!(bool_diff(false, true), -1.0);
     }
 
     #[test]

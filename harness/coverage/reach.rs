@@ -229,11 +229,17 @@ impl Reach {
 
     /// The goals a call took.
     pub fn covered(&self, trace: &Trace) -> BTreeSet<u32> {
-        let mut out = BTreeSet::new();
-        for (f, sites) in self.functions.iter().enumerate() {
-            out.extend(trace.covered(sites).map(|id| self.offsets[f] + id));
-        }
-        out
+        self.covered_goals(trace).collect()
+    }
+
+    /// The goals a call took, ascending and each once, without building a
+    /// set (functions come in goal order, and a trace lists each function's
+    /// outcomes by id).
+    pub fn covered_goals<'a>(&'a self, trace: &'a Trace) -> impl Iterator<Item = u32> + 'a {
+        self.functions
+            .iter()
+            .zip(&self.offsets)
+            .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id))
     }
 
     /// `file:line:col `condition` side` of `goal`, with the function's

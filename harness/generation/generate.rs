@@ -478,8 +478,11 @@ impl Generator<'_> {
             return None;
         }
         let executed = execute(self.target, args, &mut self.run, &mut *self.observer)?;
-        let reached = self.reach.covered(&executed.trace);
-        let added: Vec<u32> = reached.difference(&self.run.after).copied().collect();
+        let added: Vec<u32> = self
+            .reach
+            .covered_goals(&executed.trace)
+            .filter(|goal| !self.run.after.contains(goal))
+            .collect();
         let failed = executed.ending != Ending::Returned;
         let location = executed.failed_at().map(str::to_owned);
         let Executed {

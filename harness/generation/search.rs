@@ -433,7 +433,7 @@ impl Search {
             climbs: BTreeMap::new(),
         };
         for individual in seeds {
-            search.offer(individual);
+            search.offer(&individual);
         }
         search
     }
@@ -499,18 +499,17 @@ impl Search {
     /// Records calls made elsewhere (by another strategy) in the archive.
     pub fn offer_all(&mut self, individuals: Vec<Individual>) {
         for individual in individuals {
-            self.offer(individual);
+            self.offer(&individual);
         }
     }
 
     /// Records an evaluated call; returns the goals it covered first.
-    fn offer(&mut self, individual: Individual) -> Vec<u32> {
+    fn offer(&mut self, individual: &Individual) -> Vec<u32> {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
         } else {
             self.reach
-                .covered(&individual.trace)
-                .into_iter()
+                .covered_goals(&individual.trace)
                 .filter(|id| self.uncovered.contains(id))
                 .collect()
         };
@@ -735,7 +734,7 @@ impl<'a> Run<'a> {
             failed,
             trace,
         };
-        let newly = self.search.offer(individual.clone());
+        let newly = self.search.offer(&individual);
         if !newly.is_empty() {
             self.found.push((individual.args.clone(), newly));
         }
