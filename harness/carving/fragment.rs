@@ -77,34 +77,41 @@ fn trim(text: &str) -> &str {
     let mut i = 0;
     while i < bytes.len() {
         let token_start = i;
+        if let Some(next) = layout_end(text, i) {
+            i = next;
+            continue;
+        }
         match bytes[i] {
-            b if b.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1);
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = block_comment_end(bytes, i);
-                continue;
-            }
             b'"' => i = quoted_end(bytes, i + 1, b'"'),
             b'\'' => i = quoted_end(bytes, i + 1, b'\''),
-            b'r' | b'b' if raw_string_hashes(bytes, i).is_some() => {
-                let (open, hashes) = raw_string_hashes(bytes, i).unwrap_or((i, 0));
-                let close = format!("\"{}", "#".repeat(hashes));
-                i = text[open..]
-                    .find(&close)
-                    .map_or(bytes.len(), |n| open + n + close.len());
-            }
-            _ => i += 1,
+            _ => i = raw_string_end(text, i).unwrap_or(i + 1),
         }
         start.get_or_insert(token_start);
         end = i;
     }
     &text[start.unwrap_or(0)..end.max(start.unwrap_or(0))]
+}
+
+/// Just past the whitespace or comment at `i`, if there is one there.
+pub(crate) fn layout_end(text: &str, i: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    match (bytes[i], bytes.get(i + 1)) {
+        (b, _) if b.is_ascii_whitespace() => Some(i + 1),
+        (b'/', Some(b'/')) => Some(text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1)),
+        (b'/', Some(b'*')) => Some(block_comment_end(bytes, i)),
+        _ => None,
+    }
+}
+
+/// Just past the raw string (`r#"…"#`, `br"…"`) at `i`, if one starts there.
+pub(crate) fn raw_string_end(text: &str, i: usize) -> Option<usize> {
+    let (open, hashes) = raw_string_hashes(text.as_bytes(), i)?;
+    let close = format!("\"{}", "#".repeat(hashes));
+    Some(
+        text[open..]
+            .find(&close)
+            .map_or(text.len(), |n| open + n + close.len()),
+    )
 }
 
 /// Just past the closing `quote` of a literal whose text starts at `i`.
@@ -121,7 +128,7 @@ pub(crate) fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
 
 /// For a raw string `r#"…"#` or `br#"…"#` at `i`: just past its opening
 /// quote, and its number of `#`.
-pub(crate) fn raw_string_hashes(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+fn raw_string_hashes(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
     let mut j = i + usize::from(bytes[i] == b'b');
     if bytes.get(j) != Some(&b'r') || (i > 0 && is_ident(bytes[i - 1])) {
         return None;
@@ -136,7 +143,7 @@ fn is_ident(b: u8) -> bool {
 }
 
 /// Just past the end of the (possibly nested) block comment at `i`.
-pub(crate) fn block_comment_end(bytes: &[u8], mut i: usize) -> usize {
+fn block_comment_end(bytes: &[u8], mut i: usize) -> usize {
     let mut open = 0usize;
     while i + 1 < bytes.len() {
         match (bytes[i], bytes[i + 1]) {

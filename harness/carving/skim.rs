@@ -25,7 +25,7 @@
 //! assert!(skim("(target: \"x\", calls: [(args: ())])").is_none(), "no origin");
 //! ```
 
-use crate::carving::fragment::{block_comment_end, quoted_end, raw_string_hashes};
+use crate::carving::fragment::{layout_end, quoted_end, raw_string_end};
 
 /// What [`skim`] finds in a carve file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,19 +52,11 @@ pub fn skim(text: &str) -> Option<Skimmed> {
     let mut after_colon = false;
     while i < bytes.len() {
         let start = i;
+        if let Some(next) = layout_end(text, i) {
+            i = next;
+            continue;
+        }
         match bytes[i] {
-            b if b.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1);
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = block_comment_end(bytes, i);
-                continue;
-            }
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 if depth == 3 && field == Some("calls") {
@@ -91,12 +83,8 @@ pub fn skim(text: &str) -> Option<Skimmed> {
                     target = Some(literal.to_owned());
                 }
             }
-            b'r' | b'b' if raw_string_hashes(bytes, i).is_some() => {
-                let (open, hashes) = raw_string_hashes(bytes, i)?;
-                let close = format!("\"{}", "#".repeat(hashes));
-                i = text[open..]
-                    .find(&close)
-                    .map_or(bytes.len(), |n| open + n + close.len());
+            b'r' | b'b' if raw_string_end(text, i).is_some() => {
+                i = raw_string_end(text, i)?;
                 if depth == 1 && field == Some("target") {
                     return None;
                 }
