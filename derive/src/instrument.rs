@@ -489,6 +489,7 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
         ("( ", "("),
         (" )", ")"),
         (" ,", ","),
+        (" ;", ";"),
         (" [", "["),
         ("[ ", "["),
         (" ]", "]"),
@@ -500,14 +501,20 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
     }
     // A prefix `-`, `&` or `*` (at the start, or after an operator or an
     // opening delimiter) binds to its operand; binary `&&`, `&`, `*`, `-`
-    // keep their spaces.
+    // keep their spaces. A leading space gives a keyword that starts the
+    // text its boundary.
+    s.insert(0, ' ');
     for prefix in ["-", "&", "*"] {
-        if let Some(rest) = s.strip_prefix(&format!("{prefix} ")) {
-            s = format!("{prefix}{rest}");
+        if let Some(rest) = s.strip_prefix(&format!(" {prefix} ")) {
+            s = format!(" {prefix}{rest}");
         }
-        for op in [
-            "==", "!=", "<=", ">=", "<", ">", "=", "&&", "||", "|", ",", "&", "*", "!", "return",
-        ] {
+        // Comparisons, assignments and `=>` end in one of `=`, `<`, `>`;
+        // keywords come with their space so an identifier's end is not one.
+        let after = [
+            "=", "<", ">", "&", "|", ",", "*", "!", "+", "-", "/", "%", "^", "{", ";", " in",
+            " if", " match", " while", " return",
+        ];
+        for op in after {
             s = s.replace(&format!("{op} {prefix} "), &format!("{op} {prefix}"));
         }
         // Opening delimiters lost their space above.
@@ -515,7 +522,7 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
             s = s.replace(&format!("{open}{prefix} "), &format!("{open}{prefix}"));
         }
     }
-    s
+    s.split_off(1)
 }
 
 /// A function body with its instrumented twin, and the site table static.
@@ -777,7 +784,19 @@ mod tests {
 
     #[test]
     fn prefix_operators_bind_and_binary_ones_keep_their_spaces() {
-        let cases: [(Expr, &str); 5] = [
+        let cases: [(Expr, &str); 7] = [
+            (
+                syn::parse_quote!(match &x {
+                    _ => *y,
+                }),
+                "match &x { _ => *y, }",
+            ),
+            (
+                syn::parse_quote!(for v in &w {
+                    s += *v;
+                }),
+                "for v in &w { s += *v; }",
+            ),
             (syn::parse_quote!(&a.b == *c), "&a.b == *c"),
             (syn::parse_quote!(a && b || !c), "a && b || !c"),
             (syn::parse_quote!(a & b * -c - d), "a & b * -c - d"),
