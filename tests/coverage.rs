@@ -281,3 +281,46 @@ fn loops_lets_matches_guards_and_closures_are_counted() {
     let (result, _) = coverage::collect(|| constructs(&[], ""));
     assert_eq!(result, 0);
 }
+
+/// A condition around a closure that has conditions of its own.
+#[carve::instrument]
+fn scheme_ok(scheme: &str) -> bool {
+    if scheme
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
+        return true;
+    }
+    false
+}
+
+#[test]
+fn a_condition_around_a_closure_with_conditions_shows_its_source_text() {
+    let sites = helper_sites("scheme_ok");
+    let all: Vec<String> = (0..sites.branches.len() as u32)
+        .map(|id| label(sites, id))
+        .collect();
+    // The closure's operands are numbered first: they are rewritten first.
+    assert_eq!(
+        all,
+        [
+            "c.is_ascii_alphanumeric() true",
+            "c.is_ascii_alphanumeric() false",
+            "\"+-.\".contains(c) true",
+            "\"+-.\".contains(c) false",
+            "scheme.chars().all(| c | c.is_ascii_alphanumeric() || \"+-.\".contains(c)) true",
+            "scheme.chars().all(| c | c.is_ascii_alphanumeric() || \"+-.\".contains(c)) false",
+        ]
+    );
+    let line = include_str!("coverage.rs")
+        .lines()
+        .position(|l| l == "    if scheme")
+        .expect("scheme_ok's condition")
+        + 1;
+    assert_eq!(sites.location(4), format!("tests/coverage.rs:{line}:8"));
+    let (result, trace) = coverage::collect(|| scheme_ok("a_b"));
+    assert!(!result);
+    assert!(covered(sites, &trace).contains(
+        "scheme.chars().all(| c | c.is_ascii_alphanumeric() || \"+-.\".contains(c)) false"
+    ));
+}

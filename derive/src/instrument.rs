@@ -118,15 +118,18 @@ struct Exits {
 }
 
 impl Rewriter {
+    /// Adds the outcomes `sides` of a site at `(line, col)` whose text is
+    /// `condition`. Both are taken from the user's tokens before anything in
+    /// them is rewritten: a condition around a closure with conditions of its
+    /// own would otherwise show (and start at) the instrumented code.
     fn add(
         &mut self,
         kind: &'static str,
-        at: &dyn ToTokens,
+        (line, col): (usize, usize),
         condition: String,
         sides: &[&'static str],
         parent: Option<usize>,
     ) -> usize {
-        let (line, col) = location(at);
         let first = self.branches.len();
         for &side in sides {
             self.branches.push(BranchRow {
@@ -187,14 +190,10 @@ impl Rewriter {
             }
             _ => {}
         }
+        // Text and place first: visiting rewrites closures inside `expr`.
+        let (at, text) = (location(expr), pretty(&*expr));
         self.with_parent(parent, |r| r.visit_expr_mut(expr));
-        let id = self.add(
-            "Condition",
-            expr,
-            pretty(&*expr),
-            &["True", "False"],
-            parent,
-        );
+        let id = self.add("Condition", at, text, &["True", "False"], parent);
         let sites = &self.sites;
         let id32 = id as u32;
         *expr = match comparison(expr) {
@@ -246,7 +245,7 @@ impl Rewriter {
         let label = format!("let {}", pretty(&let_expr.pat));
         let id = self.add(
             kind,
-            &let_expr.pat,
+            location(&let_expr.pat),
             label,
             &["Matched", "NotMatched"],
             self.parent,
@@ -327,15 +326,16 @@ impl VisitMut for Rewriter {
                 self.with_parent(exits.on_true, |r| r.visit_block_mut(&mut while_expr.body));
             }
             Expr::ForLoop(for_expr) => {
-                self.visit_expr_mut(&mut for_expr.expr);
+                // The label first: visiting rewrites closures in the iterator.
                 let label = format!(
                     "for {} in {}",
                     pretty(&for_expr.pat),
                     pretty(&for_expr.expr)
                 );
+                self.visit_expr_mut(&mut for_expr.expr);
                 let id = self.add(
                     "For",
-                    &for_expr.pat,
+                    location(&for_expr.pat),
                     label,
                     &["Entered", "Left"],
                     self.parent,
@@ -380,7 +380,13 @@ impl VisitMut for Rewriter {
                         }
                         pat => pretty(pat),
                     };
-                    let id = self.add("MatchArm", &arm.pat, label, &["Taken"], body_parent);
+                    let id = self.add(
+                        "MatchArm",
+                        location(&arm.pat),
+                        label,
+                        &["Taken"],
+                        body_parent,
+                    );
                     self.with_parent(Some(id), |r| r.visit_expr_mut(&mut arm.body));
                     let (hit, body) = (self.hit(id), &arm.body);
                     *arm.body = syn::parse_quote!({ #hit #body });
@@ -407,7 +413,7 @@ impl VisitMut for Rewriter {
                     self.visit_expr_mut(init);
                     let id = self.add(
                         "LetElse",
-                        pat,
+                        location(pat),
                         format!("let {}", pretty(pat)),
                         &["Matched", "NotMatched"],
                         self.parent,
@@ -483,23 +489,40 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
         ("( ", "("),
         (" )", ")"),
         (" ,", ","),
+        (" ;", ";"),
         (" [", "["),
         ("[ ", "["),
         (" ]", "]"),
-        ("& ", "&"),
         (":: ", "::"),
         (" ::", "::"),
         ("! ", "!"),
     ] {
         s = s.replace(from, to);
     }
-    // A unary minus after an operator or an opening parenthesis.
-    for op in [
-        "==", "!=", "<=", ">=", "<", ">", "=", "(", ",", "[", "return",
-    ] {
-        s = s.replace(&format!("{op} - "), &format!("{op} -"));
+    // A prefix `-`, `&` or `*` (at the start, or after an operator or an
+    // opening delimiter) binds to its operand; binary `&&`, `&`, `*`, `-`
+    // keep their spaces. A leading space gives a keyword that starts the
+    // text its boundary.
+    s.insert(0, ' ');
+    for prefix in ["-", "&", "*"] {
+        if let Some(rest) = s.strip_prefix(&format!(" {prefix} ")) {
+            s = format!(" {prefix}{rest}");
+        }
+        // Comparisons, assignments and `=>` end in one of `=`, `<`, `>`;
+        // keywords come with their space so an identifier's end is not one.
+        let after = [
+            "=", "<", ">", "&", "|", ",", "*", "!", "+", "-", "/", "%", "^", "{", ";", " in",
+            " if", " match", " while", " return",
+        ];
+        for op in after {
+            s = s.replace(&format!("{op} {prefix} "), &format!("{op} {prefix}"));
+        }
+        // Opening delimiters lost their space above.
+        for open in ["(", "["] {
+            s = s.replace(&format!("{open}{prefix} "), &format!("{open}{prefix}"));
+        }
     }
-    s
+    s.split_off(1)
 }
 
 /// A function body with its instrumented twin, and the site table static.
@@ -709,4 +732,82 @@ fn has_carve_attr(attrs: &[syn::Attribute]) -> bool {
         path.segments.first().is_some_and(|s| s.ident == "carve")
             || (path.is_ident("cfg_attr") && names_carve(attr.meta.to_token_stream().to_string()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `condition` text of every outcome of `block`, in id order.
+    fn texts(block: Block) -> Vec<String> {
+        let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
+        let (_, table) = instrument(&block, &sites);
+        table.branches.into_iter().map(|b| b.condition).collect()
+    }
+
+    #[test]
+    fn conditions_around_closures_with_conditions_keep_their_source_text() {
+        let all = texts(syn::parse_quote!({
+            let ok = s.chars().all(|c| c.is_alphanumeric() || c == '+') && !s.is_empty();
+            for c in s.chars().filter(|c| *c != ' ' && c.is_ascii()) {}
+            if s.chars().any(|c| if c > 'a' { c < 'z' } else { false }) {}
+        }));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        assert_eq!(
+            all,
+            [
+                "c.is_alphanumeric()",
+                "c.is_alphanumeric()",
+                "c == '+'",
+                "c == '+'",
+                "s.chars().all(| c | c.is_alphanumeric() || c == '+')",
+                "s.chars().all(| c | c.is_alphanumeric() || c == '+')",
+                "!s.is_empty()",
+                "!s.is_empty()",
+                "*c != ' '",
+                "*c != ' '",
+                "c.is_ascii()",
+                "c.is_ascii()",
+                "for c in s.chars().filter(| c | *c != ' ' && c.is_ascii())",
+                "for c in s.chars().filter(| c | *c != ' ' && c.is_ascii())",
+                "c > 'a'",
+                "c > 'a'",
+                "s.chars().any(| c | if c > 'a' { c < 'z' } else { false })",
+                "s.chars().any(| c | if c > 'a' { c < 'z' } else { false })",
+            ]
+        );
+        assert!(
+            all.iter().all(|t| !t.contains("carve")),
+            "no text is instrumented code: {all:?}"
+        );
+    }
+
+    #[test]
+    fn prefix_operators_bind_and_binary_ones_keep_their_spaces() {
+        let cases: [(Expr, &str); 7] = [
+            (
+                syn::parse_quote!(match &x {
+                    _ => *y,
+                }),
+                "match &x { _ => *y, }",
+            ),
+            (
+                syn::parse_quote!(for v in &w {
+                    s += *v;
+                }),
+                "for v in &w { s += *v; }",
+            ),
+            (syn::parse_quote!(&a.b == *c), "&a.b == *c"),
+            (syn::parse_quote!(a && b || !c), "a && b || !c"),
+            (syn::parse_quote!(a & b * -c - d), "a & b * -c - d"),
+            (syn::parse_quote!(f(&x, *y, -z)[-1]), "f(&x, *y, -z)[-1]"),
+            (
+                syn::parse_quote!(v.iter().any(|c| *c && &c)),
+                "v.iter().any(| c | *c && &c)",
+            ),
+        ];
+        for (expr, text) in cases {
+            assert_eq!(pretty(&expr), text);
+        }
+    }
 }
