@@ -6,6 +6,9 @@
 
 #[path = "dogfood/cgi.rs"]
 mod cgi;
+#[path = "dogfood/url.rs"]
+#[allow(dead_code)]
+mod url;
 
 use std::collections::BTreeSet;
 
@@ -153,6 +156,49 @@ fn a_larger_budget_never_loses_what_a_smaller_one_found() {
             smaller = Some(larger);
         }
     }
+}
+
+/// From the dogfood's four carved URLs, generation covers every outcome of
+/// `urlparse`. One of them, a scheme with a `+`, `-` or `.`, has no
+/// gradient (`"+-.".contains(c)`): the grammar finds it, search does not,
+/// so search's turns must not take the whole budget.
+#[test]
+fn from_the_carved_urls_generation_covers_all_of_urlparse() {
+    carve::_internals::outcome::install_panic_hook();
+    let target = Registry::collect()
+        .target("url::urlparse")
+        .expect("registered");
+    let urls = [
+        "https://www.fuzzingbook.org/html/Carver.html?q=carving+unit%21#top",
+        "http://example.com/?a=1&b=%41",
+        "example.com",
+        "1http://x",
+    ];
+    let mut covered = BTreeSet::new();
+    for u in urls {
+        let (_, trace) = carve::_internals::coverage::collect(|| url::urlparse(u));
+        covered.extend(trace.covered(target.sites));
+    }
+    let seeds = urls
+        .iter()
+        .map(|u| Value::Struct("args", vec![("url", Value::Str((*u).into()))]))
+        .collect();
+    let existing = Existing {
+        covered,
+        ..Existing::seeds(target, seeds)
+    };
+    let settings = Settings {
+        seed: 1,
+        budget: Budget::Executions(DEFAULT_BUDGET),
+        phases: Phases::All,
+    };
+    let generation = generate(target, "url::urlparse", &existing, settings, &mut Quiet);
+    assert_eq!(
+        generation.after.len(),
+        target.sites.branches.len(),
+        "kept: {:?}",
+        generation.kept.iter().map(|k| &k.args).collect::<Vec<_>>()
+    );
 }
 
 #[test]

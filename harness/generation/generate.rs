@@ -259,6 +259,7 @@ pub fn generate(
         traces: Vec::new(),
         patience: u64::MAX,
         last_gain: 0,
+        avm_paid: true,
         types: ParamTypes::default(),
         shrinking: (0, Duration::ZERO),
     };
@@ -317,8 +318,8 @@ pub fn generate(
 /// strategy hands over, in the first round; it doubles every round.
 pub const FIRST_PATIENCE: u64 = 32;
 
-/// How many times the others' patience the AVM gets: its moves close in on
-/// an outcome for a while before they cover it.
+/// How many times the others' patience the AVM gets while its turns pay:
+/// its moves close in on an outcome for a while before they cover it.
 const AVM_PATIENCE: u64 = 8;
 
 /// The state of one generation run: every call goes through [`Generator::call`].
@@ -340,6 +341,9 @@ struct Generator<'o> {
     /// The execution count when the last gain (a new outcome or failure) was
     /// made, or the current strategy started.
     last_gain: u64,
+    /// Whether the AVM's last turn found anything (at first: yes). Only then
+    /// does it get [`AVM_PATIENCE`] times the others' patience.
+    avm_paid: bool,
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
@@ -415,11 +419,17 @@ impl Generator<'_> {
             }
         };
         // Patience counts only new outcomes, while the AVM may be closing in
-        // on one: it gets more of it. Cut off, it takes the goals it
-        // climbed least first on its next turn.
-        self.start_turn(patience.saturating_mul(AVM_PATIENCE));
+        // on one: it gets more of it, as long as its turns pay. Cut off, it
+        // takes the goals it climbed least first on its next turn.
+        let extra = match self.avm_paid {
+            true => AVM_PATIENCE,
+            false => 1,
+        };
+        self.start_turn(patience.saturating_mul(extra));
         self.observer.phase(Phase::Avm);
+        let (covered, failures) = (self.run.after.len(), self.run.failures.len());
         search.avm(self);
+        self.avm_paid = self.run.after.len() > covered || self.run.failures.len() > failures;
         if !search.uncovered.is_empty() {
             self.start_turn(patience);
             self.observer.phase(Phase::Ga);
