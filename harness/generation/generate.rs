@@ -333,7 +333,8 @@ struct Generator<'o> {
     start: Instant,
     /// Calls attempted so far (derivations and search moves), from 1.
     index: u64,
-    /// Calls of the grammar phase, seeds of the search.
+    /// Calls the grammar kept since search last started a turn: seeds of
+    /// the search.
     traces: Vec<Individual>,
     /// Executions in a row without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
@@ -382,8 +383,9 @@ impl Generator<'_> {
 
     /// One round of search on the goals still uncovered: the AVM, then the
     /// GA, each until it runs out of patience. The search is made on the
-    /// first round, from the existing calls and the grammar's, and goes on
-    /// from its archive in later rounds, with the grammar's calls since.
+    /// first round, from the existing calls and the grammar's kept ones, and
+    /// goes on from its archive in later rounds, with the calls the grammar
+    /// kept since.
     fn search_round(
         &mut self,
         search: &mut Option<Search>,
