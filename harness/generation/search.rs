@@ -78,27 +78,10 @@ fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
         }
         return;
     }
-    for (i, child) in children(value).into_iter().enumerate() {
+    for (i, child) in value.children().into_iter().enumerate() {
         path.push(i);
         collect_variables(child, path, out);
         path.pop();
-    }
-}
-
-pub(crate) fn children(value: &Value) -> Vec<&Value> {
-    match value {
-        Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
-            vec![v]
-        }
-        Value::Seq(items)
-        | Value::Tuple(items)
-        | Value::TupleStruct(_, items)
-        | Value::TupleVariant { fields: items, .. } => items.iter().collect(),
-        Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
-            fields.iter().map(|(_, v)| v).collect()
-        }
-        Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
-        _ => Vec::new(),
     }
 }
 
@@ -211,7 +194,7 @@ fn enum_paths(value: &Value) -> Vec<Path> {
         if enum_name(value).is_some() {
             out.push(path.clone());
         }
-        for (i, child) in children(value).into_iter().enumerate() {
+        for (i, child) in value.children().into_iter().enumerate() {
             path.push(i);
             walk(child, path, out);
             path.pop();
@@ -279,7 +262,7 @@ fn collect_chars(value: &Value, out: &mut BTreeSet<char>) {
         Value::Char(c) => {
             out.insert(*c);
         }
-        other => children(other)
+        other => other.children()
             .into_iter()
             .for_each(|c| collect_chars(c, out)),
     }
@@ -1043,7 +1026,7 @@ fn take_from(to: &mut Value, from: &Value, path: &[usize], fits: fn(&Value, &Val
 pub(crate) fn get<'a>(value: &'a Value, path: &[usize]) -> Option<&'a Value> {
     let mut node = value;
     for index in path {
-        node = *children(node).get(*index)?;
+        node = *node.children().get(*index)?;
     }
     Some(node)
 }

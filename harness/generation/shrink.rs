@@ -28,7 +28,7 @@
 
 use std::ops::Range;
 
-use crate::generation::search::{children, get, get_mut};
+use crate::generation::search::{get, get_mut};
 use crate::generation::types::{Container, ParamTypes, PayloadTy, Ty, VariantTy};
 use crate::value::Value;
 
@@ -102,7 +102,7 @@ impl Size {
             | Value::StructVariant { index, .. } => self.variants += u64::from(*index),
             _ => {}
         }
-        for child in children(value) {
+        for child in value.children() {
             self.add(child);
         }
     }
@@ -301,7 +301,7 @@ impl Shrinker<'_> {
     /// attempts are spent.
     fn walk(&mut self, path: &mut Vec<usize>, fine: bool) -> Option<()> {
         self.shrink_node(path, fine)?;
-        let count = self.node(path).map_or(0, |n| children(n).len());
+        let count = self.node(path).map_or(0, |n| n.children().len());
         for i in 0..count {
             path.push(i);
             let walked = self.walk(path, fine);
@@ -887,7 +887,7 @@ mod tests {
             Value::Some(_) => out.somes += 1,
             v => out.numbers.extend(int_of(v)),
         }
-        for child in children(value) {
+        for child in value.children() {
             facts(child, out);
         }
     }

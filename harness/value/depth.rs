@@ -133,38 +133,13 @@ pub fn depth(value: &Value) -> usize {
     let mut deepest = 0;
     let mut pending = vec![(value, 0usize)];
     while let Some((value, above)) = pending.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Unit
-            | Value::Bool(_)
-            | Value::I64(_)
-            | Value::U64(_)
-            | Value::I128(_)
-            | Value::U128(_)
-            | Value::F32(_)
-            | Value::F64(_)
-            | Value::Char(_)
-            | Value::Str(_)
-            | Value::Bytes(_)
-            | Value::None
-            | Value::UnitStruct(_)
-            | Value::UnitVariant { .. } => {
-                deepest = deepest.max(above);
-                continue;
-            }
-            Value::Some(v) | Value::NewtypeStruct(_, v) => Box::new(std::iter::once(&**v)),
-            Value::NewtypeVariant { value, .. } => Box::new(std::iter::once(&**value)),
-            Value::Seq(items)
-            | Value::Tuple(items)
-            | Value::TupleStruct(_, items)
-            | Value::TupleVariant { fields: items, .. } => Box::new(items.iter()),
-            Value::Map(entries) => Box::new(entries.iter().flat_map(|(k, v)| [k, v])),
-            Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
-                Box::new(fields.iter().map(|(_, v)| v))
-            }
-        };
+        if !value.is_container() {
+            deepest = deepest.max(above);
+            continue;
+        }
         let level = above + 1;
         deepest = deepest.max(level);
-        pending.extend(children.map(|child| (child, level)));
+        pending.extend(value.children().into_iter().map(|child| (child, level)));
     }
     deepest
 }

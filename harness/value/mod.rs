@@ -108,6 +108,51 @@ impl Value {
             .unwrap_or_else(|e| format!("<unprintable: {e}>"))
     }
 
+    /// The values directly inside this one, in order (a map's: key, value,
+    /// key, …); none for a scalar or an empty container.
+    ///
+    /// ```
+    /// use carve::value::Value;
+    ///
+    /// let pair = Value::Tuple(vec![Value::U64(1), Value::Str("a".into())]);
+    /// assert_eq!(pair.children(), [&Value::U64(1), &Value::Str("a".into())]);
+    /// assert!(Value::Seq(vec![]).children().is_empty());
+    /// ```
+    pub fn children(&self) -> Vec<&Value> {
+        match self {
+            Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
+                vec![v]
+            }
+            Value::Seq(items)
+            | Value::Tuple(items)
+            | Value::TupleStruct(_, items)
+            | Value::TupleVariant { fields: items, .. } => items.iter().collect(),
+            Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
+                fields.iter().map(|(_, v)| v).collect()
+            }
+            Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether this value holds other values: a container, even an empty
+    /// one, as opposed to a scalar.
+    pub fn is_container(&self) -> bool {
+        matches!(
+            self,
+            Value::Some(_)
+                | Value::NewtypeStruct(..)
+                | Value::NewtypeVariant { .. }
+                | Value::Seq(_)
+                | Value::Tuple(_)
+                | Value::TupleStruct(..)
+                | Value::TupleVariant { .. }
+                | Value::Map(_)
+                | Value::Struct(..)
+                | Value::StructVariant { .. }
+        )
+    }
+
     fn discriminant(&self) -> u8 {
         match self {
             Value::Unit => 0,
@@ -138,84 +183,11 @@ impl Value {
     }
 }
 
+/// Equal exactly when [`Ord`] says so: floats by their bits (so `NaN`
+/// equals itself and `-0.0` is not `0.0`), names as text.
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
-        use Value::*;
-        match (self, other) {
-            (Unit, Unit) | (None, None) => true,
-            (Bool(a), Bool(b)) => a == b,
-            (I64(a), I64(b)) => a == b,
-            (U64(a), U64(b)) => a == b,
-            (I128(a), I128(b)) => a == b,
-            (U128(a), U128(b)) => a == b,
-            (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
-            (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
-            (Char(a), Char(b)) => a == b,
-            (Str(a), Str(b)) => a == b,
-            (Bytes(a), Bytes(b)) => a == b,
-            (Some(a), Some(b)) => a == b,
-            (UnitStruct(a), UnitStruct(b)) => a == b,
-            (
-                UnitVariant {
-                    name: n1,
-                    variant: v1,
-                    ..
-                },
-                UnitVariant {
-                    name: n2,
-                    variant: v2,
-                    ..
-                },
-            ) => n1 == n2 && v1 == v2,
-            (NewtypeStruct(n1, a), NewtypeStruct(n2, b)) => n1 == n2 && a == b,
-            (
-                NewtypeVariant {
-                    name: n1,
-                    variant: v1,
-                    value: a,
-                    ..
-                },
-                NewtypeVariant {
-                    name: n2,
-                    variant: v2,
-                    value: b,
-                    ..
-                },
-            ) => n1 == n2 && v1 == v2 && a == b,
-            (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => a == b,
-            (TupleStruct(n1, a), TupleStruct(n2, b)) => n1 == n2 && a == b,
-            (
-                TupleVariant {
-                    name: n1,
-                    variant: v1,
-                    fields: a,
-                    ..
-                },
-                TupleVariant {
-                    name: n2,
-                    variant: v2,
-                    fields: b,
-                    ..
-                },
-            ) => n1 == n2 && v1 == v2 && a == b,
-            (Map(a), Map(b)) => a == b,
-            (Struct(n1, a), Struct(n2, b)) => n1 == n2 && a == b,
-            (
-                StructVariant {
-                    name: n1,
-                    variant: v1,
-                    fields: a,
-                    ..
-                },
-                StructVariant {
-                    name: n2,
-                    variant: v2,
-                    fields: b,
-                    ..
-                },
-            ) => n1 == n2 && v1 == v2 && a == b,
-            _ => false,
-        }
+        self.cmp(other) == Ordering::Equal
     }
 }
 
