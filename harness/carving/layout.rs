@@ -127,10 +127,7 @@ pub fn snapshot_shard(folder: &Path, name: &str, entries: usize) -> PathBuf {
 /// between similar arguments (`(n: 17)`, `(n: 18)`): sharding by them left
 /// half the shards empty.
 fn shard_of(name: &str) -> u8 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in name.bytes() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
+    let mut hash = fnv1a(name.as_bytes());
     // MurmurHash3's finalizer.
     hash ^= hash >> 33;
     hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -138,6 +135,15 @@ fn shard_of(name: &str) -> u8 {
     hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     hash ^= hash >> 33;
     (hash >> 56) as u8
+}
+
+/// 64-bit FNV-1a: a hash that is the same in every build, process and
+/// platform (the standard library's hashers promise none of these), for
+/// names that must not change: snapshot ids, shards, lock files.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Whether `name` is the name of a snapshot shard folder (`0x3a`).

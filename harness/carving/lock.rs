@@ -19,6 +19,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::carving::layout::fnv1a;
 use crate::carving::store::StoreError;
 
 /// Holds the lock on one carve folder until dropped.
@@ -72,14 +73,6 @@ fn canonical(dir: &Path) -> PathBuf {
             _ => return absolute,
         }
     }
-}
-
-/// 64-bit FNV-1a: a hash that is the same in every build and process (the
-/// standard library's hashers promise neither).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 /// Opens the lock file, creating it if needed. An existing file is opened

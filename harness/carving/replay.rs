@@ -45,12 +45,7 @@ use crate::value::{depth, Value};
 /// The part of a snapshot name that identifies a call: a hash of its argument
 /// text with layout (whitespace and comments outside literals) removed.
 pub fn snapshot_id(args: &str) -> String {
-    // FNV-1a: stable across platforms and Rust versions, unlike `DefaultHasher`.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in strip_layout(args).bytes() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{:012x}", hash >> 16)
+    format!("{:012x}", layout::fnv1a(strip_layout(args).as_bytes()) >> 16)
 }
 
 /// The snapshot name of each entry, in order: its [`snapshot_id`], with a
