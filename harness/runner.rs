@@ -857,16 +857,25 @@ fn listed_names(registry: &Registry, dir: &Path, path: &Path) -> Option<Vec<Stri
     {
         return None;
     }
+    Some(test_names(&skimmed.target, skimmed.carved))
+}
+
+/// The test names of a carve file's entries, in order, given whether a
+/// system test carved each: `carved::<target>::<NNNN>` and
+/// `generated::<target>::<NNNN>`, each numbered from 1.
+fn test_names(target: &str, carved: impl IntoIterator<Item = bool>) -> Vec<String> {
     let mut numbers = [0usize; 2];
-    let names = skimmed.carved.iter().map(|&carved| {
-        let (kind, number) = match carved {
-            true => ("carved", &mut numbers[0]),
-            false => ("generated", &mut numbers[1]),
-        };
-        *number += 1;
-        format!("{kind}::{}::{number:04}", skimmed.target)
-    });
-    Some(names.collect())
+    carved
+        .into_iter()
+        .map(|carved| {
+            let (kind, number) = match carved {
+                true => ("carved", &mut numbers[0]),
+                false => ("generated", &mut numbers[1]),
+            };
+            *number += 1;
+            format!("{kind}::{target}::{number:04}")
+        })
+        .collect()
 }
 
 /// Whether a test of `target`'s carve file can pass the filter of `args`.
@@ -884,20 +893,19 @@ fn may_be_selected(args: &Arguments, target: &str) -> bool {
 /// `carved::<target>::<NNNN>` or `generated::<target>::<NNNN>`.
 fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
     let snapshot_folder = layout::snapshot_folder(dir, &file.target);
-    let mut numbers = [0usize; 2];
     let snapshots = snapshot_names(&file.entries);
+    let tests = test_names(
+        &file.target,
+        file.entries.iter().map(|e| e.origin.system_test().is_some()),
+    );
     let entries_in_file = file.entries.len();
     file.entries
         .into_iter()
         .zip(snapshots)
-        .map(|(entry, snapshot)| {
-            let (kind, number) = match entry.origin.system_test() {
-                Some(_) => ("carved", &mut numbers[0]),
-                None => ("generated", &mut numbers[1]),
-            };
-            *number += 1;
+        .zip(tests)
+        .map(|((entry, snapshot), test)| {
             Case {
-                test: format!("{kind}::{}::{number:04}", file.target),
+                test,
                 target_name: file.target.clone(),
                 target,
                 file: file.path.clone(),
