@@ -150,7 +150,9 @@ pub mod _macro_support {
     /// Branch recording and the site tables it records into.
     pub mod cov {
         pub use crate::coverage::*;
-        pub use crate::registry::{Branch, BranchKind, CallSite, Side, Sites, SitesRef};
+        pub use crate::registry::{
+            Branch, BranchKind, CallSite, Condition, Form, Logic, Side, Sites, SitesRef,
+        };
     }
     pub use crate::outcome::{observe, Observation, Outcome};
     pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};

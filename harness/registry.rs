@@ -232,6 +232,144 @@ fn starts_upper(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
 }
 
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Op {
+    /// Every operator, in the order mutants are listed.
+    pub const ALL: [Op; 6] = [Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Eq, Op::Ne];
+
+    /// The operator as written: `<=`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+        }
+    }
+
+    /// Whether it orders its operands (`<`, `<=`, `>`, `>=`).
+    pub const fn is_relational(self) -> bool {
+        matches!(self, Op::Lt | Op::Le | Op::Gt | Op::Ge)
+    }
+
+    /// The operator whose value is always the opposite (`<` and `>=`).
+    pub const fn complement(self) -> Op {
+        match self {
+            Op::Eq => Op::Ne,
+            Op::Ne => Op::Eq,
+            Op::Lt => Op::Ge,
+            Op::Le => Op::Gt,
+            Op::Gt => Op::Le,
+            Op::Ge => Op::Lt,
+        }
+    }
+
+    /// Its value for operands in this order.
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use carve::registry::Op;
+    /// assert!(Op::Le.holds(Ordering::Equal));
+    /// assert!(!Op::Ne.holds(Ordering::Equal));
+    /// ```
+    pub fn holds(self, order: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Op::Eq => order == Equal,
+            Op::Ne => order != Equal,
+            Op::Lt => order == Less,
+            Op::Le => order != Greater,
+            Op::Gt => order == Greater,
+            Op::Ge => order != Less,
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A logical operator whose replacement (`&&` ↔ `||`) is a mutant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Logic {
+    And,
+    Or,
+}
+
+impl Logic {
+    /// The operator as written.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Logic::And => "&&",
+            Logic::Or => "||",
+        }
+    }
+
+    /// The other one.
+    pub const fn swapped(self) -> Logic {
+        match self {
+            Logic::And => Logic::Or,
+            Logic::Or => Logic::And,
+        }
+    }
+}
+
+/// A condition of an instrumented function whose boundaries and mutants
+/// are goals beside its branch outcomes ([`crate::coverage::goals`]).
+#[derive(Debug)]
+pub struct Condition {
+    /// The outcome it is located at: an atomic condition's true outcome
+    /// (its false outcome is the next id), or for `&&`/`||` the first
+    /// outcome of its right operand.
+    pub branch: u32,
+    /// What it is.
+    pub form: Form,
+}
+
+/// The form of a [`Condition`].
+#[derive(Debug, Clone, Copy)]
+pub enum Form {
+    /// A comparison `l op r`: the function's `index`-th, which names its
+    /// block of goal slots.
+    Compare {
+        /// The operator as written.
+        op: Op,
+        /// Its number among the function's comparisons, from 0.
+        index: u32,
+    },
+    /// Any other atomic condition (a method call, a variable, `!x`): its
+    /// negation is a mutant.
+    Boolean,
+    /// `l && r` or `l || r`, whose operator swapped is a mutant: told apart
+    /// exactly when both operands run and differ, that is when one of
+    /// `kills` (outcomes of `r`) is taken.
+    Logic {
+        /// The operator as written.
+        op: Logic,
+        /// The whole expression as written.
+        text: &'static str,
+        /// `r`'s outcomes that tell the mutant apart: its false exits
+        /// under `&&`, its true exits under `||`.
+        kills: &'static [u32],
+    },
+}
+
 /// The branch outcomes of one instrumented function.
 #[derive(Debug)]
 pub struct Sites {
@@ -247,6 +385,8 @@ pub struct Sites {
     pub branches: &'static [Branch],
     /// The calls it makes.
     pub calls: &'static [CallSite],
+    /// Its conditions whose boundaries and mutants are goals.
+    pub conditions: &'static [Condition],
     /// Its first global outcome index while coverage is collected (given by
     /// [`crate::coverage`] on first use).
     pub(crate) base: AtomicU32,
@@ -272,8 +412,23 @@ impl Sites {
             lines,
             branches,
             calls,
+            conditions: &[],
             base: AtomicU32::new(UNREGISTERED),
         }
+    }
+
+    /// The table with its conditions (used by generated code).
+    pub const fn with_conditions(mut self, conditions: &'static [Condition]) -> Sites {
+        self.conditions = conditions;
+        self
+    }
+
+    /// How many comparisons it has: each has a block of goal slots.
+    pub fn comparisons(&self) -> u32 {
+        self.conditions
+            .iter()
+            .filter(|c| matches!(c.form, Form::Compare { .. }))
+            .count() as u32
     }
 
     /// The function's path inside its crate (`cgi::cgi_decode`).

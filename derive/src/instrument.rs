@@ -44,10 +44,29 @@ pub struct CallSite {
     parent: Option<usize>,
 }
 
+/// A condition whose boundaries and mutants the runtime makes goals of:
+/// the outcome it is located at and its form.
+pub struct ConditionRow {
+    branch: usize,
+    form: FormRow,
+}
+
+/// A variant of `carve::registry::Form`.
+enum FormRow {
+    /// A comparison: the operator's `Op` variant and its number among the
+    /// body's comparisons.
+    Compare(&'static str, usize),
+    Boolean,
+    /// `&&` or `||` (`Logic` variant), its text, and the outcomes of its
+    /// right operand that tell it from the other operator.
+    Logic(&'static str, String, Vec<usize>),
+}
+
 /// What instrumenting a body found.
 pub struct Table {
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
+    conditions: Vec<ConditionRow>,
 }
 
 /// Rewrites `block` to record into the site table `sites`; returns the
@@ -57,6 +76,8 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
         sites: sites.clone(),
         branches: Vec::new(),
         calls: Vec::new(),
+        conditions: Vec::new(),
+        comparisons: 0,
         parent: None,
     };
     let mut block = block.clone();
@@ -70,12 +91,13 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
     let table = Table {
         branches: rewriter.branches,
         calls: rewriter.calls,
+        conditions: rewriter.conditions,
     };
     (block, table)
 }
 
-/// The site table's branches and call sites, as two static slices.
-pub fn table(table: &Table) -> (TokenStream, TokenStream) {
+/// The site table's branches, call sites and conditions, as three static slices.
+pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream) {
     let rows = table.branches.iter().map(|o| {
         let BranchRow {
             kind,
@@ -101,20 +123,50 @@ pub fn table(table: &Table) -> (TokenStream, TokenStream) {
         let parent = c.parent.map_or(u32::MAX, |p| p as u32);
         quote!(::carve::_macro_support::cov::CallSite { callee: #callee, parent: #parent })
     });
-    (quote!(&[#(#rows),*]), quote!(&[#(#calls),*]))
+    let conditions = table.conditions.iter().map(|c| {
+        let branch = c.branch as u32;
+        let form = match &c.form {
+            FormRow::Compare(op, index) => {
+                let (op, index) = (Ident::new(op, Span::call_site()), *index as u32);
+                quote!(::carve::_macro_support::cov::Form::Compare {
+                    op: ::carve::_macro_support::cov::Op::#op, index: #index,
+                })
+            }
+            FormRow::Boolean => quote!(::carve::_macro_support::cov::Form::Boolean),
+            FormRow::Logic(op, text, kills) => {
+                let op = Ident::new(op, Span::call_site());
+                let kills = kills.iter().map(|k| *k as u32);
+                quote!(::carve::_macro_support::cov::Form::Logic {
+                    op: ::carve::_macro_support::cov::Logic::#op, text: #text, kills: &[#(#kills),*],
+                })
+            }
+        };
+        quote!(::carve::_macro_support::cov::Condition { branch: #branch, form: #form })
+    });
+    (
+        quote!(&[#(#rows),*]),
+        quote!(&[#(#calls),*]),
+        quote!(&[#(#conditions),*]),
+    )
 }
 
 struct Rewriter {
     sites: Ident,
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
+    conditions: Vec<ConditionRow>,
+    /// Comparisons so far: each has its block of goal slots.
+    comparisons: usize,
     parent: Option<usize>,
 }
 
-/// Where a condition leads: the outcome reached when it is true, and when false.
+/// Where a condition leads: the outcome reached when it is true, and when
+/// false; and every atomic outcome by which it ends true, and false.
 struct Exits {
     on_true: Option<usize>,
     on_false: Option<usize>,
+    trues: Vec<usize>,
+    falses: Vec<usize>,
 }
 
 impl Rewriter {
@@ -157,19 +209,31 @@ impl Rewriter {
             Expr::Paren(p) => return self.condition(&mut p.expr, parent),
             Expr::Group(g) => return self.condition(&mut g.expr, parent),
             Expr::Binary(b) if matches!(b.op, BinOp::And(_)) => {
-                let left = self.condition(&mut b.left, parent);
+                let text = pretty(&*b);
+                let mut left = self.condition(&mut b.left, parent);
                 let right = self.condition(&mut b.right, left.on_true);
+                // `l || r` differs from `l && r` where both run and differ:
+                // `r` false.
+                self.logic("And", text, &right.falses);
+                left.falses.extend(&right.falses);
                 return Exits {
                     on_true: right.on_true,
                     on_false: right.on_false,
+                    trues: right.trues,
+                    falses: left.falses,
                 };
             }
             Expr::Binary(b) if matches!(b.op, BinOp::Or(_)) => {
-                let left = self.condition(&mut b.left, parent);
+                let text = pretty(&*b);
+                let mut left = self.condition(&mut b.left, parent);
                 let right = self.condition(&mut b.right, left.on_false);
+                self.logic("Or", text, &right.trues);
+                left.trues.extend(&right.trues);
                 return Exits {
                     on_true: right.on_true,
                     on_false: right.on_false,
+                    trues: left.trues,
+                    falses: right.falses,
                 };
             }
             Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) && is_compound(&u.expr) => {
@@ -177,6 +241,8 @@ impl Rewriter {
                 return Exits {
                     on_true: inner.on_false,
                     on_false: inner.on_true,
+                    trues: inner.falses,
+                    falses: inner.trues,
                 };
             }
             Expr::Let(_) => {
@@ -186,6 +252,8 @@ impl Rewriter {
                 return Exits {
                     on_true: parent,
                     on_false: parent,
+                    trues: Vec::new(),
+                    falses: Vec::new(),
                 };
             }
             _ => {}
@@ -194,18 +262,31 @@ impl Rewriter {
         let (at, text) = (location(expr), pretty(&*expr));
         self.with_parent(parent, |r| r.visit_expr_mut(expr));
         let id = self.add("Condition", at, text, &["True", "False"], parent);
-        let sites = &self.sites;
+        let sites = self.sites.clone();
         let id32 = id as u32;
-        *expr = match comparison(expr) {
+        let rewritten = match comparison(expr) {
             Some((left, op, right)) => {
                 let op_token = &op.1;
                 let op_name = Ident::new(op.0, Span::call_site());
+                let index = self.comparisons as u32;
+                self.comparisons += 1;
+                self.conditions.push(ConditionRow {
+                    branch: id,
+                    form: FormRow::Compare(op.0, index as usize),
+                });
+                // The operands' order for types whose difference carve does
+                // not know: `<` and friends guarantee `PartialOrd`.
+                let order = match op.0 {
+                    "Eq" | "Ne" => quote!(::core::option::Option::None),
+                    _ => quote!(::core::cmp::PartialOrd::partial_cmp(__carve_l, __carve_r)),
+                };
                 // In parentheses: a `match` that starts an expression
                 // statement (`a == b && c` as an arm's body) would end there.
                 syn::parse_quote!((match (&(#left), &(#right)) {
-                    (__carve_l, __carve_r) => ::carve::_macro_support::cov::compare(
+                    (__carve_l, __carve_r) => ::carve::_macro_support::cov::compare_with_goals(
                         &#sites,
                         #id32,
+                        #index,
                         *__carve_l #op_token *__carve_r,
                         ::carve::_macro_support::cov::Op::#op_name,
                         {
@@ -213,14 +294,34 @@ impl Rewriter {
                             use ::carve::_macro_support::cov::{KnownCmp as _, UnknownCmp as _};
                             (&::carve::_macro_support::cov::Probe(__carve_l, __carve_r)).cmp_info()
                         },
+                        || #order,
                     ),
                 }))
             }
-            None => syn::parse_quote!(::carve::_macro_support::cov::boolean(&#sites, #id32, #expr)),
+            None => {
+                self.conditions.push(ConditionRow {
+                    branch: id,
+                    form: FormRow::Boolean,
+                });
+                syn::parse_quote!(::carve::_macro_support::cov::boolean(&#sites, #id32, #expr))
+            }
         };
+        *expr = rewritten;
         Exits {
             on_true: Some(id),
             on_false: Some(id + 1),
+            trues: vec![id],
+            falses: vec![id + 1],
+        }
+    }
+
+    /// Adds the mutant swapping `&&` and `||` in `text`, told apart by `kills`.
+    fn logic(&mut self, op: &'static str, text: String, kills: &[usize]) {
+        if let Some(&first) = kills.first() {
+            self.conditions.push(ConditionRow {
+                branch: first,
+                form: FormRow::Logic(op, text, kills.to_vec()),
+            });
         }
     }
 
@@ -544,8 +645,8 @@ pub fn instrument_fn(
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
-    let (body, (branches, calls)) = if cfg!(feature = "no-instrument") {
-        (block.clone(), (quote!(&[]), quote!(&[])))
+    let (body, (branches, calls, conditions)) = if cfg!(feature = "no-instrument") {
+        (block.clone(), (quote!(&[]), quote!(&[]), quote!(&[])))
     } else {
         let (instrumented, found) = instrument(block, sites);
         // The instrumented twin lives in a closure that is never inlined, so
@@ -575,7 +676,7 @@ pub fn instrument_fn(
         #[allow(non_upper_case_globals)]
         static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
             ::core::module_path!(), #function, ::core::file!(), (#first, #last), #branches, #calls,
-        );
+        ).with_conditions(#conditions);
         ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
     };
     Instrumented { body, sites_static }

@@ -19,6 +19,7 @@
 //! assert_eq!(coverage::normalize(1.0), 0.5);
 //! ```
 
+pub mod goals;
 pub mod html;
 pub mod reach;
 pub mod report;
@@ -27,6 +28,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+pub use crate::registry::Op;
 use crate::registry::{Sites, UNREGISTERED};
 
 /// The first global outcome index of `sites`, given on first use.
@@ -63,9 +65,37 @@ fn entered_slot(sites: &Sites) -> u32 {
     sites.branches.len() as u32
 }
 
-/// Global indices a table takes: its branches and its entered slot.
+/// Global indices a table takes: its branches, its entered slot, and a
+/// block of [`slot::COUNT`] goal slots per comparison.
 fn slots(sites: &Sites) -> u32 {
-    entered_slot(sites) + 1
+    entered_slot(sites) + 1 + sites.comparisons() * slot::COUNT
+}
+
+/// The goal slots each comparison records beside its two branch outcomes:
+/// how far its operands were from each order and from the values next to
+/// each other ([`crate::coverage::goals`] makes boundary and mutant goals of them).
+pub mod slot {
+    /// `l < r`.
+    pub const LESS: u32 = 0;
+    /// `l == r`.
+    pub const EQUAL: u32 = 1;
+    /// `l > r`.
+    pub const GREATER: u32 = 2;
+    /// The boundary of a relational comparison: equal operands (floats:
+    /// equal or adjacent). Numbers and chars only.
+    pub const BOUNDARY: u32 = 3;
+    /// `l` one step below `r` (integers and chars: `r - 1`; floats: the
+    /// adjacent float). Numbers and chars only.
+    pub const BELOW: u32 = 4;
+    /// `l` one step above `r`.
+    pub const ABOVE: u32 = 5;
+    /// Slots per comparison.
+    pub const COUNT: u32 = 6;
+}
+
+/// The id of goal slot `slot` of the `index`-th comparison of `sites`.
+pub(crate) fn goal_slot(sites: &Sites, index: u32, slot: u32) -> u32 {
+    entered_slot(sites) + 1 + index * slot::COUNT + slot
 }
 
 /// Registered tables by base index, in registration order.
@@ -191,6 +221,100 @@ pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option
     value
 }
 
+/// Records a comparison `l op r` as [`compare`] does, and its goal slots
+/// ([`slot`]): the `index`-th comparison of the function. `order` gives the
+/// operands' order when `info` does not (their `PartialOrd`); it is called
+/// only then, and only for `<`, `<=`, `>`, `>=`. Returns `value`.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use carve::coverage::{self, slot, Cmp, Op};
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// // `x > 3` with x = 3: false, at its boundary.
+/// let (_, trace) = coverage::collect(|| {
+///     coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None)
+/// });
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), Some(0.0));
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::GREATER), Some(1.0));
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn compare_with_goals(
+    sites: &'static Sites,
+    id: u32,
+    index: u32,
+    value: bool,
+    op: Op,
+    info: Option<Cmp>,
+    order: impl FnOnce() -> Option<std::cmp::Ordering>,
+) -> bool {
+    compare(sites, id, value, op, info);
+    let order = match info {
+        Some(cmp) => cmp.order,
+        None if op.is_relational() => order(),
+        None => None,
+    };
+    record_goals(sites, index, op, value, info, order);
+    value
+}
+
+/// Records the goal slots of one comparison (see [`compare_with_goals`]).
+fn record_goals(
+    sites: &'static Sites,
+    index: u32,
+    op: Op,
+    value: bool,
+    info: Option<Cmp>,
+    order: Option<std::cmp::Ordering>,
+) {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let first = goal_slot(sites, index, 0);
+    let positive = |d: f64| if d.is_nan() || d <= 0.0 { 1.0 } else { d.min(f64::MAX) };
+    match (order, info) {
+        (Some(order), Some(cmp)) => {
+            let to = |wanted, d: f64| if order == wanted { 0.0 } else { positive(d) };
+            record(
+                sites,
+                first + slot::LESS,
+                [
+                    to(Less, Op::Lt.distances(cmp).0),
+                    to(Equal, cmp.dist),
+                    to(Greater, Op::Gt.distances(cmp).0),
+                ],
+            );
+        }
+        (Some(order), None) => {
+            let to = |wanted| if order == wanted { 0.0 } else { 1.0 };
+            record(sites, first + slot::LESS, [to(Less), to(Equal), to(Greater)]);
+        }
+        // `==` of a type without a known order: only equality is known.
+        (None, None) if !op.is_relational() => {
+            let equal = value == (op == Op::Eq);
+            record(sites, first + slot::EQUAL, [if equal { 0.0 } else { 1.0 }]);
+        }
+        // Unordered (NaN): nothing to tell.
+        (None, _) => return,
+    }
+    let Some(cmp) = info else { return };
+    let step = match cmp.step {
+        Step::None => return,
+        Step::Integer => 1.0,
+        Step::Float(ulp) => ulp,
+    };
+    let float = matches!(cmp.step, Step::Float(_));
+    if op.is_relational() {
+        let boundary = if float { (cmp.dist - step).max(0.0) } else { cmp.dist };
+        record(sites, first + slot::BOUNDARY, [boundary]);
+    } else {
+        // One step below: `d = -step` (floats: anything in `[-step, 0)`,
+        // adjacent floats being the only values there).
+        let d = cmp.diff;
+        let below = if float && d < 0.0 && -d <= step { 0.0 } else { (d + step).abs() };
+        let above = if float && d > 0.0 && d <= step { 0.0 } else { (d - step).abs() };
+        record(sites, first + slot::BELOW, [below, above]);
+    }
+}
+
 /// A `for` loop's iterator that records, per item, whether the body was
 /// entered (`Some`) or the loop left (`None`).
 pub struct Loop<I> {
@@ -224,18 +348,6 @@ impl<I: Iterator> Iterator for Loop<I> {
     }
 }
 
-/// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Op {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
 /// What a comparison's distance is computed from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cmp {
@@ -244,15 +356,45 @@ pub struct Cmp {
     pub diff: f64,
     /// How far `a` is from being equal to `b` (|a − b| for numbers).
     pub dist: f64,
+    /// The operands' order (`None`: unordered, as NaN is).
+    pub order: Option<std::cmp::Ordering>,
+    /// The step between neighbouring values of the operands' type, for
+    /// boundary goals.
+    pub step: Step,
+}
+
+/// The step between neighbouring values of a comparison's operands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// No boundary goals: strings, `bool`.
+    None,
+    /// Integers and `char`: 1.
+    Integer,
+    /// Floats: the distance to the next float after the right operand.
+    Float(f64),
 }
 
 impl Cmp {
-    /// For numbers: `diff = a − b`, `dist = |a − b|`.
+    /// For integers and chars: `diff = a − b`, `dist = |a − b|`.
     #[inline]
     pub fn numeric(diff: f64) -> Cmp {
         Cmp {
             diff,
             dist: diff.abs(),
+            order: diff.partial_cmp(&0.0),
+            step: Step::Integer,
+        }
+    }
+
+    /// For floats `a` and `b`, whose type's next value after `b` is `ulp` away.
+    #[inline]
+    pub fn float(a: f64, b: f64, ulp: f64) -> Cmp {
+        let diff = a - b;
+        Cmp {
+            diff,
+            dist: diff.abs(),
+            order: a.partial_cmp(&b),
+            step: Step::Float(ulp),
         }
     }
 }
@@ -265,7 +407,7 @@ impl Op {
     /// `(distance to true, distance to false)` of `a op b`.
     #[inline]
     pub fn distances(self, cmp: Cmp) -> (f64, f64) {
-        let Cmp { diff: d, dist } = cmp;
+        let Cmp { diff: d, dist, .. } = cmp;
         let at_least = |x: f64| x.max(0.0);
         match self {
             Op::Eq => (dist, if dist == 0.0 { K } else { 0.0 }),
@@ -362,11 +504,6 @@ macro_rules! wide_diff {
 wide_diff!(wide_i64: i64, wide_u64: u64, wide_isize: isize, wide_usize: usize);
 
 #[inline(always)]
-fn float(a: impl Into<f64>, b: impl Into<f64>) -> f64 {
-    a.into() - b.into()
-}
-
-#[inline(always)]
 fn char_diff(a: char, b: char) -> f64 {
     narrow(u32::from(a), u32::from(b))
 }
@@ -379,7 +516,72 @@ fn bool_diff(a: bool, b: bool) -> f64 {
 numeric_cmp! {
     i8 => narrow, i16 => narrow, i32 => narrow, i64 => wide_i64, isize => wide_isize,
     u8 => narrow, u16 => narrow, u32 => narrow, u64 => wide_u64, usize => wide_usize,
-    f32 => float, f64 => float, char => char_diff, bool => bool_diff,
+    char => char_diff,
+}
+
+macro_rules! float_cmp {
+    ($($t:ty),*) => {$(
+        impl KnownCmp for Probe<'_, $t, $t> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(float_info(*self.0, *self.1))
+            }
+        }
+        impl KnownCmp for Probe<'_, &$t, &$t> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(float_info(**self.0, **self.1))
+            }
+        }
+    )*};
+}
+
+float_cmp!(f32, f64);
+
+/// Floats of one type: their step is that type's, next to `b`.
+trait Float: Copy + Into<f64> {
+    fn ulp(self) -> f64;
+}
+
+impl Float for f32 {
+    fn ulp(self) -> f64 {
+        let m = self.abs();
+        f64::from(m.next_up()) - f64::from(m)
+    }
+}
+
+impl Float for f64 {
+    fn ulp(self) -> f64 {
+        let m = self.abs();
+        m.next_up() - m
+    }
+}
+
+#[inline(always)]
+fn float_info<T: Float>(a: T, b: T) -> Cmp {
+    Cmp::float(a.into(), b.into(), b.ulp())
+}
+
+/// `bool`s are ordered, but have no boundaries.
+fn bool_info(a: bool, b: bool) -> Cmp {
+    Cmp {
+        step: Step::None,
+        ..Cmp::numeric(bool_diff(a, b))
+    }
+}
+
+impl KnownCmp for Probe<'_, bool, bool> {
+    #[inline]
+    fn cmp_info(&self) -> Option<Cmp> {
+        Some(bool_info(*self.0, *self.1))
+    }
+}
+
+impl KnownCmp for Probe<'_, &bool, &bool> {
+    #[inline]
+    fn cmp_info(&self) -> Option<Cmp> {
+        Some(bool_info(**self.0, **self.1))
+    }
 }
 
 macro_rules! wide_cmp {
@@ -390,7 +592,8 @@ macro_rules! wide_cmp {
                 // Exact while the difference fits in i128 (small differences
                 // of huge values stay exact); in f64 beyond.
                 let exact = i128::try_from(*self.0).ok().zip(i128::try_from(*self.1).ok()).and_then(|(a, b)| a.checked_sub(b));
-                Some(Cmp::numeric(exact.map_or(*self.0 as f64 - *self.1 as f64, |d| d as f64)))
+                let order = Some(self.0.cmp(self.1));
+                Some(Cmp { order, ..Cmp::numeric(exact.map_or(*self.0 as f64 - *self.1 as f64, |d| d as f64)) })
             }
         }
     )*};
@@ -425,9 +628,12 @@ fn str_cmp(a: &str, b: &str) -> Cmp {
             (None, None) => break,
         }
     }
+    let diff = diff.unwrap_or(0.0);
     Cmp {
-        diff: diff.unwrap_or(0.0),
+        diff,
         dist,
+        order: diff.partial_cmp(&0.0),
+        step: Step::None,
     }
 }
 
@@ -521,6 +727,13 @@ impl Trace {
     /// The smallest distance to outcome `id` of `sites`, if reached.
     pub fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
         self.reached(sites).find(|(i, _)| *i == id).map(|(_, d)| d)
+    }
+
+    /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the
+    /// `index`-th comparison of `sites`, if it was recorded.
+    pub fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64> {
+        let id = goal_slot(sites, index, slot);
+        self.of(sites).find(|(i, _)| *i == id).map(|(_, d)| d)
     }
 }
 
@@ -650,20 +863,15 @@ mod tests {
         );
         assert_eq!((&Probe(&'+', &'%')).cmp_info().unwrap().dist, 6.0);
         assert_eq!((&Probe(&true, &false)).cmp_info().unwrap().diff, 1.0);
-        assert_eq!(
-            (&Probe("ab", "ad")).cmp_info().unwrap(),
-            Cmp {
-                diff: -2.0,
-                dist: 2.0
-            }
-        );
-        assert_eq!(
-            (&Probe(&String::from("abc"), &"ab")).cmp_info().unwrap(),
-            Cmp {
-                diff: 1.0,
-                dist: 128.0
-            }
-        );
+        let info = (&Probe("ab", "ad")).cmp_info().unwrap();
+        assert_eq!((info.diff, info.dist), (-2.0, 2.0));
+        assert_eq!(info.order, Some(std::cmp::Ordering::Less));
+        let info = (&Probe(&String::from("abc"), &"ab")).cmp_info().unwrap();
+        assert_eq!((info.diff, info.dist), (1.0, 128.0));
+        assert_eq!(info.step, Step::None, "strings have no boundaries");
+        let info = (&Probe(&f64::INFINITY, &f64::INFINITY)).cmp_info().unwrap();
+        assert_eq!(info.order, Some(std::cmp::Ordering::Equal), "inf - inf is NaN, yet equal");
+        assert_eq!((&Probe(&1.0f32, &1.0f32)).cmp_info().unwrap().step, Step::Float(f64::from(f32::EPSILON)));
         assert_eq!(
             (&Probe(&[1u8], &[1u8])).cmp_info(),
             None,

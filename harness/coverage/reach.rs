@@ -19,6 +19,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::coverage::goals::{self, Goal, GoalKind};
 use crate::coverage::{normalize, Trace};
 use crate::registry::Sites;
 
@@ -106,7 +107,9 @@ pub fn fitness_within(sites: &Sites, id: u32, trace: &Trace) -> Fitness {
 
 /// The functions in a target's reach, their outcomes numbered as goals
 /// (the target's own outcomes first, with their own ids), and the call
-/// sites between them.
+/// sites between them. With [`Reach::with_goals`], the boundary and
+/// weak-mutation goals of those functions ([`crate::coverage::goals`]) are
+/// numbered after every branch outcome.
 #[derive(Debug, Clone)]
 pub struct Reach {
     functions: Vec<&'static Sites>,
@@ -115,7 +118,10 @@ pub struct Reach {
     /// Per function: `(caller, outcome the call is made under)` for every
     /// call site in reach that may call it.
     callers: Vec<Vec<(usize, Option<u32>)>>,
+    /// Branch outcomes in reach: goals `0..branches`.
     goals: u32,
+    /// Boundary and mutant goals (`branches..`), with their function.
+    extra: Vec<(usize, Goal)>,
 }
 
 impl Reach {
@@ -183,12 +189,41 @@ impl Reach {
             offsets,
             callers,
             goals,
+            extra: Vec::new(),
         }
     }
 
-    /// Number of goals (branch outcomes of every function in reach).
+    /// The same reach with the boundary and weak-mutation goals of its
+    /// functions numbered after the branch outcomes, function by function.
+    pub fn with_goals(mut self) -> Reach {
+        self.extra = self
+            .functions
+            .iter()
+            .enumerate()
+            .flat_map(|(f, sites)| goals::goals(sites).into_iter().map(move |g| (f, g)))
+            .collect();
+        self
+    }
+
+    /// Number of branch goals (branch outcomes of every function in reach).
     pub fn len(&self) -> u32 {
         self.goals
+    }
+
+    /// Number of goals of every kind: branch outcomes, then boundaries and
+    /// mutants (none without [`Reach::with_goals`]).
+    pub fn all_len(&self) -> u32 {
+        self.goals + self.extra.len() as u32
+    }
+
+    /// The kind of a boundary or mutant goal; `None` for a branch outcome.
+    pub fn kind(&self, goal: u32) -> Option<GoalKind> {
+        self.extra_goal(goal).map(|(_, g)| g.kind)
+    }
+
+    fn extra_goal(&self, goal: u32) -> Option<&(usize, Goal)> {
+        goal.checked_sub(self.goals)
+            .and_then(|i| self.extra.get(i as usize))
     }
 
     /// Whether there is nothing to cover.
@@ -236,26 +271,49 @@ impl Reach {
     /// set (functions come in goal order, and a trace lists each function's
     /// outcomes by id).
     pub fn covered_goals<'a>(&'a self, trace: &'a Trace) -> impl Iterator<Item = u32> + 'a {
-        self.functions
+        let branches = self
+            .functions
             .iter()
             .zip(&self.offsets)
-            .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id))
+            .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id));
+        let extra = self
+            .extra
+            .iter()
+            .enumerate()
+            .filter(move |(_, (f, goal))| goal.covered(self.functions[*f], trace))
+            .map(move |(i, _)| self.goals + i as u32);
+        branches.chain(extra)
     }
 
-    /// `file:line:col `condition` side` of `goal`, with the function's
-    /// name for goals outside the target.
+    /// `file:line:col `condition` side` of `goal` (of a boundary or mutant:
+    /// its label), with the function's name for goals outside the target.
     pub fn describe(&self, goal: u32) -> String {
-        let (f, id) = self.index_of(goal);
-        let sites = self.functions[f];
+        let (f, text) = match self.extra_goal(goal) {
+            Some((f, g)) => (*f, g.describe(self.functions[*f])),
+            None => {
+                let (f, id) = self.index_of(goal);
+                (f, self.functions[f].describe(id))
+            }
+        };
         if f == 0 {
-            sites.describe(id)
+            text
         } else {
-            format!("{} in {}", sites.describe(id), sites.name())
+            format!("{text} in {}", self.functions[f].name())
         }
     }
 
     /// The fitness of a call for `goal`.
     pub fn fitness(&self, goal: u32, trace: &Trace) -> Fitness {
+        if let Some((f, g)) = self.extra_goal(goal) {
+            let sites = self.functions[*f];
+            if *f == 0 || trace.entered(sites) {
+                return g.fitness(sites, trace);
+            }
+            let levels = sites.depth(g.branch) + 1;
+            return self
+                .entry_fitness(*f, trace, &mut Vec::new())
+                .deeper(levels);
+        }
         let (f, id) = self.index_of(goal);
         self.fitness_in(f, id, trace, &mut Vec::new())
     }

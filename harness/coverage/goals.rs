@@ -1,0 +1,483 @@
+//! Boundary and weak-mutation goals: what a call must do, beyond taking a
+//! branch outcome, for a test to tell a faulty condition from the right one.
+//!
+//! Branch coverage lets `x > limit` pass with `x = 0` and `x = 9`, and so
+//! cannot tell it from `x >= limit`. Each instrumented condition therefore
+//! also has these goals, reported beside branch coverage and never mixed
+//! into it:
+//! - **boundaries**, for comparisons of numbers and chars: `<`, `<=`, `>`,
+//!   `>=` want equal operands (floats: equal or adjacent); `==` and `!=`
+//!   want the left operand one step below the right and one step above;
+//! - **weak mutants**: each comparison's operator replaced by each of the
+//!   other five (`<` by `<=`, `>`, `>=`, `==`, `!=`), `&&` swapped with
+//!   `||`, and every other condition negated. A call *weakly kills* a
+//!   mutant when the mutated condition would have had another value than
+//!   the real one: for an operator, when the operands came in an order on
+//!   which the two operators disagree; for `l && r`, when `r` ran and was
+//!   false (`||`: true).
+//!
+//! A comparison records how far its operands were from each order, and from
+//! its boundaries, in its goal slots ([`crate::coverage::slot`]); every goal
+//! is read off those slots or the branch outcomes, with the distance that
+//! guides search to it (approach level first, as for branches).
+//!
+//! ```
+//! use carve::coverage::goals::{goals, GoalKind};
+//! use carve::registry::{Branch, BranchKind, Condition, Form, Op, Side, Sites};
+//! static SITES: Sites = Sites::new("c::m", "f", "f.rs", (1, 3), &[
+//!     Branch { kind: BranchKind::Condition, condition: "x > limit", side: Side::True, line: 2, col: 8, parent: u32::MAX },
+//!     Branch { kind: BranchKind::Condition, condition: "x > limit", side: Side::False, line: 2, col: 8, parent: u32::MAX },
+//! ], &[]).with_conditions(&[Condition { branch: 0, form: Form::Compare { op: Op::Gt, index: 0 } }]);
+//! let goals = goals(&SITES);
+//! // One boundary (x == limit) and five operator replacements.
+//! assert_eq!(goals.iter().filter(|g| g.kind == GoalKind::Boundary).count(), 1);
+//! assert_eq!(goals.iter().filter(|g| g.kind == GoalKind::Mutant).count(), 5);
+//! assert_eq!(goals[0].label, "`x > limit` at its boundary (equal operands)");
+//! assert_eq!(goals[1].label, "`>` → `<` in `x > limit`");
+//! ```
+
+use std::cmp::Ordering;
+
+use crate::coverage::reach::{fitness_within, Fitness};
+use crate::coverage::{slot, Trace};
+use crate::registry::{Form, Op, Sites};
+
+/// What a goal asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GoalKind {
+    /// Operands at a comparison's boundary.
+    Boundary,
+    /// A weak mutant to kill.
+    Mutant,
+}
+
+impl GoalKind {
+    /// `boundary` or `mutant`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GoalKind::Boundary => "boundary",
+            GoalKind::Mutant => "mutant",
+        }
+    }
+}
+
+/// A boundary or weak-mutation goal of one instrumented function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Goal {
+    /// Boundary or mutant.
+    pub kind: GoalKind,
+    /// The outcome of the function it is located at (its condition's).
+    pub branch: u32,
+    /// What it asks for, e.g. ``"`>` → `>=` in `x > limit`"``.
+    pub label: String,
+    test: Test,
+}
+
+/// How a goal is read off a trace.
+#[derive(Debug, Clone, PartialEq)]
+enum Test {
+    /// One of the slots in `any` (a bit per [`slot`]) of comparison `index`
+    /// at distance 0. The goal applies only where one of the slots in
+    /// `needs` was ever recorded (0: always): `==` of a type without an
+    /// order has no order to mutate towards.
+    Slots { index: u32, any: u8, needs: u8 },
+    /// The condition at `branch` ran: a negation differs on every value.
+    Evaluated,
+    /// One of these outcomes was taken.
+    Outcomes(&'static [u32]),
+}
+
+const fn bit(slot: u32) -> u8 {
+    1 << slot
+}
+
+/// The goal slot holding operands in this order.
+const fn order_slot(order: Ordering) -> u32 {
+    match order {
+        Ordering::Less => slot::LESS,
+        Ordering::Equal => slot::EQUAL,
+        Ordering::Greater => slot::GREATER,
+    }
+}
+
+/// The goals of `sites`, condition by condition in source order, each
+/// condition's boundaries before its mutants.
+pub fn goals(sites: &Sites) -> Vec<Goal> {
+    let mut goals = Vec::new();
+    for condition in sites.conditions {
+        let branch = condition.branch;
+        let text = sites
+            .branches
+            .get(branch as usize)
+            .map_or("", |b| b.condition);
+        match condition.form {
+            Form::Compare { op, index } => {
+                let boundary = |label: String, slot: u32| Goal {
+                    kind: GoalKind::Boundary,
+                    branch,
+                    label,
+                    test: Test::Slots {
+                        index,
+                        any: bit(slot),
+                        needs: bit(slot),
+                    },
+                };
+                if op.is_relational() {
+                    goals.push(boundary(
+                        format!("`{text}` at its boundary (equal operands)"),
+                        slot::BOUNDARY,
+                    ));
+                } else {
+                    goals.push(boundary(
+                        format!("`{text}` with the left operand one below the right"),
+                        slot::BELOW,
+                    ));
+                    goals.push(boundary(
+                        format!("`{text}` with the left operand one above the right"),
+                        slot::ABOVE,
+                    ));
+                }
+                for mutant in Op::ALL.into_iter().filter(|m| *m != op) {
+                    goals.push(Goal {
+                        kind: GoalKind::Mutant,
+                        branch,
+                        label: format!("`{op}` → `{mutant}` in `{text}`"),
+                        test: replaced(op, mutant, index),
+                    });
+                }
+            }
+            Form::Boolean => goals.push(Goal {
+                kind: GoalKind::Mutant,
+                branch,
+                label: format!("`{text}` negated"),
+                test: Test::Evaluated,
+            }),
+            Form::Logic { op, text, kills } => {
+                if !kills.is_empty() {
+                    goals.push(Goal {
+                        kind: GoalKind::Mutant,
+                        branch,
+                        label: format!("`{}` → `{}` in `{text}`", op.as_str(), op.swapped().as_str()),
+                        test: Test::Outcomes(kills),
+                    });
+                }
+            }
+        }
+    }
+    goals
+}
+
+/// How the mutant replacing `op` by `mutant` is killed: operands in an
+/// order on which the two disagree.
+fn replaced(op: Op, mutant: Op, index: u32) -> Test {
+    // `==` and `!=` disagree on every value, NaN included.
+    if !op.is_relational() && !mutant.is_relational() {
+        return Test::Evaluated;
+    }
+    let any = [Ordering::Less, Ordering::Equal, Ordering::Greater]
+        .into_iter()
+        .filter(|order| op.holds(*order) != mutant.holds(*order))
+        .fold(0, |any, order| any | bit(order_slot(order)));
+    // A relational mutant of `==` exists only for ordered operands.
+    let needs = match op.is_relational() {
+        true => 0,
+        false => bit(slot::LESS) | bit(slot::GREATER),
+    };
+    Test::Slots { index, any, needs }
+}
+
+impl Goal {
+    /// `file:line:col` and the label.
+    pub fn describe(&self, sites: &Sites) -> String {
+        let location = match sites.branches.get(self.branch as usize) {
+            Some(_) => sites.location(self.branch),
+            None => sites.file.to_owned(),
+        };
+        format!("{location} {}", self.label)
+    }
+
+    /// Whether a call (its `trace`) met the goal.
+    pub fn covered(&self, sites: &Sites, trace: &Trace) -> bool {
+        self.fitness(sites, trace).covered()
+    }
+
+    /// How close a call that entered the function came to the goal: the
+    /// approach level to its condition, then the smallest distance among
+    /// the slots that would meet it.
+    pub fn fitness(&self, sites: &Sites, trace: &Trace) -> Fitness {
+        if let Test::Outcomes(kills) = self.test {
+            return kills
+                .iter()
+                .map(|kill| fitness_within(sites, *kill, trace))
+                .fold(Fitness::WORST, |best, f| if f.better_than(best) { f } else { best });
+        }
+        if !self.evaluated(sites, trace) {
+            return fitness_within(sites, self.branch, trace);
+        }
+        let distance = match self.test {
+            Test::Slots { index, any, .. } => slots(any)
+                .filter_map(|slot| trace.slot_distance(sites, index, slot))
+                .fold(f64::INFINITY, f64::min),
+            _ => 0.0,
+        };
+        Fitness { level: 0, distance }
+    }
+
+    /// Whether the goal's condition ran in the call.
+    pub fn evaluated(&self, sites: &Sites, trace: &Trace) -> bool {
+        match self.test {
+            Test::Outcomes(kills) => kills.iter().any(|k| trace.distance(sites, *k).is_some()),
+            _ => trace.distance(sites, self.branch).is_some(),
+        }
+    }
+
+    /// Whether the call showed that the goal applies to the operands' type
+    /// (a boundary of a number, a relational mutant of ordered operands).
+    /// A goal applies when some call showed it, or no call evaluated its
+    /// condition (nothing is known then, and it counts as missed).
+    pub fn applies_in(&self, sites: &Sites, trace: &Trace) -> bool {
+        match self.test {
+            Test::Slots { index, needs, .. } if needs != 0 => {
+                slots(needs).any(|slot| trace.slot_distance(sites, index, slot).is_some())
+            }
+            _ => true,
+        }
+    }
+}
+
+/// The slots whose bits are set in `mask`.
+fn slots(mask: u8) -> impl Iterator<Item = u32> {
+    (0..slot::COUNT).filter(move |slot| mask & bit(*slot) != 0)
+}
+
+/// Goals of one function met over many calls, as reports count them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GoalTally {
+    /// Boundaries that apply.
+    pub boundaries: usize,
+    /// Boundaries met.
+    pub boundaries_covered: usize,
+    /// Mutants that apply.
+    pub mutants: usize,
+    /// Mutants weakly killed.
+    pub mutants_killed: usize,
+    /// Labels (`file:line:col label`) of the goals that apply and were not
+    /// met, in goal order.
+    pub missed: Vec<(GoalKind, u32, String)>,
+}
+
+/// Tallies the goals of `sites` over the traces of passing calls.
+///
+/// ```
+/// use carve::coverage::goals::tally;
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// let tally = tally(&SITES, &[]);
+/// assert_eq!((tally.boundaries, tally.mutants), (0, 0));
+/// ```
+pub fn tally(sites: &Sites, traces: &[&Trace]) -> GoalTally {
+    let mut tally = GoalTally::default();
+    for goal in goals(sites) {
+        let evaluated = traces.iter().any(|t| goal.evaluated(sites, t));
+        let applies = !evaluated || traces.iter().any(|t| goal.applies_in(sites, t));
+        if !applies {
+            continue;
+        }
+        let covered = traces.iter().any(|t| goal.covered(sites, t));
+        let (all, met) = match goal.kind {
+            GoalKind::Boundary => (&mut tally.boundaries, &mut tally.boundaries_covered),
+            GoalKind::Mutant => (&mut tally.mutants, &mut tally.mutants_killed),
+        };
+        *all += 1;
+        if covered {
+            *met += 1;
+        } else {
+            tally
+                .missed
+                .push((goal.kind, goal.branch, goal.describe(sites)));
+        }
+    }
+    tally
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coverage::{collect, compare_with_goals, Cmp};
+    use crate::registry::{Branch, BranchKind, Condition, Logic, Side};
+
+    const fn branch(condition: &'static str, side: Side, parent: u32) -> Branch {
+        Branch {
+            kind: BranchKind::Condition,
+            condition,
+            side,
+            line: 1,
+            col: 1,
+            parent,
+        }
+    }
+
+    // `if x > limit { .. }` then `if a == b && ok { .. }`.
+    static SITES: Sites = Sites::new(
+        "k::m",
+        "f",
+        "m.rs",
+        (1, 9),
+        &[
+            branch("x > limit", Side::True, u32::MAX),
+            branch("x > limit", Side::False, u32::MAX),
+            branch("a == b", Side::True, u32::MAX),
+            branch("a == b", Side::False, u32::MAX),
+            branch("ok", Side::True, 2),
+            branch("ok", Side::False, 2),
+        ],
+        &[],
+    )
+    .with_conditions(&[
+        Condition {
+            branch: 0,
+            form: Form::Compare {
+                op: Op::Gt,
+                index: 0,
+            },
+        },
+        Condition {
+            branch: 2,
+            form: Form::Compare {
+                op: Op::Eq,
+                index: 1,
+            },
+        },
+        Condition {
+            branch: 4,
+            form: Form::Boolean,
+        },
+        Condition {
+            branch: 4,
+            form: Form::Logic {
+                op: Logic::And,
+                text: "a == b && ok",
+                kills: &[5],
+            },
+        },
+    ]);
+
+    fn gt(x: i64, limit: i64) -> Trace {
+        collect(|| {
+            crate::coverage::enter(&SITES);
+            compare_with_goals(&SITES, 0, 0, x > limit, Op::Gt, Some(Cmp::numeric((x - limit) as f64)), || None)
+        })
+        .1
+    }
+
+    fn labels(kind: GoalKind, tally: &GoalTally) -> Vec<String> {
+        tally
+            .missed
+            .iter()
+            .filter(|m| m.0 == kind)
+            .map(|m| m.2.clone())
+            .collect()
+    }
+
+    #[test]
+    fn every_condition_has_its_boundaries_and_mutants() {
+        let goals = goals(&SITES);
+        let count = |kind| goals.iter().filter(|g| g.kind == kind).count();
+        // `>`: 1 boundary, 5 mutants; `==`: 2 boundaries, 5 mutants;
+        // `ok` negated; `&&` → `||`.
+        assert_eq!(count(GoalKind::Boundary), 3);
+        assert_eq!(count(GoalKind::Mutant), 12);
+    }
+
+    #[test]
+    fn only_a_call_at_the_boundary_kills_the_off_by_one_mutant() {
+        let far = [gt(0, 5), gt(9, 5)];
+        let tally = tally(&SITES, &far.iter().collect::<Vec<_>>());
+        // Both branches taken, yet `>=` and the boundary are missed.
+        let missed = labels(GoalKind::Mutant, &tally);
+        assert!(missed.iter().any(|l| l.ends_with("`>` → `>=` in `x > limit`")), "{missed:?}");
+        assert!(!missed.iter().any(|l| l.contains("`>` → `<` ")), "{missed:?}");
+        assert_eq!(labels(GoalKind::Boundary, &tally).len(), 3);
+        let mut with_boundary = far.to_vec();
+        with_boundary.push(gt(5, 5));
+        let tally = super::tally(&SITES, &with_boundary.iter().collect::<Vec<_>>());
+        let missed = labels(GoalKind::Mutant, &tally);
+        assert!(!missed.iter().any(|l| l.contains("in `x > limit`")), "{missed:?}");
+        assert_eq!(
+            labels(GoalKind::Boundary, &tally).len(),
+            2,
+            "only `a == b`'s two remain"
+        );
+    }
+
+    #[test]
+    fn distances_guide_to_the_boundary() {
+        let goal = goals(&SITES).remove(0);
+        assert_eq!(goal.kind, GoalKind::Boundary);
+        assert_eq!(goal.fitness(&SITES, &gt(9, 5)), Fitness { level: 0, distance: 4.0 });
+        assert_eq!(goal.fitness(&SITES, &gt(6, 5)), Fitness { level: 0, distance: 1.0 });
+        assert!(goal.covered(&SITES, &gt(5, 5)));
+        // Not evaluated at all: one level above, as for a branch.
+        let (_, none) = collect(|| crate::coverage::enter(&SITES));
+        assert_eq!(goal.fitness(&SITES, &none).level, 1);
+    }
+
+    #[test]
+    fn equality_of_unordered_operands_has_no_relational_mutants() {
+        // `a == b` where the type has no known order: only `!=` applies.
+        let (_, trace) = collect(|| {
+            compare_with_goals(&SITES, 2, 1, false, Op::Eq, None, || None)
+        });
+        let tally = tally(&SITES, &[&trace]);
+        let missed = labels(GoalKind::Mutant, &tally);
+        assert!(!missed.iter().any(|l| l.contains("in `a == b`")), "{missed:?}");
+        assert!(!labels(GoalKind::Boundary, &tally).iter().any(|l| l.contains("a == b")));
+    }
+
+    #[test]
+    fn equality_boundaries_are_one_step_either_side() {
+        let eq = |a: i64, b: i64| {
+            collect(|| {
+                compare_with_goals(&SITES, 2, 1, a == b, Op::Eq, Some(Cmp::numeric((a - b) as f64)), || None)
+            })
+            .1
+        };
+        let traces = [eq(4, 5), eq(6, 5)];
+        let tally = tally(&SITES, &traces.iter().collect::<Vec<_>>());
+        assert!(!labels(GoalKind::Boundary, &tally).iter().any(|l| l.contains("a == b")));
+        let tally = super::tally(&SITES, &[&traces[0]]);
+        assert_eq!(
+            labels(GoalKind::Boundary, &tally)
+                .iter()
+                .filter(|l| l.contains("a == b"))
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn float_boundaries_accept_adjacent_values() {
+        let gt = |x: f64, limit: f64| {
+            collect(|| {
+                compare_with_goals(&SITES, 0, 0, x > limit, Op::Gt, Some(Cmp::float(x, limit, limit.abs().next_up() - limit.abs())), || None)
+            })
+            .1
+        };
+        let goal = goals(&SITES).remove(0);
+        assert!(goal.covered(&SITES, &gt(0.1f64.next_up(), 0.1)));
+        assert!(goal.covered(&SITES, &gt(0.1, 0.1)));
+        assert!(!goal.covered(&SITES, &gt(0.2, 0.1)));
+    }
+
+    #[test]
+    fn and_swapped_with_or_is_killed_when_the_right_operand_runs_false() {
+        let goal = goals(&SITES).pop().unwrap();
+        assert!(goal.label.starts_with("`&&` → `||`"));
+        let (_, trace) = collect(|| {
+            crate::coverage::compare(&SITES, 2, true, Op::Eq, None);
+            crate::coverage::boolean(&SITES, 4, false)
+        });
+        assert!(goal.covered(&SITES, &trace));
+        let (_, trace) = collect(|| crate::coverage::compare(&SITES, 2, false, Op::Eq, None));
+        assert!(!goal.covered(&SITES, &trace));
+    }
+}
