@@ -26,6 +26,7 @@ use crate::carving::skim::skim;
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
 };
+use crate::coverage::goals::GoalKind;
 use crate::coverage::html;
 use crate::coverage::report::{Calls, GenerationStats, Report};
 use crate::env::{self, Config, Mode};
@@ -533,11 +534,19 @@ fn generate_for(
     let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
     let after_file = CarveFile::load(&config.dir, &file.path)?;
     let after = existing(&after_file)?;
-    let (covered_before, total_before) = (before.covered.len(), before.reach.len());
-    let (covered_after, total_after) = (after.covered.len(), after.reach.len());
+    let (covered_before, total_before) = before.count(None);
+    let (covered_after, total_after) = after.count(None);
+    // Boundaries and mutants apart from branch coverage, never mixed in.
+    let goals = [(GoalKind::Boundary, "boundaries"), (GoalKind::Mutant, "weak mutants killed")]
+        .into_iter()
+        .filter_map(|(kind, what)| {
+            let ((b, bt), (a, at)) = (before.count(Some(kind)), after.count(Some(kind)));
+            (bt + at > 0).then(|| format!("; {what} {b}/{bt} -> {a}/{at}"))
+        })
+        .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
         file.target,
         summary.kept,
         summary.failures,

@@ -215,6 +215,8 @@ impl Goal {
             return fitness_within(sites, self.branch, trace);
         }
         let distance = match self.test {
+            // Where the goal does not apply (no order), nothing meets it.
+            Test::Slots { .. } if !self.applies_in(sites, trace) => f64::INFINITY,
             Test::Slots { index, any, .. } => slots(any)
                 .filter_map(|slot| trace.slot_distance(sites, index, slot))
                 .fold(f64::INFINITY, f64::min),

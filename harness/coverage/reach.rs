@@ -226,6 +226,42 @@ impl Reach {
             .and_then(|i| self.extra.get(i as usize))
     }
 
+    /// The boundary and mutant goals that do not apply to their operands'
+    /// types, as these calls show (a relational mutant of `==` on a type
+    /// without an order): some call evaluated the condition, and none
+    /// showed the goal applies. Generation does not aim at them, and
+    /// reports do not count them.
+    pub fn inapplicable(&self, traces: &[Trace]) -> BTreeSet<u32> {
+        self.extra
+            .iter()
+            .enumerate()
+            .filter(|(_, (f, goal))| {
+                let sites = self.functions[*f];
+                traces.iter().any(|t| goal.evaluated(sites, t))
+                    && !traces.iter().any(|t| goal.applies_in(sites, t))
+            })
+            .map(|(i, _)| self.goals + i as u32)
+            .collect()
+    }
+
+    /// `(covered, total)` of the goals of `kind` (`None`: branch outcomes)
+    /// that are not `excluded`, given the goals `covered`.
+    pub fn count(
+        &self,
+        kind: Option<GoalKind>,
+        covered: &BTreeSet<u32>,
+        excluded: &BTreeSet<u32>,
+    ) -> (usize, usize) {
+        let goals: Vec<u32> = match kind {
+            None => (0..self.goals).collect(),
+            Some(kind) => (self.goals..self.all_len())
+                .filter(|g| self.kind(*g) == Some(kind))
+                .collect(),
+        };
+        let goals = goals.into_iter().filter(|g| !excluded.contains(g));
+        goals.fold((0, 0), |(c, t), g| (c + usize::from(covered.contains(&g)), t + 1))
+    }
+
     /// Whether there is nothing to cover.
     pub fn is_empty(&self) -> bool {
         self.goals == 0

@@ -17,6 +17,7 @@ use std::io::{IsTerminal, Write as _};
 use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
+use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
 use crate::coverage::{self, Trace};
 use crate::env::Budget;
@@ -127,8 +128,19 @@ pub struct Existing {
     pub seeds: Vec<Value>,
     /// Goals some passing call, of any target, already covers.
     pub covered: BTreeSet<u32>,
+    /// Boundary and mutant goals that the existing calls show do not apply
+    /// to their operands' types ([`Reach::inapplicable`]).
+    pub inapplicable: BTreeSet<u32>,
     /// Where its found failures panicked (`file:line`): not reported again.
     pub known_failures: BTreeSet<String>,
+}
+
+impl Existing {
+    /// `(covered, total)` of the goals of `kind` (`None`: branch outcomes)
+    /// that apply.
+    pub fn count(&self, kind: Option<GoalKind>) -> (usize, usize) {
+        self.reach.count(kind, &self.covered, &self.inapplicable)
+    }
 }
 
 impl Existing {
@@ -139,6 +151,7 @@ impl Existing {
             reach: Reach::single(target.sites),
             seeds,
             covered: BTreeSet::new(),
+            inapplicable: BTreeSet::new(),
             known_failures: BTreeSet::new(),
         }
     }
@@ -257,9 +270,9 @@ pub fn generate(
         start: Instant::now(),
         index: 0,
         traces: Vec::new(),
+        starts: None,
         patience: u64::MAX,
         last_gain: 0,
-        avm_paid: true,
         types: ParamTypes::default(),
         shrinking: (0, Duration::ZERO),
     };
@@ -286,17 +299,26 @@ pub fn generate(
                 return generator.run;
             }
         };
-    let total = existing.reach.len() as usize;
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
     if settings.phases != Phases::GrammarOnly {
-        let mut search = None;
+        let reach = &existing.reach;
+        let mut branches = Turns::new(0..reach.len(), &existing.inapplicable);
+        let mut goals = Turns::new(reach.len()..reach.all_len(), &existing.inapplicable);
         let mut patience = FIRST_PATIENCE;
-        while generator.run.after.len() < total && !generator.exhausted() {
+        while (generator.uncovered(&branches.goals) || generator.uncovered(&goals.goals))
+            && !generator.exhausted()
+        {
             let before = generator.run.executions;
             if let Some(grammar) = grammar {
                 generator.grammar_phase(grammar, &mut fuzzer, patience);
             }
-            generator.search_round(&mut search, existing, settings.seed, patience);
+            // Branch outcomes first; boundaries and mutants once search on
+            // the branches has had its turn (or has nothing left to cover).
+            for turns in [&mut branches, &mut goals] {
+                if generator.uncovered(&turns.goals) {
+                    generator.search_round(turns, existing, settings.seed, patience);
+                }
+            }
             // Neither strategy could make a call: more patience will not help.
             if generator.run.executions == before {
                 break;
@@ -308,10 +330,36 @@ pub fn generate(
         generator.grammar_phase(grammar, &mut fuzzer, u64::MAX);
     }
     let index = generator.index;
+    let covered = generator.branches_covered();
     generator
         .observer
-        .progress(index, generator.run.executions, generator.run.after.len());
+        .progress(index, generator.run.executions, covered);
     generator.run
+}
+
+/// Search on one kind of goals (branch outcomes, or boundaries and
+/// mutants), turn after turn.
+struct Turns {
+    /// The goals it aims at.
+    goals: BTreeSet<u32>,
+    /// Made on its first turn.
+    search: Option<Search>,
+    /// Calls kept so far that it was offered.
+    offered: usize,
+    /// Whether the AVM's last turn found anything (at first: yes). Only then
+    /// does it get [`AVM_PATIENCE`] times the others' patience.
+    avm_paid: bool,
+}
+
+impl Turns {
+    fn new(goals: std::ops::Range<u32>, inapplicable: &BTreeSet<u32>) -> Turns {
+        Turns {
+            goals: goals.filter(|g| !inapplicable.contains(g)).collect(),
+            search: None,
+            offered: 0,
+            avm_paid: true,
+        }
+    }
 }
 
 /// Executions in a row without a new outcome or failure after which a
@@ -333,18 +381,16 @@ struct Generator<'o> {
     start: Instant,
     /// Calls attempted so far (derivations and search moves), from 1.
     index: u64,
-    /// Calls the grammar kept since search last started a turn: seeds of
-    /// the search.
+    /// Calls kept so far (the first 4096), as generated: seeds of search.
     traces: Vec<Individual>,
+    /// The existing calls, run once: where search starts.
+    starts: Option<Vec<Individual>>,
     /// Executions in a row without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
     patience: u64,
     /// The execution count when the last gain (a new outcome or failure) was
     /// made, or the current strategy started.
     last_gain: u64,
-    /// Whether the AVM's last turn found anything (at first: yes). Only then
-    /// does it get [`AVM_PATIENCE`] times the others' patience.
-    avm_paid: bool,
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
@@ -381,49 +427,67 @@ impl Generator<'_> {
         self.last_gain = self.run.executions;
     }
 
-    /// One round of search on the goals still uncovered: the AVM, then the
-    /// GA, each until it runs out of patience. The search is made on the
-    /// first round, from the existing calls and the grammar's kept ones, and
-    /// goes on from its archive in later rounds, with the calls the grammar
+    /// Whether some goal in `goals` is still uncovered.
+    fn uncovered(&self, goals: &BTreeSet<u32>) -> bool {
+        !goals.is_subset(&self.run.after)
+    }
+
+    /// Branch outcomes covered (boundaries and mutants are counted apart).
+    fn branches_covered(&self) -> usize {
+        self.run.after.range(..self.reach.len()).count()
+    }
+
+    /// One round of search on the goals of `turns` still uncovered: the
+    /// AVM, then the GA, each until it runs out of patience. The search is
+    /// made on its first round, from the existing calls and the calls kept
+    /// so far, and goes on from its archive in later rounds, with the calls
     /// kept since.
-    fn search_round(
-        &mut self,
-        search: &mut Option<Search>,
-        existing: &Existing,
-        seed: u64,
-        patience: u64,
-    ) {
-        let search = match search {
+    fn search_round(&mut self, turns: &mut Turns, existing: &Existing, seed: u64, patience: u64) {
+        let fresh = self.traces[turns.offered.min(self.traces.len())..].to_vec();
+        turns.offered = self.traces.len();
+        let search = match &mut turns.search {
             Some(search) => {
-                search.offer_all(std::mem::take(&mut self.traces));
+                search.offer_all(fresh);
                 search
             }
             None => {
                 // The existing calls come first: among equally close calls the
                 // archive keeps the first, and carved calls are the sanest starts.
-                let mut starts = Vec::with_capacity(existing.seeds.len() + self.traces.len());
-                for args in &existing.seeds {
-                    if let Some((trace, failed)) = self.call(args) {
-                        starts.push(Individual {
-                            args: args.clone(),
-                            failed,
-                            trace,
-                        });
+                let mut starts = match self.starts.take() {
+                    Some(starts) => starts,
+                    None => {
+                        let mut starts = Vec::with_capacity(existing.seeds.len());
+                        for args in &existing.seeds {
+                            if let Some((trace, failed)) = self.call(args) {
+                                starts.push(Individual {
+                                    args: args.clone(),
+                                    failed,
+                                    trace,
+                                });
+                            }
+                        }
+                        starts
                     }
-                }
+                };
+                self.starts = Some(starts.clone());
                 let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
-                starts.append(&mut self.traces);
-                search.insert(
-                    Search::new(self.reach.clone(), &self.run.after, starts, seed)
+                // Calls kept while the existing ones ran are in `fresh` only
+                // if they were kept before: offer what is new now.
+                let kept_since = self.traces[turns.offered.min(self.traces.len())..].to_vec();
+                turns.offered = self.traces.len();
+                starts.extend(fresh);
+                starts.extend(kept_since);
+                turns.search.insert(
+                    Search::aiming_at(self.reach.clone(), turns.goals.iter().copied(), &self.run.after, starts, seed)
                         .with_dictionary(&original)
                         .with_types(self.types.clone()),
                 )
             }
         };
-        // Patience counts only new outcomes, while the AVM may be closing in
+        // Patience counts only new goals, while the AVM may be closing in
         // on one: it gets more of it, as long as its turns pay. Cut off, it
         // takes the goals it climbed least first on its next turn.
-        let extra = match self.avm_paid {
+        let extra = match turns.avm_paid {
             true => AVM_PATIENCE,
             false => 1,
         };
@@ -431,7 +495,7 @@ impl Generator<'_> {
         self.observer.phase(Phase::Avm);
         let (covered, failures) = (self.run.after.len(), self.run.failures.len());
         search.avm(self);
-        self.avm_paid = self.run.after.len() > covered || self.run.failures.len() > failures;
+        turns.avm_paid = self.run.after.len() > covered || self.run.failures.len() > failures;
         if !search.uncovered.is_empty() {
             self.start_turn(patience);
             self.observer.phase(Phase::Ga);
@@ -463,20 +527,11 @@ impl Generator<'_> {
             if !self.types.admits(&args) {
                 continue;
             }
-            let kept = self.run.kept.len();
-            if let Some((trace, failed)) = self.call(&args) {
-                // Only the calls that covered something new seed the
-                // search: the grammar's other calls are as close to a goal
-                // as the carved ones at best, and worse starts (longer,
-                // random) for the AVM.
-                if self.run.kept.len() > kept && self.traces.len() < 4096 {
-                    self.traces.push(Individual {
-                        args,
-                        failed,
-                        trace,
-                    });
-                }
-            }
+            // Only the calls that covered something new seed the search
+            // (`call` keeps them): the grammar's other calls are as close
+            // to a goal as the carved ones at best, and worse starts
+            // (longer, random) for the AVM.
+            self.call(&args);
         }
     }
 
@@ -484,7 +539,7 @@ impl Generator<'_> {
     /// failure (minimized). Returns what it reached and whether it failed;
     /// `None` when the call could not run.
     fn call(&mut self, args: &Value) -> Option<(Trace, bool)> {
-        let (index, executions, covered) = (self.index, self.run.executions, self.run.after.len());
+        let (index, executions, covered) = (self.index, self.run.executions, self.branches_covered());
         self.observer.progress(index, executions, covered);
         if !self.observer.allow(args) {
             return None;
@@ -529,6 +584,13 @@ impl Generator<'_> {
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
                 self.last_gain = self.run.executions;
+                if self.traces.len() < 4096 {
+                    self.traces.push(Individual {
+                        args: args.clone(),
+                        failed,
+                        trace: trace.clone(),
+                    });
+                }
             }
             _ => {}
         }

@@ -400,10 +400,26 @@ const ROUNDS: u32 = 64;
 const PERTURBATIONS: u32 = 64;
 
 impl Search {
-    /// A search for the goals of `reach` not in `covered`, seeded with
-    /// calls already made.
+    /// A search for the branch outcomes of `reach` not in `covered`,
+    /// seeded with calls already made.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn new(reach: Reach, covered: &BTreeSet<u32>, seeds: Vec<Individual>, seed: u64) -> Search {
-        let uncovered = (0..reach.len())
+        let branches = 0..reach.len();
+        Search::aiming_at(reach, branches, covered, seeds, seed)
+    }
+
+    /// A search for the goals of `reach` in `goals` (branch outcomes, or
+    /// boundaries and mutants) not in `covered`, seeded with calls
+    /// already made.
+    pub fn aiming_at(
+        reach: Reach,
+        goals: impl IntoIterator<Item = u32>,
+        covered: &BTreeSet<u32>,
+        seeds: Vec<Individual>,
+        seed: u64,
+    ) -> Search {
+        let uncovered = goals
+            .into_iter()
             .filter(|id| !covered.contains(id))
             .collect();
         let mut search = Search {

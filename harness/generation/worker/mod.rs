@@ -608,15 +608,17 @@ pub fn existing_calls(
             replay(called, entry);
         }
     }
-    let reach = Reach::new(target.sites, entered, &crate::registry::all_sites());
+    let reach = Reach::new(target.sites, entered, &crate::registry::all_sites()).with_goals();
     let covered = passing
         .iter()
         .flat_map(|trace| reach.covered(trace))
         .collect();
+    let inapplicable = reach.inapplicable(&passing);
     Ok(Existing {
         reach,
         seeds,
         covered,
+        inapplicable,
         known_failures,
     })
 }
