@@ -42,6 +42,10 @@ use crate::value::Value;
 /// A position in a value tree: child indices from the root.
 type Path = Vec<usize>;
 
+/// The last index of a path that moves the float before it in steps of its
+/// representation (units in the last place) rather than of its value.
+const IN_ULPS: usize = usize::MAX;
+
 /// The leaves of `value` that search can move, with their paths.
 fn variables(value: &Value) -> Vec<Path> {
     let mut out = Vec::new();
@@ -63,6 +67,14 @@ fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
         | Value::Bytes(_)
         | Value::Seq(_) => out.push(path.clone()),
         _ => {}
+    }
+    // A float is also moved in steps of its representation, so that search
+    // reaches the next float after a bound (a boundary goal of `x != 0.0`
+    // is 5e-324 away) as well as far values.
+    if matches!(value, Value::F32(_) | Value::F64(_)) {
+        path.push(IN_ULPS);
+        out.push(path.clone());
+        path.pop();
     }
     // A string's characters and a byte string's bytes are variables too.
     let units = match value {
@@ -126,6 +138,18 @@ fn moved(value: &Value, path: &[usize], delta: i128) -> Option<Value> {
         (Value::Bytes(bytes), Some(i)) => {
             let b = bytes.get_mut(i)?;
             *b = shift_byte(*b, delta)?;
+            return Some(out);
+        }
+        (Value::F64(x), Some(IN_ULPS)) => {
+            let range = (ordered_f64(f64::NEG_INFINITY), ordered_f64(f64::INFINITY));
+            *x = f64::from_bits(unordered_f64(shift_ordered(ordered_f64(*x), delta, range)?));
+            return Some(out);
+        }
+        (Value::F32(x), Some(IN_ULPS)) => {
+            let range = (ordered_f32(f32::NEG_INFINITY), ordered_f32(f32::INFINITY));
+            let range = (u64::from(range.0), u64::from(range.1));
+            let o = shift_ordered(u64::from(ordered_f32(*x)), delta, range)?;
+            *x = f32::from_bits(unordered_f32(u32::try_from(o).ok()?));
             return Some(out);
         }
         _ => {}
@@ -287,6 +311,52 @@ fn with_char(value: &Value, path: &[usize], c: char) -> Option<Value> {
         },
     }
     Some(out)
+}
+
+/// A float's bits as an unsigned integer in the floats' order: adjacent
+/// floats are adjacent integers (-0.0 and 0.0 too).
+fn ordered_f64(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+fn unordered_f64(o: u64) -> u64 {
+    if o >> 63 == 1 {
+        o & !(1 << 63)
+    } else {
+        !o
+    }
+}
+
+fn ordered_f32(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
+
+fn unordered_f32(o: u32) -> u32 {
+    if o >> 31 == 1 {
+        o & !(1 << 31)
+    } else {
+        !o
+    }
+}
+
+/// `o` moved by `delta` inside `(min, max)` (the infinities: never a NaN),
+/// saturating; `None` when that changes nothing (a NaN stays put).
+fn shift_ordered(o: u64, delta: i128, (min, max): (u64, u64)) -> Option<u64> {
+    if !(min..=max).contains(&o) {
+        return None;
+    }
+    let to = (i128::from(o) + delta).clamp(i128::from(min), i128::from(max)) as u64;
+    (to != o).then_some(to)
 }
 
 /// The unit step of a float: 1, or a millionth of its magnitude when larger.
@@ -1109,6 +1179,28 @@ mod plain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_also_move_to_their_neighbours() {
+        let v = Value::Tuple(vec![Value::F64(0.0), Value::F32(1.0)]);
+        let vars = variables(&v);
+        assert!(vars.contains(&vec![0, IN_ULPS]) && vars.contains(&vec![1, IN_ULPS]));
+        let up = moved(&v, &[0, IN_ULPS], 1).unwrap();
+        assert_eq!(get(&up, &[0]), Some(&Value::F64(5e-324)));
+        let down = moved(&v, &[0, IN_ULPS], -1).unwrap();
+        assert_eq!(get(&down, &[0]), Some(&Value::F64(-0.0)));
+        let f32_down = moved(&v, &[1, IN_ULPS], -1).unwrap();
+        assert_eq!(get(&f32_down, &[1]), Some(&Value::F32(1.0f32.next_down())));
+        // Far moves saturate at the infinities, never making a NaN.
+        let far = moved(&v, &[0, IN_ULPS], i128::from(u64::MAX)).unwrap();
+        assert_eq!(get(&far, &[0]), Some(&Value::F64(f64::INFINITY)));
+        let far = moved(&v, &[1, IN_ULPS], -i128::from(u64::MAX)).unwrap();
+        assert_eq!(get(&far, &[1]), Some(&Value::F32(f32::NEG_INFINITY)));
+        for x in [-2.5f64, -0.0, 0.0, 1e-300, 3.0, f64::MAX] {
+            assert_eq!(f64::from_bits(unordered_f64(ordered_f64(x))).to_bits(), x.to_bits());
+            assert!(ordered_f64(x) < ordered_f64(x.next_up()));
+        }
+    }
 
     #[test]
     fn moves_keep_values_in_range() {
