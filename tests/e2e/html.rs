@@ -240,8 +240,8 @@ fn a_function_page_marks_missed_outcomes_and_names_covering_calls() {
     assert_eq!(
         missed,
         [
-            ["✗ true", "6", "carved::magic::0001 magic(x:7)"],
-            ["✗ true", "1", "generated::magic::0002 magic(x:4242)"],
+            ["✗ true", "1", "generated::magic::0002 magic(x:14)"],
+            ["✗ true", "1", "generated::magic::0006 magic(x:4242)"],
         ]
         .map(|row| row.map(str::to_owned)),
         "{}",

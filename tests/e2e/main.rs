@@ -1481,8 +1481,8 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     run.assert_success();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: parse_triple: branch coverage 8/16 -> 16/16; kept 6 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
-        carve: wrote 6 new snapshot(s) for parse_triple in carved/parse_triple/
+        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 9/16 -> 15/16; kept 7 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
+        carve: wrote 7 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
           Counter::bump       target     -              not called
@@ -1494,7 +1494,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
           double              target     -              not called
           fact                target     0/2      0.0%  not called
           first_word          target     -              not called
-          parse_triple        target     -              reach   16/16   100.0%  (1 carved, 6 generated calls)
+          parse_triple        target     -              reach   16/16   100.0%  (1 carved, 7 generated calls)
           push_all            target     -              not called
           split_pair          target     0/2      0.0%  not called
           sum_pairs           target     -              not called
@@ -1525,9 +1525,9 @@ fn generation_keeps_a_found_failure_minimized() {
     run.assert_failure();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: split_pair: branch coverage 1/2 -> 2/2; kept 1 call(s), found 1 failure(s) in 20000 executions (0 generated arguments did not deserialize)
+        carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 20000 executions (0 generated arguments did not deserialize)
         carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:152
-        carve: wrote 1 new snapshot(s) for split_pair in carved/split_pair/
+        carve: wrote 2 new snapshot(s) for split_pair in carved/split_pair/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      targets: outcomes of all they reach
           Counter::bump       target     -              not called
@@ -1541,7 +1541,7 @@ fn generation_keeps_a_found_failure_minimized() {
           first_word          target     -              not called
           parse_triple        target     -              not called
           push_all            target     -              not called
-          split_pair          target     2/2    100.0%  reach    2/2    100.0%  (1 carved, 2 generated calls)
+          split_pair          target     2/2    100.0%  reach    2/2    100.0%  (1 carved, 3 generated calls)
           sum_pairs           target     -              not called
           triple::compatible  helper     0/4      0.0%  not reached
           triple::parse       helper     0/2      0.0%  not reached
@@ -1586,10 +1586,23 @@ fn generation_keeps_a_found_failure_minimized() {
                         seed: 1,
                         added: [
                             "src/lib.rs:153:8 `a.len() > b.len()` true",
+                            "src/lib.rs:153:8 `>` → `<` in `a.len() > b.len()`",
                         ],
                     ),
                     args: (
                         s: "a,",
+                    ),
+                    outcome: Returned(("", "a")),
+                ),
+                (
+                    origin: Generated(
+                        seed: 1,
+                        added: [
+                            "src/lib.rs:153:8 `>` → `!=` in `a.len() > b.len()`",
+                        ],
+                    ),
+                    args: (
+                        s: ",a",
                     ),
                     outcome: Returned(("", "a")),
                 ),

@@ -75,20 +75,24 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
         .filter(|l| l.starts_with("carve: unlucky"))
         .collect();
     assert_snapshot!(lines.join("\n"), @r#"
-        carve: unlucky: branch coverage 1/2 -> 1/2; kept 0 call(s), found 1 failure(s) in 3000 executions (0 generated arguments did not deserialize)
+        carve: unlucky: branch coverage 1/2 -> 1/2; boundaries 0/2 -> 2/2; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 3000 executions (0 generated arguments did not deserialize)
         carve: unlucky: found a failing input, minimized: unlucky(x:13) fails at src/lib.rs:123
-        carve: unlucky_weather: branch coverage 3/4 -> 4/4; kept 1 call(s), found 0 failure(s) in 3000 executions (0 generated arguments did not deserialize)
+        carve: unlucky_weather: branch coverage 3/4 -> 4/4; boundaries 0/2 -> 2/2; weak mutants killed 3/5 -> 5/5; kept 3 call(s), found 0 failure(s) in 3000 executions (0 generated arguments did not deserialize)
         "#);
     let weather = p.read("carved/unlucky_weather.ron");
+    // The snowman takes the branch; its neighbours are the boundaries of
+    // `c == '☃'`, each minimized to one character.
     assert_eq!(
         args_of(&weather, "Generated"),
-        [r#"line: "☃","#],
+        [r#"line: "☃","#, r#"line: "☄","#, r#"line: "☂","#],
         "{weather}"
     );
+    // No passing call takes `x == 13` true; the calls kept are the
+    // boundaries either side of it.
     let unlucky = p.read("carved/unlucky.ron");
     assert_eq!(
         args_of(&unlucky, "Generated"),
-        Vec::<String>::new(),
+        ["x: 14,", "x: 12,"],
         "{unlucky}"
     );
     assert_eq!(args_of(&unlucky, "Found"), ["x: 13,"], "{unlucky}");
@@ -101,8 +105,8 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
         .filter(|l| l.trim_start().starts_with("unlucky"))
         .collect();
     assert_snapshot!(summary.join("\n"), @r#"
-        unlucky             target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 1 generated calls)
-        unlucky_weather     target     4/4    100.0%  reach    4/4    100.0%  (1 carved, 1 generated calls)
+        unlucky             target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 3 generated calls)
+        unlucky_weather     target     4/4    100.0%  reach    4/4    100.0%  (1 carved, 3 generated calls)
         "#);
     let json = p.report("report.json");
     let target = entry(&json["targets"], "unlucky");

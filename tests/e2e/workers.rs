@@ -124,8 +124,10 @@ fn concurrent_generates_lose_no_entry() {
         report.push((kept(run, "parse_triple"), generated_with_seed(&file, *seed)));
     }
     println!("kept (reported, in the file) per seed {seeds:?}: {report:?}");
+    // At least two runs saved calls at once (a run that starts after
+    // another saved may find every goal covered and keep none).
     assert!(
-        report.iter().all(|(reported, _)| *reported > 0),
+        report.iter().filter(|(reported, _)| *reported > 0).count() >= 2,
         "{report:?}"
     );
     assert!(
