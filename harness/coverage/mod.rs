@@ -137,7 +137,21 @@ pub fn active() -> bool {
 // most of what recording a branch cost.
 #[inline(always)]
 fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
-    let first = (base(sites) + id) as usize;
+    record_two(sites, id, distances, id, []);
+}
+
+/// Keeps the smallest distance of outcomes `id..` and of `other..` with one
+/// look-up of the thread's state (a comparison records its branch outcomes
+/// and its goal slots). An infinite distance records nothing.
+#[inline(always)]
+fn record_two<const N: usize, const M: usize>(
+    sites: &'static Sites,
+    id: u32,
+    distances: [f64; N],
+    other: u32,
+    others: [f64; M],
+) {
+    let base = base(sites);
     let state = STATE.with(Cell::get);
     if state.is_null() {
         return;
@@ -147,6 +161,15 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
     // touches the `State` again; `record` calls nothing that could reach
     // the pointer, so this is the only reference while it lives.
     let state = unsafe { &mut *state };
+    keep_smallest(state, (base + id) as usize, distances);
+    keep_smallest(state, (base + other) as usize, others);
+}
+
+#[inline(always)]
+fn keep_smallest<const N: usize>(state: &mut State, first: usize, distances: [f64; N]) {
+    if N == 0 {
+        return;
+    }
     let end = first + N;
     if end > state.distance.len() {
         grow(&mut state.distance, end);
@@ -155,10 +178,10 @@ fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
     // so pushing to it cannot move the slots.
     let slots = &mut state.distance[first..end];
     for ((offset, distance), slot) in distances.into_iter().enumerate().zip(slots) {
-        if *slot == f64::INFINITY {
-            state.touched.push((first + offset) as u32);
-        }
         if distance < *slot {
+            if *slot == f64::INFINITY {
+                state.touched.push((first + offset) as u32);
+            }
             *slot = distance;
         }
     }
@@ -199,6 +222,13 @@ pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
 // folds to the one row used.
 #[inline(always)]
 pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option<Cmp>) -> bool {
+    record(sites, id, branch_distances(value, op, info));
+    value
+}
+
+/// `[to true, to false]` of a comparison whose value is `value`.
+#[inline(always)]
+fn branch_distances(value: bool, op: Op, info: Option<Cmp>) -> [f64; 2] {
     let (to_true, to_false) = match info {
         Some(cmp) => op.distances(cmp),
         None => (1.0, 1.0),
@@ -212,13 +242,11 @@ pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option
             d.min(f64::MAX)
         }
     };
-    let (to_true, to_false) = if value {
-        (0.0, positive(to_false))
+    if value {
+        [0.0, positive(to_false)]
     } else {
-        (positive(to_true), 0.0)
-    };
-    record(sites, id, [to_true, to_false]);
-    value
+        [positive(to_true), 0.0]
+    }
 }
 
 /// Records a comparison `l op r` as [`compare`] does, and its goal slots
@@ -248,71 +276,75 @@ pub fn compare_with_goals(
     info: Option<Cmp>,
     order: impl FnOnce() -> Option<std::cmp::Ordering>,
 ) -> bool {
-    compare(sites, id, value, op, info);
     let order = match info {
         Some(cmp) => cmp.order,
         None if op.is_relational() => order(),
         None => None,
     };
-    record_goals(sites, index, op, value, info, order);
+    record_two(
+        sites,
+        id,
+        branch_distances(value, op, info),
+        goal_slot(sites, index, 0),
+        goal_distances(op, value, info, order),
+    );
     value
 }
 
-/// Records the goal slots of one comparison (see [`compare_with_goals`]).
-fn record_goals(
-    sites: &'static Sites,
-    index: u32,
+/// The distances of one comparison's goal slots ([`slot`]); infinite
+/// (nothing recorded) where a slot does not apply.
+#[inline(always)]
+fn goal_distances(
     op: Op,
     value: bool,
     info: Option<Cmp>,
     order: Option<std::cmp::Ordering>,
-) {
+) -> [f64; slot::COUNT as usize] {
     use std::cmp::Ordering::{Equal, Greater, Less};
-    let first = goal_slot(sites, index, 0);
+    const NONE: f64 = f64::INFINITY;
     let positive = |d: f64| if d.is_nan() || d <= 0.0 { 1.0 } else { d.min(f64::MAX) };
-    match (order, info) {
+    let mut slots = [NONE; slot::COUNT as usize];
+    let (orders, cmp) = match (order, info) {
         (Some(order), Some(cmp)) => {
             let to = |wanted, d: f64| if order == wanted { 0.0 } else { positive(d) };
-            record(
-                sites,
-                first + slot::LESS,
-                [
-                    to(Less, Op::Lt.distances(cmp).0),
-                    to(Equal, cmp.dist),
-                    to(Greater, Op::Gt.distances(cmp).0),
-                ],
-            );
+            let orders = [
+                to(Less, Op::Lt.distances(cmp).0),
+                to(Equal, cmp.dist),
+                to(Greater, Op::Gt.distances(cmp).0),
+            ];
+            (orders, cmp)
         }
         (Some(order), None) => {
             let to = |wanted| if order == wanted { 0.0 } else { 1.0 };
-            record(sites, first + slot::LESS, [to(Less), to(Equal), to(Greater)]);
+            slots[..3].copy_from_slice(&[to(Less), to(Equal), to(Greater)]);
+            return slots;
         }
         // `==` of a type without a known order: only equality is known.
         (None, None) if !op.is_relational() => {
             let equal = value == (op == Op::Eq);
-            record(sites, first + slot::EQUAL, [if equal { 0.0 } else { 1.0 }]);
+            slots[slot::EQUAL as usize] = if equal { 0.0 } else { 1.0 };
+            return slots;
         }
         // Unordered (NaN): nothing to tell.
-        (None, _) => return,
-    }
-    let Some(cmp) = info else { return };
+        (None, _) => return slots,
+    };
+    slots[..3].copy_from_slice(&orders);
     let step = match cmp.step {
-        Step::None => return,
+        Step::None => return slots,
         Step::Integer => 1.0,
         Step::Float(ulp) => ulp,
     };
     let float = matches!(cmp.step, Step::Float(_));
     if op.is_relational() {
-        let boundary = if float { (cmp.dist - step).max(0.0) } else { cmp.dist };
-        record(sites, first + slot::BOUNDARY, [boundary]);
+        slots[slot::BOUNDARY as usize] = if float { (cmp.dist - step).max(0.0) } else { cmp.dist };
     } else {
         // One step below: `d = -step` (floats: anything in `[-step, 0)`,
         // adjacent floats being the only values there).
         let d = cmp.diff;
-        let below = if float && d < 0.0 && -d <= step { 0.0 } else { (d + step).abs() };
-        let above = if float && d > 0.0 && d <= step { 0.0 } else { (d - step).abs() };
-        record(sites, first + slot::BELOW, [below, above]);
+        slots[slot::BELOW as usize] = if float && d < 0.0 && -d <= step { 0.0 } else { (d + step).abs() };
+        slots[slot::ABOVE as usize] = if float && d > 0.0 && d <= step { 0.0 } else { (d - step).abs() };
     }
+    slots
 }
 
 /// A `for` loop's iterator that records, per item, whether the body was
@@ -726,14 +758,26 @@ impl Trace {
 
     /// The smallest distance to outcome `id` of `sites`, if reached.
     pub fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
-        self.reached(sites).find(|(i, _)| *i == id).map(|(_, d)| d)
+        if id >= sites.branches.len() as u32 {
+            return None;
+        }
+        self.lookup(sites, id)
+    }
+
+    /// What was recorded at `id` of `sites` (a binary search: entries are
+    /// sorted by table address and id).
+    fn lookup(&self, sites: &Sites, id: u32) -> Option<f64> {
+        let key = (sites as *const Sites, id);
+        self.reached
+            .binary_search_by(|(s, i, _)| (*s as *const Sites, *i).cmp(&key))
+            .ok()
+            .map(|at| self.reached[at].2)
     }
 
     /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the
     /// `index`-th comparison of `sites`, if it was recorded.
     pub fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64> {
-        let id = goal_slot(sites, index, slot);
-        self.of(sites).find(|(i, _)| *i == id).map(|(_, d)| d)
+        self.lookup(sites, goal_slot(sites, index, slot))
     }
 }
 

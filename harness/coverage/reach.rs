@@ -307,6 +307,17 @@ impl Reach {
     /// set (functions come in goal order, and a trace lists each function's
     /// outcomes by id).
     pub fn covered_goals<'a>(&'a self, trace: &'a Trace) -> impl Iterator<Item = u32> + 'a {
+        self.covered_goals_but(trace, |_| false)
+    }
+
+    /// [`Reach::covered_goals`] without the goals `skip` names (covered
+    /// already): boundaries and mutants are read off the trace one by one,
+    /// so those not wanted are not read at all.
+    pub fn covered_goals_but<'a>(
+        &'a self,
+        trace: &'a Trace,
+        skip: impl Fn(u32) -> bool + 'a,
+    ) -> impl Iterator<Item = u32> + 'a {
         let branches = self
             .functions
             .iter()
@@ -316,8 +327,9 @@ impl Reach {
             .extra
             .iter()
             .enumerate()
-            .filter(move |(_, (f, goal))| goal.covered(self.functions[*f], trace))
-            .map(move |(i, _)| self.goals + i as u32);
+            .map(move |(i, fg)| (self.goals + i as u32, fg))
+            .filter(move |(g, (f, goal))| !skip(*g) && goal.covered(self.functions[*f], trace))
+            .map(|(g, _)| g);
         branches.chain(extra)
     }
 

@@ -545,10 +545,11 @@ impl Generator<'_> {
             return None;
         }
         let executed = execute(self.target, args, &mut self.run, &mut *self.observer)?;
+        let after = &self.run.after;
         let added: Vec<u32> = self
             .reach
-            .covered_goals(&executed.trace)
-            .filter(|goal| !self.run.after.contains(goal))
+            .covered_goals_but(&executed.trace, |goal| after.contains(&goal))
+            .filter(|goal| !after.contains(goal))
             .collect();
         let failed = executed.ending != Ending::Returned;
         let location = executed.failed_at().map(str::to_owned);

@@ -577,9 +577,10 @@ impl Search {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
         } else {
+            let uncovered = &self.uncovered;
             self.reach
-                .covered_goals(&individual.trace)
-                .filter(|id| self.uncovered.contains(id))
+                .covered_goals_but(&individual.trace, |id| !uncovered.contains(&id))
+                .filter(|id| uncovered.contains(id))
                 .collect()
         };
         for id in &newly {
