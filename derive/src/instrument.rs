@@ -584,9 +584,22 @@ fn span_location(span: Span) -> (usize, usize) {
 /// Source-like text of an expression or pattern.
 pub fn pretty(tokens: &dyn ToTokens) -> String {
     let mut s = tokens.to_token_stream().to_string();
+    // A call's or a macro's parentheses follow its name; after an operator
+    // (`a && (b || c)`) they keep their space.
+    let mut called = String::with_capacity(s.len());
+    for c in s.chars() {
+        let after_name = called
+            .strip_suffix(' ')
+            .and_then(|before| before.chars().last())
+            .is_some_and(|p| p.is_alphanumeric() || matches!(p, '_' | ')' | ']' | '!'));
+        if c == '(' && after_name {
+            called.pop();
+        }
+        called.push(c);
+    }
+    s = called;
     for (from, to) in [
         (" . ", "."),
-        (" (", "("),
         ("( ", "("),
         (" )", ")"),
         (" ,", ","),
@@ -844,6 +857,48 @@ mod tests {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
         let (_, table) = instrument(&block, &sites);
         table.branches.into_iter().map(|b| b.condition).collect()
+    }
+
+    /// The conditions table of `block`: `(branch, form)` in order.
+    fn conditions(block: Block) -> Vec<String> {
+        let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
+        let (_, table) = instrument(&block, &sites);
+        table
+            .conditions
+            .into_iter()
+            .map(|c| match c.form {
+                FormRow::Compare(op, index) => format!("{} {op} #{index}", c.branch),
+                FormRow::Boolean => format!("{} boolean", c.branch),
+                FormRow::Logic(op, text, kills) => {
+                    format!("{} {op} `{text}` kills {kills:?}", c.branch)
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn logic_mutants_are_told_apart_by_the_right_operands_exits() {
+        // `a && (b || c)`: outcomes a 0/1, b 2/3, c 4/5. `||` → `&&` differs
+        // when `b` is false and `c` true (c's true); `&&` → `||` when `a` is
+        // true and `b || c` false (c's false: it runs only after b false).
+        let table = conditions(syn::parse_quote!({ if x > 1 && (ok || y == 2) {} }));
+        assert_eq!(
+            table,
+            [
+                "0 Gt #0",
+                "2 boolean",
+                "4 Eq #1",
+                "4 Or `ok || y == 2` kills [4]",
+                "5 And `x > 1 && (ok || y == 2)` kills [5]",
+            ]
+        );
+        // `!(a && b)` in a condition swaps the exits: `&&` still differs
+        // where `b` is false.
+        let table = conditions(syn::parse_quote!({ while !(p && q) {} }));
+        assert_eq!(
+            table,
+            ["0 boolean", "2 boolean", "3 And `p && q` kills [3]"]
+        );
     }
 
     #[test]
