@@ -892,7 +892,7 @@ fn annotate_function(f: &FunctionCoverage) -> String {
         goals.sort_by_key(|g| g.goal.kind);
     }
     let distance = |best: Option<f64>| match best {
-        Some(d) => format!(" (closest distance {d})"),
+        Some(d) => format!(" (closest distance {})", show_distance(d)),
         None => " (never reached)".to_owned(),
     };
     for (n, line) in source.lines().enumerate() {
@@ -934,6 +934,18 @@ fn annotate_function(f: &FunctionCoverage) -> String {
         }
     }
     out
+}
+
+/// A distance as people read it: whole and ordinary numbers as they are
+/// (`6`, `0.5`), tiny or huge ones (float boundaries are a few ulps away)
+/// with an exponent (`5e-324`), not as hundreds of digits.
+pub(crate) fn show_distance(d: f64) -> String {
+    let magnitude = d.abs();
+    if magnitude != 0.0 && magnitude.is_finite() && !(1e-4..1e16).contains(&magnitude) {
+        format!("{d:e}")
+    } else {
+        format!("{d}")
+    }
 }
 
 /// How the annotated source introduces a goal no passing call met.
@@ -1255,6 +1267,15 @@ mod tests {
                           ^ mutant survives: `>` → `>=` in `x > limit` (closest distance 2)
                  3 }
             "#);
+    }
+
+    #[test]
+    fn distances_are_shown_without_hundreds_of_digits() {
+        let shown: Vec<String> = [6.0, 0.5, 5e-324, f64::EPSILON, 1e20, 0.0]
+            .into_iter()
+            .map(show_distance)
+            .collect();
+        assert_eq!(shown, ["6", "0.5", "5e-324", "2.220446049250313e-16", "1e20", "0"]);
     }
 
     #[test]

@@ -31,7 +31,8 @@ use std::path::{Path, PathBuf};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use crate::coverage::goals::GoalKind;
-use crate::coverage::report::{find_source, FunctionCoverage, GoalCoverage, GoalTotals, Kind, Report, Totals};
+use crate::coverage::report::{
+    show_distance,find_source, FunctionCoverage, GoalCoverage, GoalTotals, Kind, Report, Totals};
 use crate::generation::history::RunHistory;
 use crate::registry::{Branch, BranchKind};
 
@@ -437,7 +438,7 @@ fn badge(report: &Report, f: &FunctionCoverage, id: u32, branch: &Branch) -> Mar
             let distance = f.best_distance.get(&id).copied();
             let closest = f.closest.get(&id);
             let title = match (distance, closest) {
-                (Some(d), Some(test)) => format!("missed; closest distance {d} by {test}: {}", call(test)),
+                (Some(d), Some(test)) => format!("missed; closest distance {} by {test}: {}", show_distance(d), call(test)),
                 _ => "missed; never reached".to_owned(),
             };
             html! {
@@ -446,7 +447,7 @@ fn badge(report: &Report, f: &FunctionCoverage, id: u32, branch: &Branch) -> Mar
                     div.calls {
                         @match (distance, closest) {
                             (Some(d), Some(test)) => {
-                                "missed; closest distance " span.distance { (d) } ", by"
+                                "missed; closest distance " span.distance { (show_distance(d)) } ", by"
                                 ul { li.closest { code.test { (test) } " " code.args { (call(test)) } } }
                             }
                             _ => "missed; no call reached this condition",
@@ -527,7 +528,7 @@ fn function_page(
                             tr data-outcome=(id) {
                                 td { a href=(format!("#L{}", b.line)) { (b.line) ":" (b.col) } }
                                 td { code { (b.condition) } " " span.fail { "✗ " (b.side.as_str()) } }
-                                td.num { @match f.best_distance.get(id) { Some(d) => (d), None => span.muted { "never reached" } } }
+                                td.num { @match f.best_distance.get(id) { Some(d) => (show_distance(*d)), None => span.muted { "never reached" } } }
                                 td { @if let Some(test) = f.closest.get(id).filter(|_| f.best_distance.contains_key(id)) {
                                     code { (test) } " " code { (report.calls.get(test).cloned().unwrap_or_default()) }
                                 } }
@@ -550,7 +551,7 @@ fn function_page(
                                 tr data-goal=(kind.as_str()) {
                                     td { @if let Some(b) = b { a href=(format!("#L{}", b.line)) { (b.line) ":" (b.col) } } }
                                     td { (goal.goal.label) }
-                                    td.num { @match goal.best_distance { Some(d) => span.distance { (d) }, None => span.muted { "never reached" } } }
+                                    td.num { @match goal.best_distance { Some(d) => span.distance { (show_distance(d)) }, None => span.muted { "never reached" } } }
                                     td { @if let Some(test) = &goal.closest {
                                         code { (test) } " " code { (report.calls.get(test).cloned().unwrap_or_default()) }
                                     } }
@@ -622,7 +623,7 @@ fn goal_marks(goals: Option<&Vec<&GoalCoverage>>) -> Markup {
         @for goal in goals.into_iter().flatten() {
             @let what = match goal.goal.kind { GoalKind::Boundary => "missed boundary", GoalKind::Mutant => "mutant survives" };
             @let title = match goal.best_distance {
-                Some(d) => format!("{what}; closest distance {d}"),
+                Some(d) => format!("{what}; closest distance {}", show_distance(d)),
                 None => format!("{what}; no call reached this condition"),
             };
             span.goal-miss data-goal=(goal.goal.kind.as_str()) title=(title) {
