@@ -241,8 +241,13 @@ impl GoalCoverage {
     }
 
     fn add(&mut self, sites: &Sites, test: &str, trace: &Trace, passed: bool) {
-        let evaluated = self.goal.evaluated(sites, trace);
-        if passed && evaluated {
+        // A call that did not evaluate the condition neither meets the goal
+        // nor says how close it came (its approach level is not kept, as for
+        // outcomes): skip the fitness, the costly part, for most goals.
+        if !self.goal.evaluated(sites, trace) {
+            return;
+        }
+        if passed {
             self.evaluated = true;
             self.shown_to_apply |= self.goal.applies_in(sites, trace);
         }
