@@ -116,8 +116,9 @@ fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
     assert_eq!(
         function("url::query::pairs"),
         serde_json::json!({ "name": "url::query::pairs", "kind": "helper", "branches": 4,
-            "covered": 3, "reached_from": ["url::parse_query"] }),
-        "`is_empty()` true is never taken"
+            "covered": 3, "reached_from": ["url::parse_query"],
+            "boundaries": 0, "boundaries_covered": 0, "mutants": 1, "mutants_killed": 1 }),
+        "`is_empty()` true is never taken; its negation is killed by any call"
     );
     assert_eq!(function("cgi::cgi_decode")["kind"], "target");
     assert_eq!(
@@ -133,31 +134,32 @@ fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
     assert_eq!(target["branches"], 0);
     assert_eq!(target["reach_branches"], 21);
     assert_eq!(target["carved_calls"], 2);
-    insta::assert_snapshot!(report.summary(), @r"
-    carve: branch coverage of instrumented functions by carved and generated calls
-      function               kind    own outcomes      targets: outcomes of all they reach
-      cgi::cgi_decode        target     7/8     87.5%  not called
-      url::parse_query       target     -              reach   15/21    71.4%  (2 carved, 0 generated calls)
-      url::query::pair_of    helper     2/5     40.0%  reached from url::parse_query
-      url::query::pairs      helper     3/4     75.0%  reached from url::parse_query
-      url::query::separator  helper     3/4     75.0%  reached from url::parse_query
-      url::urlparse          target     0/12     0.0%  not called
-      total                            15/33    45.5%
-    ");
-    insta::assert_snapshot!(report.annotate("url::query::pairs"), @r"
-    url::query::pairs: 3/4 branch outcomes covered (75.0%), tests/dogfood/url.rs
-        70     pub fn pairs(query: &str) -> Result<Vec<(String, String)>, DecodeError> {
-        71         let mut out = Vec::new();
-        72         for pair in query.split(separator(query)) {
-    #   73             if pair.is_empty() {
-                          ^ missed: `pair.is_empty()` true (closest distance 1)
-        74                 continue;
-        75             }
-        76             out.push(pair_of(pair)?);
-        77         }
-        78         Ok(out)
-        79     }
-    ");
+    insta::assert_snapshot!(report.summary(), @r#"
+        carve: branch coverage of instrumented functions by carved and generated calls
+          function               kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+          cgi::cgi_decode        target     7/8     87.5%         1/5           13/15  not called
+          url::parse_query       target     -                     -              -     reach   15/21    71.4%  (2 carved, 0 generated calls)
+          url::query::pair_of    helper     2/5     40.0%         -              1/1   reached from url::parse_query
+          url::query::pairs      helper     3/4     75.0%         -              1/1   reached from url::parse_query
+          url::query::separator  helper     3/4     75.0%         -              3/3   reached from url::parse_query
+          url::urlparse          target     0/12     0.0%         -              0/7   not called
+          total                            15/33    45.5%         1/5           18/27
+        "#);
+    insta::assert_snapshot!(report.annotate("url::query::pairs"), @r#"
+
+        url::query::pairs: 3/4 branch outcomes covered (75.0%), weak mutants killed 1/1, tests/dogfood/url.rs
+            70     pub fn pairs(query: &str) -> Result<Vec<(String, String)>, DecodeError> {
+            71         let mut out = Vec::new();
+            72         for pair in query.split(separator(query)) {
+        #   73             if pair.is_empty() {
+                              ^ missed: `pair.is_empty()` true (closest distance 1)
+            74                 continue;
+            75             }
+            76             out.push(pair_of(pair)?);
+            77         }
+            78         Ok(out)
+            79     }
+        "#);
 }
 
 #[test]

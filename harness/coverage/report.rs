@@ -8,6 +8,11 @@
 //! target took it. A target's *reach* is itself plus every instrumented
 //! function any of its calls entered.
 //!
+//! Beside branch outcomes, each function's boundary and weak-mutation goals
+//! ([`crate::coverage::goals`]) are counted the same way, by passing calls
+//! only, and reported apart: branch numbers stay those of `cargo llvm-cov
+//! --branch`.
+//!
 //! The runner collects one [`CallCoverage`] per replayed call and what
 //! generation did per target ([`GenerationStats`]), and builds a [`Report`]
 //! from them: its summary is printed after every run, its JSON is written to
@@ -29,6 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+use crate::coverage::goals::{self, Goal, GoalKind};
 use crate::coverage::Trace;
 use crate::registry::{Registry, Sites};
 
@@ -179,7 +185,150 @@ pub struct FunctionCoverage {
     pub closest: BTreeMap<u32, String>,
     /// The targets (other than itself) whose calls entered it.
     pub reached_from: BTreeSet<String>,
+    /// Its boundary and weak-mutation goals, in goal order, with what the
+    /// calls added so far did for each.
+    pub goals: Vec<GoalCoverage>,
 }
+
+/// What the calls added so far did for one boundary or weak-mutation goal.
+/// Kept per goal rather than per call: a suite may replay 100,000 calls.
+#[derive(Debug, Clone)]
+pub struct GoalCoverage {
+    /// The goal.
+    pub goal: Goal,
+    /// Some passing call evaluated its condition.
+    pub evaluated: bool,
+    /// Some passing call showed that it applies to its operands' type.
+    pub shown_to_apply: bool,
+    /// Passing calls that met it.
+    pub met: usize,
+    /// The first test by name whose passing call met it (so that the
+    /// report does not depend on the order calls ran in).
+    pub met_by: Option<String>,
+    /// The smallest distance to it of any call that evaluated its
+    /// condition (a call that did not pass only counts here, never as
+    /// meeting it).
+    pub best_distance: Option<f64>,
+    /// The test whose call came closest (the first by name among equally
+    /// close ones).
+    pub closest: Option<String>,
+}
+
+impl GoalCoverage {
+    fn new(goal: Goal) -> GoalCoverage {
+        GoalCoverage {
+            goal,
+            evaluated: false,
+            shown_to_apply: false,
+            met: 0,
+            met_by: None,
+            best_distance: None,
+            closest: None,
+        }
+    }
+
+    /// Whether it counts: some passing call showed it applies, or no
+    /// passing call evaluated its condition (nothing is known then, and it
+    /// counts as missed). A relational mutant of `==` on a type without an
+    /// order does not count.
+    pub fn applies(&self) -> bool {
+        !self.evaluated || self.shown_to_apply
+    }
+
+    /// Whether some passing call met it.
+    pub fn is_met(&self) -> bool {
+        self.met > 0
+    }
+
+    fn add(&mut self, sites: &Sites, test: &str, trace: &Trace, passed: bool) {
+        // A call that did not evaluate the condition neither meets the goal
+        // nor says how close it came (its approach level is not kept, as for
+        // outcomes): skip the fitness, the costly part, for most goals.
+        if !self.goal.evaluated(sites, trace) {
+            return;
+        }
+        if passed {
+            self.evaluated = true;
+            self.shown_to_apply |= self.goal.applies_in(sites, trace);
+        }
+        let fitness = self.goal.fitness(sites, trace);
+        if passed && fitness.covered() {
+            self.met += 1;
+            if self.met_by.as_deref().is_none_or(|t| test < t) {
+                self.met_by = Some(test.to_owned());
+            }
+        }
+        // Distances of calls that reached the condition, as for outcomes:
+        // a failing call at distance 0 met nothing and says nothing.
+        let distance = fitness.distance;
+        if fitness.level != 0 || !distance.is_finite() || (distance == 0.0 && !passed) {
+            return;
+        }
+        let best = self.best_distance.unwrap_or(f64::INFINITY);
+        if distance < best
+            || (distance == best && self.closest.as_deref().is_none_or(|c| test < c))
+        {
+            self.closest = Some(test.to_owned());
+        }
+        self.best_distance = Some(best.min(distance));
+    }
+}
+
+/// Boundaries and weak mutants that apply, and of those, met: counted
+/// apart from branch outcomes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GoalTotals {
+    /// Boundary goals that apply.
+    pub boundaries: usize,
+    /// Of those, met by a passing call.
+    pub boundaries_covered: usize,
+    /// Weak mutants that apply.
+    pub mutants: usize,
+    /// Of those, weakly killed by a passing call.
+    pub mutants_killed: usize,
+}
+
+impl std::ops::Add for GoalTotals {
+    type Output = GoalTotals;
+
+    fn add(self, other: GoalTotals) -> GoalTotals {
+        GoalTotals {
+            boundaries: self.boundaries + other.boundaries,
+            boundaries_covered: self.boundaries_covered + other.boundaries_covered,
+            mutants: self.mutants + other.mutants,
+            mutants_killed: self.mutants_killed + other.mutants_killed,
+        }
+    }
+}
+
+impl GoalTotals {
+    /// `(met, total)` of the goals of `kind`.
+    pub fn of(self, kind: GoalKind) -> (usize, usize) {
+        match kind {
+            GoalKind::Boundary => (self.boundaries_covered, self.boundaries),
+            GoalKind::Mutant => (self.mutants_killed, self.mutants),
+        }
+    }
+
+    /// `boundaries 3/5, weak mutants killed 14/16`, leaving out a kind with
+    /// no goals; empty when there are none.
+    pub fn describe(self) -> String {
+        GOAL_KINDS
+            .iter()
+            .filter_map(|(kind, what)| {
+                let (met, total) = self.of(*kind);
+                (total > 0).then(|| format!("{what} {met}/{total}"))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The goal kinds as the reports name their counts.
+const GOAL_KINDS: [(GoalKind, &str); 2] = [
+    (GoalKind::Boundary, "boundaries"),
+    (GoalKind::Mutant, "weak mutants killed"),
+];
 
 impl FunctionCoverage {
     /// A helper with nothing covered yet.
@@ -191,6 +340,10 @@ impl FunctionCoverage {
             best_distance: BTreeMap::new(),
             closest: BTreeMap::new(),
             reached_from: BTreeSet::new(),
+            goals: goals::goals(sites)
+                .into_iter()
+                .map(GoalCoverage::new)
+                .collect(),
         }
     }
 
@@ -221,6 +374,29 @@ impl FunctionCoverage {
                     .insert(test.to_owned());
             }
         }
+        for goal in &mut self.goals {
+            goal.add(self.sites, test, trace, passed);
+        }
+    }
+
+    /// Its boundaries and weak mutants that apply, and how many were met.
+    pub fn goal_totals(&self) -> GoalTotals {
+        let mut totals = GoalTotals::default();
+        for goal in self.goals.iter().filter(|g| g.applies()) {
+            let (all, met) = match goal.goal.kind {
+                GoalKind::Boundary => (&mut totals.boundaries, &mut totals.boundaries_covered),
+                GoalKind::Mutant => (&mut totals.mutants, &mut totals.mutants_killed),
+            };
+            *all += 1;
+            *met += usize::from(goal.is_met());
+        }
+        totals
+    }
+
+    /// The goals that apply and no passing call met, in goal order:
+    /// missed boundaries and surviving mutants.
+    pub fn missed_goals(&self) -> impl Iterator<Item = &GoalCoverage> {
+        self.goals.iter().filter(|g| g.applies() && !g.is_met())
     }
 
     /// Number of branch outcomes.
@@ -247,6 +423,15 @@ impl FunctionCoverage {
             .filter(|(_, tests)| tests.contains(test))
             .map(|(id, _)| *id)
             .collect()
+    }
+
+    /// Its own outcomes and goals, covered and total.
+    pub fn totals(&self) -> Totals {
+        Totals {
+            branches: self.total(),
+            covered: self.covered_by.len(),
+            goals: self.goal_totals(),
+        }
     }
 
     /// `covered / total` in percent; `None` when there is nothing to cover.
@@ -289,13 +474,18 @@ impl TargetCoverage {
     }
 }
 
-/// Covered and total outcomes over some functions.
+/// Covered and total outcomes over some functions, and apart from them,
+/// their boundaries and weak mutants.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
     /// Branch outcomes.
     pub branches: usize,
     /// Of those, covered.
     pub covered: usize,
+    /// Boundaries and weak mutants (the JSON report adds their fields
+    /// after `covered`).
+    #[serde(flatten)]
+    pub goals: GoalTotals,
 }
 
 impl Totals {
@@ -405,14 +595,15 @@ impl Report {
         Report { failures, ..self }
     }
 
-    /// Covered and total outcomes of the functions at `indices`.
+    /// Covered and total outcomes (and goals) of the functions at `indices`.
     pub fn totals<'a>(&self, indices: impl IntoIterator<Item = &'a usize>) -> Totals {
         indices
             .into_iter()
-            .map(|&i| &self.functions[i])
+            .map(|&i| self.functions[i].totals())
             .fold(Totals::default(), |t, f| Totals {
-                branches: t.branches + f.total(),
-                covered: t.covered + f.covered_by.len(),
+                branches: t.branches + f.branches,
+                covered: t.covered + f.covered,
+                goals: t.goals + f.goals,
             })
     }
 
@@ -427,9 +618,9 @@ impl Report {
         self.targets.iter().find(|t| t.function == index)
     }
 
-    /// One line per instrumented function (own outcomes covered/total; for
-    /// targets also their reach and calls), hints where a number means
-    /// nothing, and the total.
+    /// One line per instrumented function (own outcomes covered/total, own
+    /// boundaries and weak mutants killed; for targets also their reach and
+    /// calls), hints where a number means nothing, and the total.
     pub fn summary(&self) -> String {
         let width = self
             .functions
@@ -437,21 +628,31 @@ impl Report {
             .map(|f| f.name().len())
             .max()
             .unwrap_or(0)
-            .max(5);
+            .max("function".len());
+        let own: Vec<Totals> = self.functions.iter().map(FunctionCoverage::totals).collect();
+        let total = self.total();
+        let rows: Vec<Totals> = own.iter().copied().chain([total]).collect();
+        let column = |header: &'static str, kind: GoalKind| {
+            let cells: Vec<(usize, usize)> = rows.iter().map(|t| t.goals.of(kind)).collect();
+            RatioColumn::new(header, &cells)
+        };
+        let boundaries = column("boundaries", GoalKind::Boundary);
+        let mutants = column("mutants killed", GoalKind::Mutant);
         let mut out = String::from(
             "carve: branch coverage of instrumented functions by carved and generated calls\n",
         );
-        let _ = writeln!(
-            out,
-            "  {:width$}  kind    own outcomes      targets: outcomes of all they reach",
-            "function"
-        );
+        let mut line = |text: String| {
+            out.push_str(text.trim_end());
+            out.push('\n');
+        };
+        line(format!(
+            "  {:width$}  kind    own outcomes      {}  {}  targets: outcomes of all they reach",
+            "function",
+            boundaries.header(),
+            mutants.header()
+        ));
         let mut blind = Vec::new();
         for (i, f) in self.functions.iter().enumerate() {
-            let own = Totals {
-                branches: f.total(),
-                covered: f.covered_by.len(),
-            };
             let detail = match (f.kind, self.target_at(i)) {
                 (Kind::Target, Some(t)) if !t.called() => "not called".to_owned(),
                 (Kind::Target, Some(t)) => {
@@ -476,24 +677,31 @@ impl Report {
                 ),
             };
             let kind = f.kind.as_str();
-            let _ = writeln!(
-                out,
-                "  {:width$}  {kind}  {}  {detail}",
+            line(format!(
+                "  {:width$}  {kind}  {}  {}  {}  {detail}",
                 f.name(),
-                own.show()
-            );
+                own[i].show(),
+                boundaries.cell(i),
+                mutants.cell(i),
+            ));
         }
-        let _ = writeln!(out, "  {:width$}          {}", "total", self.total().show());
+        let last = rows.len() - 1;
+        line(format!(
+            "  {:width$}          {}  {}  {}",
+            "total",
+            total.show(),
+            boundaries.cell(last),
+            mutants.cell(last),
+        ));
         if !blind.is_empty() {
-            let _ = writeln!(
-                out,
+            line(format!(
                 "carve: hint: {} {} no branch outcomes and {} no instrumented function; if the \
                  logic is in functions they call, mark those with `#[carve::instrument]` (on an \
                  inline `mod`, it instruments every function in it)",
                 blind.join(", "),
                 if blind.len() == 1 { "has" } else { "have" },
                 if blind.len() == 1 { "reaches" } else { "reach" },
-            );
+            ));
         }
         out
     }
@@ -518,6 +726,13 @@ impl Report {
             generated_calls: usize,
             executions: u64,
             failures: usize,
+            // Added after the branch fields: goals are never mixed into them.
+            #[serde(flatten)]
+            goals: GoalTotals,
+            reach_boundaries: usize,
+            reach_boundaries_covered: usize,
+            reach_mutants: usize,
+            reach_mutants_killed: usize,
         }
         #[derive(Serialize)]
         struct JsonFunction {
@@ -526,6 +741,8 @@ impl Report {
             branches: usize,
             covered: usize,
             reached_from: Vec<String>,
+            #[serde(flatten)]
+            goals: GoalTotals,
         }
         let json = Json {
             seed: self.seed,
@@ -545,6 +762,11 @@ impl Report {
                         generated_calls: t.generated_calls,
                         executions: t.executions,
                         failures: t.failures,
+                        goals: own.goal_totals(),
+                        reach_boundaries: reach.goals.boundaries,
+                        reach_boundaries_covered: reach.goals.boundaries_covered,
+                        reach_mutants: reach.goals.mutants,
+                        reach_mutants_killed: reach.goals.mutants_killed,
                     }
                 })
                 .collect(),
@@ -557,6 +779,7 @@ impl Report {
                     branches: f.total(),
                     covered: f.covered_by.len(),
                     reached_from: f.reached_from.iter().cloned().collect(),
+                    goals: f.goal_totals(),
                 })
                 .collect(),
             total: self.total(),
@@ -579,6 +802,50 @@ impl Report {
     }
 }
 
+/// A summary column of `met/total` cells, their slashes aligned, `-` where
+/// the total is 0.
+struct RatioColumn {
+    header: &'static str,
+    cells: Vec<(usize, usize)>,
+    /// Widths of the met and total numbers.
+    met: usize,
+    total: usize,
+}
+
+impl RatioColumn {
+    fn new(header: &'static str, cells: &[(usize, usize)]) -> RatioColumn {
+        let digits = |n: usize| n.to_string().len();
+        let widest = |n: fn(&(usize, usize)) -> usize| {
+            cells.iter().map(|c| digits(n(c))).max().unwrap_or(1)
+        };
+        RatioColumn {
+            header,
+            cells: cells.to_vec(),
+            met: widest(|c| c.0),
+            total: widest(|c| c.1),
+        }
+    }
+
+    fn width(&self) -> usize {
+        self.header.len().max(self.met + 1 + self.total)
+    }
+
+    fn header(&self) -> String {
+        format!("{:>w$}", self.header, w = self.width())
+    }
+
+    /// Row `i`, right-aligned under the header.
+    fn cell(&self, i: usize) -> String {
+        let (met, total) = self.cells.get(i).copied().unwrap_or_default();
+        let (m, t) = (self.met, self.total);
+        let text = match total {
+            0 => format!("{:>m$} {:t$}", "-", ""),
+            _ => format!("{met:>m$}/{total:<t$}"),
+        };
+        format!("{text:>w$}", w = self.width())
+    }
+}
+
 fn annotate_function(f: &FunctionCoverage) -> String {
     let share = match f.percent() {
         Some(p) => format!(
@@ -588,12 +855,26 @@ fn annotate_function(f: &FunctionCoverage) -> String {
         ),
         None => "no branch outcomes".to_owned(),
     };
-    let mut out = format!("\n{}: {share}, {}\n", f.name(), f.sites.file);
+    let goals = f.goal_totals().describe();
+    let goals = match goals.is_empty() {
+        true => goals,
+        false => format!(", {goals}"),
+    };
+    let mut out = format!("\n{}: {share}{goals}, {}\n", f.name(), f.sites.file);
     let Some(source) = find_source(f.sites.file).and_then(|p| std::fs::read_to_string(p).ok())
     else {
-        out.push_str("  (source not found; missed outcomes:)\n");
+        out.push_str("  (source not found; missed outcomes and goals:)\n");
         for id in f.missing() {
             let _ = writeln!(out, "  {} missed {}", f.sites.location(id), f.describe(id));
+        }
+        for goal in f.missed_goals() {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                goal_location(f, goal),
+                missed_goal_marker(goal.goal.kind),
+                goal.goal.label
+            );
         }
         return out;
     };
@@ -605,32 +886,87 @@ fn annotate_function(f: &FunctionCoverage) -> String {
             .or_default()
             .push(id);
     }
+    let mut goals_by_line: BTreeMap<u32, Vec<&GoalCoverage>> = BTreeMap::new();
+    for goal in f.missed_goals() {
+        if let Some(b) = f.sites.branches.get(goal.goal.branch as usize) {
+            goals_by_line.entry(b.line).or_default().push(goal);
+        }
+    }
+    // Boundaries first, then mutants, each in goal order.
+    for goals in goals_by_line.values_mut() {
+        goals.sort_by_key(|g| g.goal.kind);
+    }
+    let distance = |best: Option<f64>| match best {
+        Some(d) => format!(" (closest distance {})", show_distance(d)),
+        None => " (never reached)".to_owned(),
+    };
     for (n, line) in source.lines().enumerate() {
         let n = n as u32 + 1;
         if n < first || n > last {
             continue;
         }
         let missed = missed_by_line.get(&n);
-        let _ = writeln!(
-            out,
-            "{} {n:>4} {line}",
-            if missed.is_some() { '#' } else { ' ' }
-        );
+        let goals = goals_by_line.get(&n);
+        // `#`: a branch outcome is missed; `~`: only boundaries or mutants.
+        let marker = match (missed, goals) {
+            (Some(_), _) => '#',
+            (None, Some(_)) => '~',
+            (None, None) => ' ',
+        };
+        let _ = writeln!(out, "{marker} {n:>4} {line}");
+        let indent = |branch: u32| {
+            let col = f.sites.branches[branch as usize].col as usize;
+            " ".repeat(col.saturating_sub(1))
+        };
         for id in missed.into_iter().flatten() {
-            let col = f.sites.branches[*id as usize].col as usize;
-            let distance = match f.best_distance.get(id) {
-                Some(d) => format!(" (closest distance {d})"),
-                None => " (never reached)".to_owned(),
-            };
             let _ = writeln!(
                 out,
-                "       {}^ missed: {}{distance}",
-                " ".repeat(col.saturating_sub(1)),
-                f.describe(*id)
+                "       {}^ missed: {}{}",
+                indent(*id),
+                f.describe(*id),
+                distance(f.best_distance.get(id).copied())
+            );
+        }
+        for goal in goals.into_iter().flatten() {
+            let _ = writeln!(
+                out,
+                "       {}^ {}: {}{}",
+                indent(goal.goal.branch),
+                missed_goal_marker(goal.goal.kind),
+                goal.goal.label,
+                distance(goal.best_distance)
             );
         }
     }
     out
+}
+
+/// A distance as people read it: whole and ordinary numbers as they are
+/// (`6`, `0.5`), tiny or huge ones (float boundaries are a few ulps away)
+/// with an exponent (`5e-324`), not as hundreds of digits.
+pub(crate) fn show_distance(d: f64) -> String {
+    let magnitude = d.abs();
+    if magnitude != 0.0 && magnitude.is_finite() && !(1e-4..1e16).contains(&magnitude) {
+        format!("{d:e}")
+    } else {
+        format!("{d}")
+    }
+}
+
+/// How the annotated source introduces a goal no passing call met.
+fn missed_goal_marker(kind: GoalKind) -> &'static str {
+    match kind {
+        GoalKind::Boundary => "missed boundary",
+        GoalKind::Mutant => "mutant survives",
+    }
+}
+
+/// `file:line:col` of a goal's condition.
+fn goal_location(f: &FunctionCoverage, goal: &GoalCoverage) -> String {
+    match f.sites.branches.get(goal.goal.branch as usize) {
+        Some(_) => f.sites.location(goal.goal.branch),
+        None => f.sites.file.to_owned(),
+    }
 }
 
 /// `file!()` paths are relative to the workspace root, tests run in the
@@ -650,7 +986,7 @@ pub(crate) fn find_source(file: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use crate::coverage;
-    use crate::registry::{Branch, BranchKind, Side};
+    use crate::registry::{Branch, BranchKind, Condition, Form, Op, Side};
 
     static SITES: Sites = Sites::new(
         "krate::m",
@@ -735,6 +1071,218 @@ mod tests {
         assert_eq!(cov.closest.get(&0).map(String::as_str), Some("b"));
     }
 
+    // `if x > limit { .. }` on line 2: one boundary, five operator mutants.
+    const GT: [Branch; 2] = [
+        Branch {
+            kind: BranchKind::Condition,
+            condition: "x > limit",
+            side: Side::True,
+            line: 2,
+            col: 8,
+            parent: u32::MAX,
+        },
+        Branch {
+            kind: BranchKind::Condition,
+            condition: "x > limit",
+            side: Side::False,
+            line: 2,
+            col: 8,
+            parent: u32::MAX,
+        },
+    ];
+    const GT_CONDITIONS: [Condition; 1] = [Condition {
+        branch: 0,
+        form: Form::Compare {
+            op: Op::Gt,
+            index: 0,
+        },
+    }];
+    static GOALS: Sites =
+        Sites::new("krate::m", "g", "no/such/g.rs", (1, 3), &GT, &[]).with_conditions(&GT_CONDITIONS);
+
+    /// A call of `x > limit` on `sites`.
+    fn gt(sites: &'static Sites, x: i64, limit: i64) -> Trace {
+        coverage::collect(|| {
+            coverage::enter(sites);
+            coverage::compare_with_goals(
+                sites,
+                0,
+                0,
+                x > limit,
+                Op::Gt,
+                Some(coverage::Cmp::numeric((x - limit) as f64)),
+                || None,
+            )
+        })
+        .1
+    }
+
+    fn goal_totals(b: (usize, usize), m: (usize, usize)) -> GoalTotals {
+        GoalTotals {
+            boundaries: b.1,
+            boundaries_covered: b.0,
+            mutants: m.1,
+            mutants_killed: m.0,
+        }
+    }
+
+    #[test]
+    fn only_a_call_at_the_boundary_meets_it_and_branch_counts_do_not_move() {
+        let mut cov = FunctionCoverage::new(&GOALS);
+        // Nothing ran: every goal counts, and is missed.
+        assert_eq!(cov.goal_totals(), goal_totals((0, 1), (0, 5)));
+        cov.add("far-below", &gt(&GOALS, 0, 5), true);
+        cov.add("far-above", &gt(&GOALS, 9, 5), true);
+        assert_eq!(cov.covered().len(), 2, "both outcomes");
+        // `>` → `>=` differs only at x == limit: it survives with the boundary.
+        assert_eq!(cov.goal_totals(), goal_totals((0, 1), (4, 5)));
+        let missed: Vec<&str> = cov.missed_goals().map(|g| g.goal.label.as_str()).collect();
+        assert_eq!(
+            missed,
+            [
+                "`x > limit` at its boundary (equal operands)",
+                "`>` → `>=` in `x > limit`"
+            ]
+        );
+        let boundary = &cov.goals[0];
+        assert_eq!(
+            (boundary.best_distance, boundary.closest.as_deref()),
+            (Some(4.0), Some("far-above"))
+        );
+        cov.add("z-at", &gt(&GOALS, 5, 5), true);
+        cov.add("at", &gt(&GOALS, 5, 5), true);
+        assert_eq!(cov.goal_totals(), goal_totals((1, 1), (5, 5)));
+        assert_eq!(cov.missed_goals().count(), 0);
+        assert_eq!((cov.goals[0].met, cov.goals[0].met_by.as_deref()), (2, Some("at")));
+        // Branch outcomes are what they were: goals are never mixed in.
+        assert_eq!((cov.covered().len(), cov.total()), (2, 2));
+        assert_eq!(cov.covered_by_test("at"), BTreeSet::from([1]));
+    }
+
+    #[test]
+    fn a_call_that_did_not_pass_never_meets_a_goal() {
+        let mut cov = FunctionCoverage::new(&GOALS);
+        cov.add("panicked", &gt(&GOALS, 5, 5), false);
+        assert_eq!(cov.goal_totals(), goal_totals((0, 1), (0, 5)));
+        let boundary = &cov.goals[0];
+        assert!(!boundary.evaluated && !boundary.is_met());
+        // At distance 0 it says nothing; farther, it counts for distances.
+        assert_eq!(boundary.best_distance, None);
+        cov.add("panicked-far", &gt(&GOALS, 7, 5), false);
+        assert_eq!(cov.goals[0].best_distance, Some(2.0));
+        assert_eq!(cov.goal_totals().boundaries_covered, 0);
+    }
+
+    /// A report of `GOALS` as a target called at 0 and 9 (not at 5), and
+    /// `SITES` as a helper without conditions.
+    fn goal_report() -> Report {
+        let mut g = FunctionCoverage::new(&GOALS);
+        g.kind = Kind::Target;
+        g.add("carved::m::g::0001", &gt(&GOALS, 0, 5), true);
+        g.add("carved::m::g::0002", &gt(&GOALS, 9, 5), true);
+        let (_, helper) =
+            coverage::collect(|| coverage::compare(&SITES, 0, true, coverage::Op::Gt, None));
+        let mut f = FunctionCoverage::new(&SITES);
+        f.add("carved::m::g::0001", &helper, true);
+        f.reached_from.insert("m::g".to_owned());
+        Report {
+            seed: 3,
+            functions: vec![f, g],
+            targets: vec![TargetCoverage {
+                name: "m::g".to_owned(),
+                function: 1,
+                reach: BTreeSet::from([0, 1]),
+                carved_calls: 2,
+                generated_calls: 0,
+                executions: 2,
+                failures: 0,
+            }],
+            calls: BTreeMap::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_json_report_adds_goal_fields_beside_the_branch_fields() {
+        let json: serde_json::Value = serde_json::from_str(&goal_report().to_json()).unwrap();
+        assert_eq!(
+            json["targets"][0],
+            serde_json::json!({ "name": "m::g", "branches": 2, "covered": 2,
+                "reach_branches": 4, "reach_covered": 3, "carved_calls": 2,
+                "generated_calls": 0, "executions": 2, "failures": 0,
+                "boundaries": 1, "boundaries_covered": 0, "mutants": 5, "mutants_killed": 4,
+                "reach_boundaries": 1, "reach_boundaries_covered": 0,
+                "reach_mutants": 5, "reach_mutants_killed": 4 })
+        );
+        assert_eq!(
+            json["functions"][0],
+            serde_json::json!({ "name": "m::f", "kind": "helper", "branches": 2,
+                "covered": 1, "reached_from": ["m::g"], "boundaries": 0,
+                "boundaries_covered": 0, "mutants": 0, "mutants_killed": 0 })
+        );
+        assert_eq!(json["functions"][1]["mutants_killed"], 4);
+        assert_eq!(
+            json["total"],
+            serde_json::json!({ "branches": 4, "covered": 3, "boundaries": 1,
+                "boundaries_covered": 0, "mutants": 5, "mutants_killed": 4 })
+        );
+    }
+
+    #[test]
+    fn the_summary_shows_goals_in_their_own_aligned_columns() {
+        let summary = goal_report().summary();
+        insta::assert_snapshot!(summary, @r#"
+            carve: branch coverage of instrumented functions by carved and generated calls
+              function  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+              m::f      helper     1/2     50.0%         -               -    reached from m::g
+              m::g      target     2/2    100.0%         0/1             4/5  reach    3/4     75.0%  (2 carved, 0 generated calls)
+              total                3/4     75.0%         0/1             4/5
+            "#);
+    }
+
+    #[test]
+    fn the_annotated_source_marks_missed_boundaries_and_surviving_mutants() {
+        // Without the source: listed by location.
+        let listing = goal_report().annotate("m::g");
+        insta::assert_snapshot!(listing, @r#"
+
+            m::g: 2/2 branch outcomes covered (100.0%), boundaries 0/1, weak mutants killed 4/5, no/such/g.rs
+              (source not found; missed outcomes and goals:)
+              no/such/g.rs:2:8 missed boundary: `x > limit` at its boundary (equal operands)
+              no/such/g.rs:2:8 mutant survives: `>` → `>=` in `x > limit`
+            "#);
+        // With it: under their line, marked `~` where no outcome is missed.
+        let path = std::env::temp_dir().join(format!("carve-annotate-{}.rs", std::process::id()));
+        std::fs::write(&path, "fn g(x: i64, limit: i64) -> bool {\n    if x > limit { true } else { false }\n}\n").unwrap();
+        let file: &'static str = Box::leak(path.display().to_string().into_boxed_str());
+        let sites: &'static Sites = Box::leak(Box::new(
+            Sites::new("krate::m", "g", file, (1, 3), &GT, &[]).with_conditions(&GT_CONDITIONS),
+        ));
+        let mut cov = FunctionCoverage::new(sites);
+        cov.add("a", &gt(sites, 0, 5), true);
+        cov.add("b", &gt(sites, 7, 5), true);
+        let listing = annotate_function(&cov).replace(file, "g.rs");
+        let _ = std::fs::remove_file(&path);
+        insta::assert_snapshot!(listing, @r#"
+
+            m::g: 2/2 branch outcomes covered (100.0%), boundaries 0/1, weak mutants killed 4/5, g.rs
+                 1 fn g(x: i64, limit: i64) -> bool {
+            ~    2     if x > limit { true } else { false }
+                          ^ missed boundary: `x > limit` at its boundary (equal operands) (closest distance 2)
+                          ^ mutant survives: `>` → `>=` in `x > limit` (closest distance 2)
+                 3 }
+            "#);
+    }
+
+    #[test]
+    fn distances_are_shown_without_hundreds_of_digits() {
+        let shown: Vec<String> = [6.0, 0.5, 5e-324, f64::EPSILON, 1e20, 0.0]
+            .into_iter()
+            .map(show_distance)
+            .collect();
+        assert_eq!(shown, ["6", "0.5", "5e-324", "2.220446049250313e-16", "1e20", "0"]);
+    }
+
     #[test]
     fn totals_show_a_dash_when_there_is_nothing_to_cover() {
         let none = Totals::default();
@@ -743,6 +1291,7 @@ mod tests {
         let some = Totals {
             branches: 4,
             covered: 3,
+            ..Totals::default()
         };
         assert_eq!(
             some.show().split_whitespace().collect::<Vec<_>>(),

@@ -154,12 +154,41 @@ fn the_index_lists_every_function_with_the_json_reports_numbers() {
             assert_eq!(shown, expected, "{name}");
             let cells: Vec<String> = select_in(*row, "td").into_iter().map(text).collect();
             assert_eq!(cells[0], name);
+            // Boundaries and mutants killed, beside the outcomes.
+            for (kind, total, met, cell) in [
+                ("boundary", "boundaries", "boundaries_covered", 4),
+                ("mutant", "mutants", "mutants_killed", 5),
+            ] {
+                let attribute = |key: &str| format!("data-{}", key.replace('_', "-"));
+                assert_eq!(
+                    number(*row, &attribute(total)),
+                    f[total].as_u64(),
+                    "{name} {total}"
+                );
+                assert_eq!(
+                    number(*row, &attribute(met)),
+                    f[met].as_u64(),
+                    "{name} {met}"
+                );
+                let shown = select_in(*row, &format!("span.goals[data-kind={kind}]"))
+                    .first()
+                    .map(|e| text(*e));
+                let expected =
+                    (f[total].as_u64() > Some(0)).then(|| format!("{}/{}", f[met], f[total]));
+                assert_eq!(shown, expected, "{name} {total}");
+                let first = cells[cell].split_whitespace().next().unwrap_or("");
+                assert_eq!(
+                    first,
+                    expected.as_deref().unwrap_or("–"),
+                    "{name}: {cells:?}"
+                );
+            }
             if f["kind"] == "target" {
                 let t = entry(&g.json["targets"], name);
                 for (attribute, key, cell) in [
-                    ("data-carved", "carved_calls", 4),
-                    ("data-generated", "generated_calls", 5),
-                    ("data-failures", "failures", 6),
+                    ("data-carved", "carved_calls", 6),
+                    ("data-generated", "generated_calls", 7),
+                    ("data-failures", "failures", 8),
                 ] {
                     assert_eq!(number(*row, attribute), t[key].as_u64(), "{name} {key}");
                     let shown = cells[cell].split_whitespace().next().unwrap_or("");
@@ -176,6 +205,19 @@ fn the_index_lists_every_function_with_the_json_reports_numbers() {
             number(total, "data-covered"),
             g.json["total"]["covered"].as_u64()
         );
+        for key in [
+            "boundaries",
+            "boundaries_covered",
+            "mutants",
+            "mutants_killed",
+        ] {
+            let attribute = format!("data-{}", key.replace('_', "-"));
+            assert_eq!(
+                number(total, &attribute),
+                g.json["total"][key].as_u64(),
+                "{key}"
+            );
+        }
         if page == "missed.html" {
             let missed: Vec<u64> = rows
                 .iter()
@@ -276,6 +318,71 @@ fn a_function_page_marks_missed_outcomes_and_names_covering_calls() {
     assert!(
         calls.iter().any(|c| c == "carved::magic::0001 magic(x:7)"),
         "{calls:?}"
+    );
+}
+
+/// The page of `magic` lists its missed boundaries and surviving mutants,
+/// as many as the JSON report counts, each linked to its line and marked
+/// under it; `x % 2 == 1` on the `x == 4242` path can never have its left
+/// operand one above the right, nor weakly kill `==` → `>`.
+#[test]
+fn a_function_page_lists_missed_boundaries_and_surviving_mutants() {
+    let g = generated();
+    let html = parse(&g.report.join("functions/magic.html"));
+    let magic = entry(&g.json["functions"], "magic");
+    let count = |key: &str| magic[key].as_u64().unwrap() as usize;
+    let rows = |kind: &str| -> Vec<ElementRef> {
+        select(&html, &format!("table.goals[data-kind={kind}] tbody tr"))
+    };
+    let (boundaries, mutants) = (rows("boundary"), rows("mutant"));
+    assert_eq!(
+        boundaries.len(),
+        count("boundaries") - count("boundaries_covered"),
+        "{magic}"
+    );
+    assert_eq!(
+        mutants.len(),
+        count("mutants") - count("mutants_killed"),
+        "{magic}"
+    );
+    assert!(count("mutants_killed") > 0, "{magic}");
+    let marks = select(&html, "tr.conds span.goal-miss");
+    assert_eq!(marks.len(), boundaries.len() + mutants.len());
+    for row in boundaries.iter().chain(&mutants) {
+        let link = attr(select_in(*row, "a")[0], "href").unwrap();
+        assert_eq!(select(&html, &format!("tr.line{link}")).len(), 1, "{link}");
+    }
+    let source = g.project.read("src/lib.rs");
+    let line = source
+        .lines()
+        .position(|l| l.contains("if x % 2 == 1"))
+        .unwrap()
+        + 1;
+    let labels: Vec<String> = boundaries
+        .iter()
+        .chain(&mutants)
+        .map(|r| text(*r))
+        .collect();
+    for label in [
+        "`x % 2 == 1` with the left operand one above the right",
+        "`==` → `>` in `x % 2 == 1`",
+    ] {
+        assert!(
+            labels
+                .iter()
+                .any(|l| l.starts_with(&format!("{line}:")) && l.contains(label)),
+            "{label} in {labels:?}"
+        );
+    }
+    let on_line: Vec<String> = select(&html, &format!("tr.line#L{line} + tr.conds span.goal-miss"))
+        .into_iter()
+        .map(text)
+        .collect();
+    assert!(
+        on_line.contains(
+            &"◇ missed boundary: `x % 2 == 1` with the left operand one above the right".to_owned()
+        ),
+        "{on_line:?}"
     );
 }
 

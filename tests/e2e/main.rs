@@ -818,32 +818,36 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
     // cgi_decode: `while i < bytes.len()` true/false and three match arms.
     assert_snapshot!(run.summary(), @r#"
         carve: branch coverage of instrumented functions by carved and generated calls
-          function            kind    own outcomes      targets: outcomes of all they reach
-          Counter::bump       target     -              reach    -              (1 carved, 0 generated calls)
-          Counter::get        helper     -              not reached
-          abort_on_max        target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 0 generated calls)
-          collatz             target     4/4    100.0%  reach    4/4    100.0%  (1 carved, 0 generated calls)
-          compatible          target     -              reach   10/20    50.0%  (1 carved, 0 generated calls)
-          decode::cgi_decode  target     5/5    100.0%  reach    5/5    100.0%  (3 carved, 0 generated calls)
-          double              target     -              reach    -              (2 carved, 0 generated calls)
-          fact                target     2/2    100.0%  reach    2/2    100.0%  (13 carved, 0 generated calls)
-          first_word          target     -              reach    -              (1 carved, 0 generated calls)
-          parse_triple        target     -              reach    8/16    50.0%  (1 carved, 0 generated calls)
-          push_all            target     -              reach    -              (1 carved, 0 generated calls)
-          split_pair          target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 0 generated calls)
-          sum_pairs           target     -              reach    -              (1 carved, 0 generated calls)
-          triple::compatible  helper     2/4     50.0%  reached from compatible
-          triple::parse       helper     1/2     50.0%  reached from compatible, parse_triple
-          triple::part        helper     7/14    50.0%  reached from compatible, parse_triple
-          unlucky             target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 0 generated calls)
-          total                         24/37    64.9%
+          function            kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+          Counter::bump       target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+          Counter::get        helper     -                    -               -     not reached
+          abort_on_max        target     1/2     50.0%        0/2             3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
+          collatz             target     4/4    100.0%        2/4             8/10  reach    4/4    100.0%  (1 carved, 0 generated calls)
+          compatible          target     -                    -               -     reach   10/20    50.0%  (1 carved, 0 generated calls)
+          decode::cgi_decode  target     5/5    100.0%        1/1             4/5   reach    5/5    100.0%  (3 carved, 0 generated calls)
+          double              target     -                    -               -     reach    -              (2 carved, 0 generated calls)
+          fact                target     2/2    100.0%        1/1             4/5   reach    2/2    100.0%  (13 carved, 0 generated calls)
+          first_word          target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+          parse_triple        target     -                    -               -     reach    8/16    50.0%  (1 carved, 0 generated calls)
+          push_all            target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+          split_pair          target     1/2     50.0%        1/1             3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
+          sum_pairs           target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+          triple::compatible  helper     2/4     50.0%        0/3             6/11  reached from compatible
+          triple::parse       helper     1/2     50.0%        -               1/1   reached from compatible, parse_triple
+          triple::part        helper     7/14    50.0%        1/2             8/15  reached from compatible, parse_triple
+          unlucky             target     1/2     50.0%        0/2             3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
+          total                         24/37    64.9%        6/16           40/62
         carve: hint: `Counter::bump`, `double`, `first_word`, `push_all`, `sum_pairs` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
         "#);
     assert_snapshot!(run.listing("unlucky"), @r#"
-        unlucky: 1/2 branch outcomes covered (50.0%), src/lib.rs
+        unlucky: 1/2 branch outcomes covered (50.0%), boundaries 0/2, weak mutants killed 3/5, src/lib.rs
            121 pub fn unlucky(x: u8) -> u8 {
         #  122     if x == 13 {
                       ^ missed: `x == 13` true (closest distance 6)
+                      ^ missed boundary: `x == 13` with the left operand one below the right (closest distance 5)
+                      ^ missed boundary: `x == 13` with the left operand one above the right (closest distance 7)
+                      ^ mutant survives: `==` → `>` in `x == 13` (closest distance 6)
+                      ^ mutant survives: `==` → `>=` in `x == 13` (closest distance 7)
            123         panic!("unlucky number {x}");
            124     }
            125     x
@@ -863,7 +867,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 0,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 0,
+              "reach_mutants_killed": 0
             },
             {
               "name": "abort_on_max",
@@ -874,7 +886,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 2,
+              "boundaries_covered": 0,
+              "mutants": 5,
+              "mutants_killed": 3,
+              "reach_boundaries": 2,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 5,
+              "reach_mutants_killed": 3
             },
             {
               "name": "collatz",
@@ -885,7 +905,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 4,
+              "boundaries_covered": 2,
+              "mutants": 10,
+              "mutants_killed": 8,
+              "reach_boundaries": 4,
+              "reach_boundaries_covered": 2,
+              "reach_mutants": 10,
+              "reach_mutants_killed": 8
             },
             {
               "name": "compatible",
@@ -896,7 +924,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 5,
+              "reach_boundaries_covered": 1,
+              "reach_mutants": 27,
+              "reach_mutants_killed": 15
             },
             {
               "name": "decode::cgi_decode",
@@ -907,7 +943,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 3,
               "generated_calls": 0,
               "executions": 3,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 1,
+              "boundaries_covered": 1,
+              "mutants": 5,
+              "mutants_killed": 4,
+              "reach_boundaries": 1,
+              "reach_boundaries_covered": 1,
+              "reach_mutants": 5,
+              "reach_mutants_killed": 4
             },
             {
               "name": "double",
@@ -918,7 +962,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 2,
               "generated_calls": 0,
               "executions": 2,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 0,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 0,
+              "reach_mutants_killed": 0
             },
             {
               "name": "fact",
@@ -929,7 +981,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 13,
               "generated_calls": 0,
               "executions": 13,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 1,
+              "boundaries_covered": 1,
+              "mutants": 5,
+              "mutants_killed": 4,
+              "reach_boundaries": 1,
+              "reach_boundaries_covered": 1,
+              "reach_mutants": 5,
+              "reach_mutants_killed": 4
             },
             {
               "name": "first_word",
@@ -940,7 +1000,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 0,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 0,
+              "reach_mutants_killed": 0
             },
             {
               "name": "parse_triple",
@@ -951,7 +1019,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 2,
+              "reach_boundaries_covered": 1,
+              "reach_mutants": 16,
+              "reach_mutants_killed": 9
             },
             {
               "name": "push_all",
@@ -962,7 +1038,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 0,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 0,
+              "reach_mutants_killed": 0
             },
             {
               "name": "split_pair",
@@ -973,7 +1057,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 1,
+              "boundaries_covered": 1,
+              "mutants": 5,
+              "mutants_killed": 3,
+              "reach_boundaries": 1,
+              "reach_boundaries_covered": 1,
+              "reach_mutants": 5,
+              "reach_mutants_killed": 3
             },
             {
               "name": "sum_pairs",
@@ -984,7 +1076,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0,
+              "reach_boundaries": 0,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 0,
+              "reach_mutants_killed": 0
             },
             {
               "name": "unlucky",
@@ -995,7 +1095,15 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "carved_calls": 1,
               "generated_calls": 0,
               "executions": 1,
-              "failures": 0
+              "failures": 0,
+              "boundaries": 2,
+              "boundaries_covered": 0,
+              "mutants": 5,
+              "mutants_killed": 3,
+              "reach_boundaries": 2,
+              "reach_boundaries_covered": 0,
+              "reach_mutants": 5,
+              "reach_mutants_killed": 3
             }
           ],
           "functions": [
@@ -1004,91 +1112,143 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "Counter::get",
               "kind": "helper",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "abort_on_max",
               "kind": "target",
               "branches": 2,
               "covered": 1,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 2,
+              "boundaries_covered": 0,
+              "mutants": 5,
+              "mutants_killed": 3
             },
             {
               "name": "collatz",
               "kind": "target",
               "branches": 4,
               "covered": 4,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 4,
+              "boundaries_covered": 2,
+              "mutants": 10,
+              "mutants_killed": 8
             },
             {
               "name": "compatible",
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "decode::cgi_decode",
               "kind": "target",
               "branches": 5,
               "covered": 5,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 1,
+              "boundaries_covered": 1,
+              "mutants": 5,
+              "mutants_killed": 4
             },
             {
               "name": "double",
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "fact",
               "kind": "target",
               "branches": 2,
               "covered": 2,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 1,
+              "boundaries_covered": 1,
+              "mutants": 5,
+              "mutants_killed": 4
             },
             {
               "name": "first_word",
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "parse_triple",
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "push_all",
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "split_pair",
               "kind": "target",
               "branches": 2,
               "covered": 1,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 1,
+              "boundaries_covered": 1,
+              "mutants": 5,
+              "mutants_killed": 3
             },
             {
               "name": "sum_pairs",
               "kind": "target",
               "branches": 0,
               "covered": 0,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 0,
+              "mutants_killed": 0
             },
             {
               "name": "triple::compatible",
@@ -1097,7 +1257,11 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "covered": 2,
               "reached_from": [
                 "compatible"
-              ]
+              ],
+              "boundaries": 3,
+              "boundaries_covered": 0,
+              "mutants": 11,
+              "mutants_killed": 6
             },
             {
               "name": "triple::parse",
@@ -1107,7 +1271,11 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [
                 "compatible",
                 "parse_triple"
-              ]
+              ],
+              "boundaries": 0,
+              "boundaries_covered": 0,
+              "mutants": 1,
+              "mutants_killed": 1
             },
             {
               "name": "triple::part",
@@ -1117,19 +1285,31 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [
                 "compatible",
                 "parse_triple"
-              ]
+              ],
+              "boundaries": 2,
+              "boundaries_covered": 1,
+              "mutants": 15,
+              "mutants_killed": 8
             },
             {
               "name": "unlucky",
               "kind": "target",
               "branches": 2,
               "covered": 1,
-              "reached_from": []
+              "reached_from": [],
+              "boundaries": 2,
+              "boundaries_covered": 0,
+              "mutants": 5,
+              "mutants_killed": 3
             }
           ],
           "total": {
             "branches": 37,
-            "covered": 24
+            "covered": 24,
+            "boundaries": 16,
+            "boundaries_covered": 6,
+            "mutants": 62,
+            "mutants_killed": 40
           }
         }
         "#);
@@ -1400,25 +1580,25 @@ fn no_instrument_feature_carves_without_branch_instrumentation() {
         .assert_line("test carved::decode::cgi_decode::0001 ... ok");
     assert_snapshot!(run.summary(), @r#"
         carve: branch coverage of instrumented functions by carved and generated calls
-          function            kind    own outcomes      targets: outcomes of all they reach
-          Counter::bump       target     -              reach    -              (1 carved, 0 generated calls)
-          Counter::get        helper     -              not reached
-          abort_on_max        target     -              reach    -              (1 carved, 0 generated calls)
-          collatz             target     -              reach    -              (1 carved, 0 generated calls)
-          compatible          target     -              reach    -              (1 carved, 0 generated calls)
-          decode::cgi_decode  target     -              reach    -              (3 carved, 0 generated calls)
-          double              target     -              reach    -              (2 carved, 0 generated calls)
-          fact                target     -              reach    -              (13 carved, 0 generated calls)
-          first_word          target     -              reach    -              (1 carved, 0 generated calls)
-          parse_triple        target     -              reach    -              (1 carved, 0 generated calls)
-          push_all            target     -              reach    -              (1 carved, 0 generated calls)
-          split_pair          target     -              reach    -              (1 carved, 0 generated calls)
-          sum_pairs           target     -              reach    -              (1 carved, 0 generated calls)
-          triple::compatible  helper     -              not reached
-          triple::parse       helper     -              not reached
-          triple::part        helper     -              not reached
-          unlucky             target     -              reach    -              (1 carved, 0 generated calls)
-          total                          -
+          function            kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+          Counter::bump       target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          Counter::get        helper     -                     -               -    not reached
+          abort_on_max        target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          collatz             target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          compatible          target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          decode::cgi_decode  target     -                     -               -    reach    -              (3 carved, 0 generated calls)
+          double              target     -                     -               -    reach    -              (2 carved, 0 generated calls)
+          fact                target     -                     -               -    reach    -              (13 carved, 0 generated calls)
+          first_word          target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          parse_triple        target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          push_all            target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          split_pair          target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          sum_pairs           target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          triple::compatible  helper     -                     -               -    not reached
+          triple::parse       helper     -                     -               -    not reached
+          triple::part        helper     -                     -               -    not reached
+          unlucky             target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+          total                          -                     -               -
         carve: hint: `Counter::bump`, `abort_on_max`, `collatz`, `compatible`, `decode::cgi_decode`, `double`, `fact`, `first_word`, `parse_triple`, `push_all`, `split_pair`, `sum_pairs`, `unlucky` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
         "#);
     let json = p.report("report.json");
@@ -1427,7 +1607,8 @@ fn no_instrument_feature_carves_without_branch_instrumentation() {
     assert_eq!(decode["carved_calls"], 3, "{json}");
     assert_eq!(
         json["total"],
-        serde_json::json!({ "branches": 0, "covered": 0 })
+        serde_json::json!({ "branches": 0, "covered": 0, "boundaries": 0,
+            "boundaries_covered": 0, "mutants": 0, "mutants_killed": 0 })
     );
 }
 
@@ -1438,15 +1619,21 @@ fn no_instrument_feature_carves_without_branch_instrumentation() {
 fn coverage_follows_the_call_tree() {
     let p = Project::recorded("call-tree");
     let run = p.test(&[("CARVE_REPORT", "report.json")], &[]);
-    run.assert_success()
-        .assert_line("triple::part helper 7/14 50.0% reached from compatible, parse_triple");
+    run.assert_success().assert_line(
+        "triple::part helper 7/14 50.0% 1/2 8/15 reached from compatible, parse_triple",
+    );
     let json = p.report("report.json");
     // part: let-else 2, `is_empty() || len() > 9` 4, for 2, `!is_ascii_digit()` 2,
-    // `len() > 1 && starts_with('0')` 4. parse: `is_some()` 2.
+    // `len() > 1 && starts_with('0')` 4. parse: `is_some()` 2. Its goals are
+    // counted beside the outcomes, which stay what they were (7/14, as
+    // llvm-cov counts them): boundaries of `len() > 9` and `len() > 1`, and
+    // 15 mutants (5 per `>`, `is_empty()`, `!is_ascii_digit()` and
+    // `starts_with` negated, `||` and `&&` swapped).
     assert_eq!(
         entry(&json["functions"], "triple::part"),
         &serde_json::json!({ "name": "triple::part", "kind": "helper", "branches": 14,
-            "covered": 7, "reached_from": ["compatible", "parse_triple"] })
+            "covered": 7, "reached_from": ["compatible", "parse_triple"],
+            "boundaries": 2, "boundaries_covered": 1, "mutants": 15, "mutants_killed": 8 })
     );
     let compatible = entry(&json["functions"], "triple::compatible");
     assert_eq!(
@@ -1484,25 +1671,25 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
         carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 9/16 -> 15/16; kept 7 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
         carve: wrote 7 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
-          function            kind    own outcomes      targets: outcomes of all they reach
-          Counter::bump       target     -              not called
-          Counter::get        helper     -              not reached
-          abort_on_max        target     0/2      0.0%  not called
-          collatz             target     0/4      0.0%  not called
-          compatible          target     -              not called
-          decode::cgi_decode  target     0/5      0.0%  not called
-          double              target     -              not called
-          fact                target     0/2      0.0%  not called
-          first_word          target     -              not called
-          parse_triple        target     -              reach   16/16   100.0%  (1 carved, 7 generated calls)
-          push_all            target     -              not called
-          split_pair          target     0/2      0.0%  not called
-          sum_pairs           target     -              not called
-          triple::compatible  helper     0/4      0.0%  not reached
-          triple::parse       helper     2/2    100.0%  reached from parse_triple
-          triple::part        helper    14/14   100.0%  reached from parse_triple
-          unlucky             target     0/2      0.0%  not called
-          total                         16/37    43.2%
+          function            kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+          Counter::bump       target     -                    -               -     not called
+          Counter::get        helper     -                    -               -     not reached
+          abort_on_max        target     0/2      0.0%        0/2             0/5   not called
+          collatz             target     0/4      0.0%        0/4             0/10  not called
+          compatible          target     -                    -               -     not called
+          decode::cgi_decode  target     0/5      0.0%        0/1             0/5   not called
+          double              target     -                    -               -     not called
+          fact                target     0/2      0.0%        0/1             0/5   not called
+          first_word          target     -                    -               -     not called
+          parse_triple        target     -                    -               -     reach   16/16   100.0%  (1 carved, 7 generated calls)
+          push_all            target     -                    -               -     not called
+          split_pair          target     0/2      0.0%        0/1             0/5   not called
+          sum_pairs           target     -                    -               -     not called
+          triple::compatible  helper     0/4      0.0%        0/3             0/11  not reached
+          triple::parse       helper     2/2    100.0%        -               1/1   reached from parse_triple
+          triple::part        helper    14/14   100.0%        2/2            14/15  reached from parse_triple
+          unlucky             target     0/2      0.0%        0/2             0/5   not called
+          total                         16/37    43.2%        2/16           15/62
         carve: wrote the coverage report to report.json
         "#);
     let json = p.report("report.json");
@@ -1529,25 +1716,25 @@ fn generation_keeps_a_found_failure_minimized() {
         carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:152
         carve: wrote 2 new snapshot(s) for split_pair in carved/split_pair/
         carve: branch coverage of instrumented functions by carved and generated calls
-          function            kind    own outcomes      targets: outcomes of all they reach
-          Counter::bump       target     -              not called
-          Counter::get        helper     -              not reached
-          abort_on_max        target     0/2      0.0%  not called
-          collatz             target     0/4      0.0%  not called
-          compatible          target     -              not called
-          decode::cgi_decode  target     0/5      0.0%  not called
-          double              target     -              not called
-          fact                target     0/2      0.0%  not called
-          first_word          target     -              not called
-          parse_triple        target     -              not called
-          push_all            target     -              not called
-          split_pair          target     2/2    100.0%  reach    2/2    100.0%  (1 carved, 3 generated calls)
-          sum_pairs           target     -              not called
-          triple::compatible  helper     0/4      0.0%  not reached
-          triple::parse       helper     0/2      0.0%  not reached
-          triple::part        helper     0/14     0.0%  not reached
-          unlucky             target     0/2      0.0%  not called
-          total                          2/37     5.4%
+          function            kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+          Counter::bump       target     -                    -               -     not called
+          Counter::get        helper     -                    -               -     not reached
+          abort_on_max        target     0/2      0.0%        0/2             0/5   not called
+          collatz             target     0/4      0.0%        0/4             0/10  not called
+          compatible          target     -                    -               -     not called
+          decode::cgi_decode  target     0/5      0.0%        0/1             0/5   not called
+          double              target     -                    -               -     not called
+          fact                target     0/2      0.0%        0/1             0/5   not called
+          first_word          target     -                    -               -     not called
+          parse_triple        target     -                    -               -     not called
+          push_all            target     -                    -               -     not called
+          split_pair          target     2/2    100.0%        1/1             5/5   reach    2/2    100.0%  (1 carved, 3 generated calls)
+          sum_pairs           target     -                    -               -     not called
+          triple::compatible  helper     0/4      0.0%        0/3             0/11  not reached
+          triple::parse       helper     0/2      0.0%        -               0/1   not reached
+          triple::part        helper     0/14     0.0%        0/2             0/15  not reached
+          unlucky             target     0/2      0.0%        0/2             0/5   not called
+          total                          2/37     5.4%        1/16            5/62
         "#);
     run.assert_line("test generated::split_pair::0001 ... FAILED");
     assert_snapshot!(run.failure("generated::split_pair::0001"), @r#"

@@ -105,8 +105,8 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
         .filter(|l| l.trim_start().starts_with("unlucky"))
         .collect();
     assert_snapshot!(summary.join("\n"), @r#"
-        unlucky             target     1/2     50.0%  reach    1/2     50.0%  (1 carved, 3 generated calls)
-        unlucky_weather     target     4/4    100.0%  reach    4/4    100.0%  (1 carved, 3 generated calls)
+        unlucky             target     1/2     50.0%        2/2             5/5   reach    1/2     50.0%  (1 carved, 3 generated calls)
+        unlucky_weather     target     4/4    100.0%        2/2             5/5   reach    4/4    100.0%  (1 carved, 3 generated calls)
         "#);
     let json = p.report("report.json");
     let target = entry(&json["targets"], "unlucky");

@@ -3,7 +3,8 @@
 //! from `file://`.
 //!
 //! - `index.html`: one row per instrumented function, targets and helpers,
-//!   with its outcomes covered/total, calls and failures, and the total;
+//!   with its outcomes covered/total, its boundaries and weak mutants
+//!   killed (apart from the outcomes), calls and failures, and the total;
 //!   then the found failures. `missed.html` is the same table sorted by
 //!   most missed outcomes (two pages rather than a script: sorting works
 //!   without JavaScript).
@@ -11,7 +12,9 @@
 //!   with a missed outcome are highlighted; each condition carries its
 //!   outcomes as badges (✓ covered, ✗ missed); a covered badge opens to the
 //!   calls that took it, a missed one to its closest distance and the call
-//!   that came closest. A target's page plots its last generation run.
+//!   that came closest. Missed boundaries and surviving mutants are listed,
+//!   and marked under their line. A target's page plots its last
+//!   generation run.
 //!
 //! Markup is written with maud, which escapes every value it is given:
 //! source lines, arguments and names are never escaped by hand. Everything
@@ -27,7 +30,9 @@ use std::path::{Path, PathBuf};
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use crate::coverage::report::{find_source, FunctionCoverage, Kind, Report, Totals};
+use crate::coverage::goals::GoalKind;
+use crate::coverage::report::{
+    show_distance,find_source, FunctionCoverage, GoalCoverage, GoalTotals, Kind, Report, Totals};
 use crate::generation::history::RunHistory;
 use crate::registry::{Branch, BranchKind};
 
@@ -200,7 +205,9 @@ fn percent(covered: usize, total: usize) -> Option<f64> {
 /// `covered/total` with a bar and the percentage; a dash when there is
 /// nothing to cover.
 fn share(totals: Totals) -> Markup {
-    let Totals { branches, covered } = totals;
+    let Totals {
+        branches, covered, ..
+    } = totals;
     html! {
         @match percent(covered, branches) {
             Some(p) => {
@@ -216,11 +223,36 @@ fn share(totals: Totals) -> Markup {
     }
 }
 
-fn own(f: &FunctionCoverage) -> Totals {
-    Totals {
-        branches: f.total(),
-        covered: f.covered_by.len(),
+/// `met/total` boundaries or weak mutants killed, with the percentage; a
+/// dash when there are none. No bar: these are not branch coverage.
+fn goal_share(goals: GoalTotals, kind: GoalKind) -> Markup {
+    let (met, total) = goals.of(kind);
+    let none = match kind {
+        GoalKind::Boundary => "no boundaries",
+        GoalKind::Mutant => "no mutants",
+    };
+    html! {
+        @match percent(met, total) {
+            Some(p) => {
+                span.goals data-kind=(kind.as_str()) { (met) "/" (total) }
+                " "
+                span.muted { (format!("{p:.0}%")) }
+            }
+            None => span.muted title=(none) { "–" }
+        }
     }
+}
+
+/// `boundaries 3/5 · weak mutants killed 14/16` for a page's header.
+fn goal_summary(goals: GoalTotals) -> Markup {
+    html! {
+        div { "boundaries: " (goal_share(goals, GoalKind::Boundary)) }
+        div { "weak mutants killed: " (goal_share(goals, GoalKind::Mutant)) }
+    }
+}
+
+fn own(f: &FunctionCoverage) -> Totals {
+    f.totals()
 }
 
 fn index(report: &Report, names: &[String], order: Order) -> Markup {
@@ -237,6 +269,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
             h1 { "carve: branch coverage" }
             div.summary.big {
                 div { "all instrumented functions: " (share(total)) }
+                (goal_summary(total.goals))
                 div { (report.functions.len()) " functions, " (report.targets.len()) " targets" }
                 div.muted { "seed " (report.seed) }
             }
@@ -254,6 +287,8 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                         th { "kind" }
                         th { "outcomes covered" }
                         th.num { "missed" }
+                        th.num title="comparisons' boundaries met by a passing call, of those that apply (counted apart from outcomes)" { "boundaries" }
+                        th.num title="weak mutants (operators replaced, conditions negated) killed by a passing call, of those that apply" { "mutants killed" }
                         th.num title="carved calls replayed" { "carved" }
                         th.num title="generated calls replayed" { "generated" }
                         th.num title="distinct failing inputs generation found in this run; ✗ open: found failures that still fail" { "failures" }
@@ -265,8 +300,11 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                         @let f = &report.functions[i];
                         @let target = report.target_at(i);
                         @let open = target.map_or(0, |t| failures_of(&t.name));
+                        @let goals = f.goal_totals();
                         tr data-function=(f.name()) data-kind=(f.kind.as_str())
                             data-branches=(f.total()) data-covered=(f.covered_by.len())
+                            data-boundaries=(goals.boundaries) data-boundaries-covered=(goals.boundaries_covered)
+                            data-mutants=(goals.mutants) data-mutants-killed=(goals.mutants_killed)
                             data-carved=[target.map(|t| t.carved_calls)]
                             data-generated=[target.map(|t| t.generated_calls)]
                             data-failures=[target.map(|t| t.failures)] {
@@ -274,6 +312,8 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                             td { span class=(format!("kind {}", f.kind.as_str())) { (f.kind.as_str()) } }
                             td { (share(own(f))) }
                             td.num { @if f.total() > 0 { (f.missing().len()) } }
+                            td.num { (goal_share(goals, GoalKind::Boundary)) }
+                            td.num { (goal_share(goals, GoalKind::Mutant)) }
                             td.num { @if let Some(t) = target { (t.carved_calls) } }
                             td.num { @if let Some(t) = target { (t.generated_calls) } }
                             td.num {
@@ -300,11 +340,15 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                     }
                 }
                 tfoot {
-                    tr.total data-branches=(total.branches) data-covered=(total.covered) {
+                    tr.total data-branches=(total.branches) data-covered=(total.covered)
+                        data-boundaries=(total.goals.boundaries) data-boundaries-covered=(total.goals.boundaries_covered)
+                        data-mutants=(total.goals.mutants) data-mutants-killed=(total.goals.mutants_killed) {
                         td { "total" }
                         td {}
                         td { (share(total)) }
                         td.num { (total.branches - total.covered) }
+                        td.num { (goal_share(total.goals, GoalKind::Boundary)) }
+                        td.num { (goal_share(total.goals, GoalKind::Mutant)) }
                         td.num { (report.targets.iter().map(|t| t.carved_calls).sum::<usize>()) }
                         td.num { (report.targets.iter().map(|t| t.generated_calls).sum::<usize>()) }
                         td.num { (report.targets.iter().map(|t| t.failures).sum::<usize>()) }
@@ -335,7 +379,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                 }
             }
         }
-        p.muted { "Outcomes count true and false of every condition, matched and not matched of every pattern, entered and left of every loop, and each match arm. Written by carve (CARVE_HTML)." }
+        p.muted { "Outcomes count true and false of every condition, matched and not matched of every pattern, entered and left of every loop, and each match arm. Boundaries (operands equal at a comparison; one step either side of == and !=) and weak mutants (an operator replaced, && swapped with ||, a condition negated, killed when the condition's value would differ) are counted apart, never in the outcomes. Written by carve (CARVE_HTML)." }
     };
     page("carve: branch coverage", body)
 }
@@ -394,7 +438,7 @@ fn badge(report: &Report, f: &FunctionCoverage, id: u32, branch: &Branch) -> Mar
             let distance = f.best_distance.get(&id).copied();
             let closest = f.closest.get(&id);
             let title = match (distance, closest) {
-                (Some(d), Some(test)) => format!("missed; closest distance {d} by {test}: {}", call(test)),
+                (Some(d), Some(test)) => format!("missed; closest distance {} by {test}: {}", show_distance(d), call(test)),
                 _ => "missed; never reached".to_owned(),
             };
             html! {
@@ -403,7 +447,7 @@ fn badge(report: &Report, f: &FunctionCoverage, id: u32, branch: &Branch) -> Mar
                     div.calls {
                         @match (distance, closest) {
                             (Some(d), Some(test)) => {
-                                "missed; closest distance " span.distance { (d) } ", by"
+                                "missed; closest distance " span.distance { (show_distance(d)) } ", by"
                                 ul { li.closest { code.test { (test) } " " code.args { (call(test)) } } }
                             }
                             _ => "missed; no call reached this condition",
@@ -431,6 +475,7 @@ fn function_page(
         .iter()
         .map(|id| f.sites.branches[*id as usize].line)
         .collect();
+    let missed_goals = goals_by_line(f);
     let failures: Vec<_> = report.failures.iter().filter(|x| Some(x.target.as_str()) == target.map(|t| t.name.as_str())).collect();
     let lines: Vec<(u32, &str)> = source
         .map(|text| {
@@ -448,6 +493,7 @@ fn function_page(
             div.muted { code { (f.sites.file) ":" (first) "–" (last) } }
             div.summary.big {
                 div { "own outcomes: " (share(own(f))) }
+                (goal_summary(f.goal_totals()))
                 @if let Some(t) = target {
                     @if t.called() { div { "reach: " (share(report.totals(&t.reach))) } }
                     div { (t.carved_calls) " carved, " (t.generated_calls) " generated calls" }
@@ -482,10 +528,34 @@ fn function_page(
                             tr data-outcome=(id) {
                                 td { a href=(format!("#L{}", b.line)) { (b.line) ":" (b.col) } }
                                 td { code { (b.condition) } " " span.fail { "✗ " (b.side.as_str()) } }
-                                td.num { @match f.best_distance.get(id) { Some(d) => (d), None => span.muted { "never reached" } } }
+                                td.num { @match f.best_distance.get(id) { Some(d) => (show_distance(*d)), None => span.muted { "never reached" } } }
                                 td { @if let Some(test) = f.closest.get(id).filter(|_| f.best_distance.contains_key(id)) {
                                     code { (test) } " " code { (report.calls.get(test).cloned().unwrap_or_default()) }
                                 } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @for (kind, title) in [(GoalKind::Boundary, "Missed boundaries"), (GoalKind::Mutant, "Surviving mutants")] {
+            @let goals: Vec<&GoalCoverage> = f.missed_goals().filter(|g| g.goal.kind == kind).collect();
+            @if !goals.is_empty() {
+                h2 { (title) }
+                div.scroll {
+                    table.goals data-kind=(kind.as_str()) {
+                        thead { tr { th { "where" } th { "goal" } th { "closest distance" } th { "closest call" } } }
+                        tbody {
+                            @for goal in goals {
+                                @let b = f.sites.branches.get(goal.goal.branch as usize);
+                                tr data-goal=(kind.as_str()) {
+                                    td { @if let Some(b) = b { a href=(format!("#L{}", b.line)) { (b.line) ":" (b.col) } } }
+                                    td { (goal.goal.label) }
+                                    td.num { @match goal.best_distance { Some(d) => span.distance { (show_distance(d)) }, None => span.muted { "never reached" } } }
+                                    td { @if let Some(test) = &goal.closest {
+                                        code { (test) } " " code { (report.calls.get(test).cloned().unwrap_or_default()) }
+                                    } }
+                                }
                             }
                         }
                     }
@@ -503,19 +573,27 @@ fn function_page(
                         @for (line, conditions) in &by_line {
                             tr.conds.missed[missed_lines.contains(line)] id=(format!("L{line}")) {
                                 td.n { (line) }
-                                td.code { @for c in conditions { (condition(report, f, c)) } }
+                                td.code {
+                                    @for c in conditions { (condition(report, f, c)) }
+                                    (goal_marks(missed_goals.get(line)))
+                                }
                             }
                         }
                     }
                     @for (n, text) in &lines {
-                        tr.line.missed[missed_lines.contains(n)] id=(format!("L{n}")) {
+                        tr.line.missed[missed_lines.contains(n)]
+                            .goals-missed[!missed_lines.contains(n) && missed_goals.contains_key(n)]
+                            id=(format!("L{n}")) {
                             td.n { a href=(format!("#L{n}")) { (n) } }
                             td.code { (text) }
                         }
                         @if let Some(conditions) = by_line.get(n) {
                             tr.conds {
                                 td.n {}
-                                td.code { @for c in conditions { (condition(report, f, c)) } }
+                                td.code {
+                                    @for c in conditions { (condition(report, f, c)) }
+                                    (goal_marks(missed_goals.get(n)))
+                                }
                             }
                         }
                     }
@@ -524,6 +602,35 @@ fn function_page(
         }
     };
     page(&format!("{name}: carve coverage"), body)
+}
+
+/// The function's missed boundaries and surviving mutants by the line of
+/// their condition.
+fn goals_by_line(f: &FunctionCoverage) -> BTreeMap<u32, Vec<&GoalCoverage>> {
+    let mut by_line: BTreeMap<u32, Vec<&GoalCoverage>> = BTreeMap::new();
+    for goal in f.missed_goals() {
+        if let Some(b) = f.sites.branches.get(goal.goal.branch as usize) {
+            by_line.entry(b.line).or_default().push(goal);
+        }
+    }
+    by_line
+}
+
+/// A line's missed boundaries and surviving mutants, after its conditions'
+/// badges: a distinct mark (◇, dotted), since they are not outcomes.
+fn goal_marks(goals: Option<&Vec<&GoalCoverage>>) -> Markup {
+    html! {
+        @for goal in goals.into_iter().flatten() {
+            @let what = match goal.goal.kind { GoalKind::Boundary => "missed boundary", GoalKind::Mutant => "mutant survives" };
+            @let title = match goal.best_distance {
+                Some(d) => format!("{what}; closest distance {}", show_distance(d)),
+                None => format!("{what}; no call reached this condition"),
+            };
+            span.goal-miss data-goal=(goal.goal.kind.as_str()) title=(title) {
+                "◇ " (what) ": " (goal.goal.label)
+            }
+        }
+    }
 }
 
 fn condition(report: &Report, f: &FunctionCoverage, c: &Condition<'_>) -> Markup {
@@ -540,7 +647,7 @@ fn condition(report: &Report, f: &FunctionCoverage, c: &Condition<'_>) -> Markup
 mod tests {
     use super::*;
     use crate::coverage;
-    use crate::registry::{Branch, BranchKind, Side, Sites};
+    use crate::registry::{Branch, BranchKind, Condition, Form, Op, Side, Sites};
 
     const fn branch(side: Side) -> Branch {
         Branch {
@@ -561,6 +668,22 @@ mod tests {
         &[branch(Side::True), branch(Side::False)],
         &[],
     );
+    // The same `a < b` with its goals: one boundary, five mutants.
+    static GOALS: Sites = Sites::new(
+        "k::g",
+        "f",
+        "g.rs",
+        (1, 3),
+        &[branch(Side::True), branch(Side::False)],
+        &[],
+    )
+    .with_conditions(&[Condition {
+        branch: 0,
+        form: Form::Compare {
+            op: Op::Lt,
+            index: 0,
+        },
+    }]);
     // Same name in another case: a case-insensitive file system would mix
     // their pages up.
     static OTHER: Sites = Sites::new("k::M", "F", "m.rs", (5, 6), &[], &[]);
@@ -622,5 +745,52 @@ mod tests {
         let index = &pages[0].html;
         assert!(index.contains("href=\"functions/M.F-2.html\""), "{index}");
         assert!(index.contains("data-branches=\"2\" data-covered=\"1\""), "{index}");
+    }
+
+    #[test]
+    fn missed_boundaries_and_surviving_mutants_are_counted_and_marked_apart() {
+        // `a < b` with a − b = −2 and = 3: both outcomes, not the boundary.
+        let mut f = FunctionCoverage::new(&GOALS);
+        for (test, diff) in [("carved::g::f::0001", -2.0), ("carved::g::f::0002", 3.0)] {
+            let (_, trace) = coverage::collect(|| {
+                coverage::compare_with_goals(
+                    &GOALS,
+                    0,
+                    0,
+                    diff < 0.0,
+                    Op::Lt,
+                    Some(coverage::Cmp::numeric(diff)),
+                    || None,
+                )
+            });
+            f.add(test, &trace, true);
+        }
+        let report = Report {
+            functions: vec![f],
+            ..report()
+        };
+        let source = "fn f(a: u8, b: u8) {\n    if a < b { 1 } else { 2 }\n}\n".to_owned();
+        let pages = render(&report, &BTreeMap::new(), &BTreeMap::from([("g.rs", source)]));
+        let index = &pages[0].html;
+        assert!(
+            index.contains(
+                "data-branches=\"2\" data-covered=\"2\" data-boundaries=\"1\" \
+                 data-boundaries-covered=\"0\" data-mutants=\"5\" data-mutants-killed=\"4\""
+            ),
+            "{index}"
+        );
+        assert!(index.contains("<span class=\"goals\" data-kind=\"mutant\">4/5</span>"), "{index}");
+        let page = &pages[2].html;
+        // Every outcome is covered: the line is marked for its goals only.
+        assert!(page.contains("<tr class=\"line goals-missed\" id=\"L2\">"), "{page}");
+        assert_eq!(page.matches("data-state=\"missed\"").count(), 0);
+        assert_eq!(page.matches("<tr data-goal=\"boundary\">").count(), 1, "{page}");
+        assert_eq!(page.matches("<tr data-goal=\"mutant\">").count(), 1, "{page}");
+        // `<` → `<=` survives; labels are escaped like any other value.
+        assert!(page.contains("<td>`&lt;` → `&lt;=` in `a &lt; b`</td>"), "{page}");
+        assert!(
+            page.contains("title=\"missed boundary; closest distance 2\""),
+            "{page}"
+        );
     }
 }
