@@ -3,10 +3,11 @@
 //! The arguments of the calls a target already has (carved and generated)
 //! are mined into a grammar ([`crate::generation::mine`]); the grammar-coverage fuzzer
 //! ([`crate::generation::grammar`]) derives new arguments from it; search
-//! ([`crate::generation::search`]) then goes after the outcomes the grammar misses. Each
+//! ([`crate::generation::search`]) then goes after the outcomes the grammar misses,
+//! and after them the boundaries and weak mutants ([`crate::coverage::goals`]). Each
 //! call runs in-process with branch coverage, straight from the value tree
-//! (no RON text per call). A call is kept only if it covers an outcome that
-//! no earlier call covered. A call that panics is a found bug: its input is
+//! (no RON text per call). A call is kept only if it meets a goal (an
+//! outcome, boundary or mutant) that no earlier call met. A call that panics is a found bug: its input is
 //! minimized and reported once per panic line. [`crate::generation::worker`] runs all
 //! this in a child process, so that aborts and endless loops are survived;
 //! a call that crashed an earlier worker comes back as [`Ending::Crashed`],
@@ -141,9 +142,7 @@ impl Existing {
     pub fn count(&self, kind: Option<GoalKind>) -> (usize, usize) {
         self.reach.count(kind, &self.covered, &self.inapplicable)
     }
-}
 
-impl Existing {
     /// Nothing but seeds, for generation on `target` alone (benches and tests).
     #[cfg(any(test, feature = "_internals"))]
     pub fn seeds(target: &'static Target, seeds: Vec<Value>) -> Existing {
@@ -427,6 +426,26 @@ impl Generator<'_> {
         self.last_gain = self.run.executions;
     }
 
+    /// The existing calls as search starts: run once, on the first turn of
+    /// the first search.
+    fn existing_starts(&mut self, existing: &Existing) -> Vec<Individual> {
+        if let Some(starts) = &self.starts {
+            return starts.clone();
+        }
+        let mut starts = Vec::with_capacity(existing.seeds.len());
+        for args in &existing.seeds {
+            if let Some((trace, failed)) = self.call(args) {
+                starts.push(Individual {
+                    args: args.clone(),
+                    failed,
+                    trace,
+                });
+            }
+        }
+        self.starts = Some(starts.clone());
+        starts
+    }
+
     /// Whether some goal in `goals` is still uncovered.
     fn uncovered(&self, goals: &BTreeSet<u32>) -> bool {
         !goals.is_subset(&self.run.after)
@@ -443,47 +462,28 @@ impl Generator<'_> {
     /// so far, and goes on from its archive in later rounds, with the calls
     /// kept since.
     fn search_round(&mut self, turns: &mut Turns, existing: &Existing, seed: u64, patience: u64) {
-        let fresh = self.traces[turns.offered.min(self.traces.len())..].to_vec();
-        turns.offered = self.traces.len();
         let search = match &mut turns.search {
-            Some(search) => {
-                search.offer_all(fresh);
-                search
-            }
+            Some(search) => search,
             None => {
                 // The existing calls come first: among equally close calls the
                 // archive keeps the first, and carved calls are the sanest starts.
-                let mut starts = match self.starts.take() {
-                    Some(starts) => starts,
-                    None => {
-                        let mut starts = Vec::with_capacity(existing.seeds.len());
-                        for args in &existing.seeds {
-                            if let Some((trace, failed)) = self.call(args) {
-                                starts.push(Individual {
-                                    args: args.clone(),
-                                    failed,
-                                    trace,
-                                });
-                            }
-                        }
-                        starts
-                    }
-                };
-                self.starts = Some(starts.clone());
+                let starts = self.existing_starts(existing);
                 let original: Vec<Value> = starts.iter().map(|i| i.args.clone()).collect();
-                // Calls kept while the existing ones ran are in `fresh` only
-                // if they were kept before: offer what is new now.
-                let kept_since = self.traces[turns.offered.min(self.traces.len())..].to_vec();
-                turns.offered = self.traces.len();
-                starts.extend(fresh);
-                starts.extend(kept_since);
                 turns.search.insert(
-                    Search::aiming_at(self.reach.clone(), turns.goals.iter().copied(), &self.run.after, starts, seed)
-                        .with_dictionary(&original)
-                        .with_types(self.types.clone()),
+                    Search::aiming_at(
+                        self.reach.clone(),
+                        turns.goals.iter().copied(),
+                        &self.run.after,
+                        starts,
+                        seed,
+                    )
+                    .with_dictionary(&original)
+                    .with_types(self.types.clone()),
                 )
             }
         };
+        search.offer_all(self.traces[turns.offered..].to_vec());
+        turns.offered = self.traces.len();
         // Patience counts only new goals, while the AVM may be closing in
         // on one: it gets more of it, as long as its turns pay. Cut off, it
         // takes the goals it climbed least first on its next turn.
