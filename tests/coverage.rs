@@ -324,3 +324,70 @@ fn a_condition_around_a_closure_with_conditions_shows_its_source_text() {
         "scheme.chars().all(| c | c.is_ascii_alphanumeric() || \"+-.\".contains(c)) false"
     ));
 }
+
+/// A kind of shape with equality but no order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    Round,
+    Square,
+}
+
+/// Comparisons of types carve knows the difference of, and of types it
+/// knows only through their `PartialOrd` or `PartialEq`.
+#[carve::instrument]
+fn mixed(n: u8, version: (u32, u32), shape: Shape, name: &str, ratio: f32) -> u8 {
+    let mut score = 0;
+    if n >= 10 {
+        score += 1;
+    }
+    if version < (1, 2) {
+        score += 2;
+    }
+    if shape == Shape::Round {
+        score += 4;
+    }
+    if name > "m" {
+        score += 8;
+    }
+    if ratio != 0.5 {
+        score += 16;
+    }
+    score
+}
+
+#[test]
+fn goals_follow_the_operand_types() {
+    use carve::_internals::coverage::goals::{tally, GoalKind};
+    let sites = helper_sites("mixed");
+    let calls = [
+        (10, (1, 2), Shape::Round, "m", 0.5f32.next_down()),
+        (9, (1, 1), Shape::Square, "n", 0.5f32.next_up()),
+        (11, (2, 0), Shape::Round, "a", 0.5),
+    ];
+    let traces: Vec<Trace> = calls
+        .iter()
+        .map(|&(n, v, s, name, r)| coverage::collect(|| mixed(n, v, s, name, r)).1)
+        .collect();
+    let tally = tally(sites, &traces.iter().collect::<Vec<_>>());
+    let missed: Vec<String> = tally.missed.iter().map(|m| m.2.clone()).collect();
+    // Boundaries: `n >= 10` (met by 10) and `ratio != 0.5` either side
+    // (met by the adjacent floats); a tuple and a string have none.
+    assert_eq!(
+        (tally.boundaries, tally.boundaries_covered),
+        (3, 3),
+        "{missed:?}"
+    );
+    // Mutants: five per ordered comparison (u8, tuple, str, f32) and one,
+    // `==` → `!=`, for the shape without an order.
+    assert_eq!(tally.mutants, 4 * 5 + 1, "{missed:?}");
+    // Every comparison saw its operands equal, less and greater ("m",
+    // "a", "n"; (1, 2), (1, 1), (2, 0); …): every mutant is killed.
+    assert_eq!(tally.mutants_killed, tally.mutants, "{missed:?}");
+    assert!(tally.missed.iter().all(|m| m.0 != GoalKind::Boundary));
+    // Instrumented or not, the function computes the same.
+    for (&(n, v, s, name, r), trace) in calls.iter().zip(&traces) {
+        let (instrumented, again) = coverage::collect(|| mixed(n, v, s, name, r));
+        assert_eq!(instrumented, mixed(n, v, s, name, r));
+        assert_eq!(&again, trace, "recording is deterministic");
+    }
+}
