@@ -39,7 +39,7 @@
 use std::cmp::Ordering;
 
 use crate::coverage::reach::{fitness_within, Fitness};
-use crate::coverage::{slot, Trace};
+use crate::coverage::{slot, Mutation, Replacement, Trace};
 use crate::registry::{Form, Op, Sites};
 
 /// What a goal asks for.
@@ -71,6 +71,9 @@ pub struct Goal {
     /// What it asks for, e.g. ``"`>` → `>=` in `x > limit`"``.
     pub label: String,
     test: Test,
+    /// The mutant, where it can be run ([`crate::coverage::with_mutant`]):
+    /// operator replacements and negations.
+    mutation: Option<Mutation>,
 }
 
 /// How a goal is read off a trace.
@@ -121,6 +124,7 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                         any: bit(slot),
                         needs: bit(slot),
                     },
+                    mutation: None,
                 };
                 if op.is_relational() {
                     goals.push(boundary(
@@ -143,6 +147,10 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                         branch,
                         label: format!("`{op}` → `{mutant}` in `{text}`"),
                         test: replaced(op, mutant, index),
+                        mutation: Some(Mutation {
+                            branch,
+                            to: Replacement::Op(mutant),
+                        }),
                     });
                 }
             }
@@ -151,6 +159,10 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                 branch,
                 label: format!("`{text}` negated"),
                 test: Test::Evaluated,
+                mutation: Some(Mutation {
+                    branch,
+                    to: Replacement::Negate,
+                }),
             }),
             Form::Logic { op, text, kills } => {
                 if !kills.is_empty() {
@@ -159,6 +171,7 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                         branch,
                         label: format!("`{}` → `{}` in `{text}`", op.as_str(), op.swapped().as_str()),
                         test: Test::Outcomes(kills),
+                        mutation: None,
                     });
                 }
             }
@@ -187,6 +200,12 @@ fn replaced(op: Op, mutant: Op, index: u32) -> Test {
 }
 
 impl Goal {
+    /// The mutant this goal asks to kill, where it can be run (not for
+    /// boundaries, nor for `&&` ↔ `||`, whose short-circuit is compiled in).
+    pub fn mutation(&self) -> Option<Mutation> {
+        self.mutation
+    }
+
     /// `file:line:col` and the label.
     pub fn describe(&self, sites: &Sites) -> String {
         let location = match sites.branches.get(self.branch as usize) {

@@ -213,7 +213,80 @@ pub fn hit(sites: &'static Sites, id: u32) {
 #[inline]
 pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
     record(sites, id, if value { [0.0, 1.0] } else { [1.0, 0.0] });
+    if MUTATING.load(Ordering::Relaxed) != 0 {
+        if let Some(Replacement::Negate) = active_mutant(sites, id) {
+            return !value;
+        }
+    }
     value
+}
+
+/// A condition's mutant, as [`with_mutant`] runs it: the condition at
+/// outcome `branch` of a function, evaluated with another operator or
+/// negated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mutation {
+    /// The condition's true outcome.
+    pub branch: u32,
+    /// What it becomes.
+    pub to: Replacement,
+}
+
+/// What a mutated condition becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// The comparison with this operator.
+    Op(Op),
+    /// The condition negated.
+    Negate,
+}
+
+/// Threads running a mutant now: when 0, conditions never look for one.
+static MUTATING: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The mutant this thread runs: its table's address and mutation.
+    static MUTANT: Cell<Option<(usize, Mutation)>> = const { Cell::new(None) };
+}
+
+/// The replacement of the condition at `branch` of `sites`, if this thread
+/// runs a mutant of it.
+#[cold]
+fn active_mutant(sites: &'static Sites, branch: u32) -> Option<Replacement> {
+    MUTANT.with(Cell::get).and_then(|(table, m)| {
+        (table == sites as *const Sites as usize && m.branch == branch).then_some(m.to)
+    })
+}
+
+/// Runs `f` with one condition of `sites` mutated (mutant schemata: the
+/// instrumented twin evaluates the mutated condition instead, while
+/// coverage is collected). For a strong check: does a call's outcome change
+/// under a mutant it weakly kills?
+///
+/// ```
+/// use carve::coverage::{self, Mutation, Op, Replacement};
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// let gt = Mutation { branch: 0, to: Replacement::Op(Op::Ge) };
+/// let (value, _) = coverage::collect(|| {
+///     coverage::with_mutant(&SITES, gt, || {
+///         // `3 > 3`, mutated to `3 >= 3`.
+///         coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(coverage::Cmp::numeric(0.0)), || None)
+///     })
+/// });
+/// assert!(value);
+/// ```
+pub fn with_mutant<R>(sites: &'static Sites, mutation: Mutation, f: impl FnOnce() -> R) -> R {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            MUTANT.with(|m| m.set(None));
+            MUTATING.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    MUTANT.with(|m| m.set(Some((sites as *const Sites as usize, mutation))));
+    MUTATING.fetch_add(1, Ordering::Relaxed);
+    let _restore = Restore;
+    f()
 }
 
 /// Records a comparison `l op r` whose result is `value`, with the operands'
@@ -288,6 +361,23 @@ pub fn compare_with_goals(
         goal_slot(sites, index, 0),
         goal_distances(op, value, info, order),
     );
+    if MUTATING.load(Ordering::Relaxed) != 0 {
+        match active_mutant(sites, id) {
+            Some(Replacement::Op(mutant)) => {
+                return match order {
+                    Some(order) => mutant.holds(order),
+                    // Unordered operands (NaN): only `!=` holds.
+                    None if info.is_some() || op.is_relational() => mutant == Op::Ne,
+                    // `==` of a type without an order: `!=` is the
+                    // complement, and no other operator applies.
+                    None if mutant == op.complement() => !value,
+                    None => value,
+                };
+            }
+            Some(Replacement::Negate) => return !value,
+            None => {}
+        }
+    }
     value
 }
 
@@ -958,6 +1048,40 @@ mod tests {
         assert_eq!(char_diff('\u{10ffff}', '\0'), 1_114_111.0);
         assert_eq!(narrow(i32::MIN, i32::MAX), -4_294_967_295.0);
         assert_eq!(bool_diff(false, true), -1.0);
+    }
+
+    #[test]
+    fn a_mutant_changes_only_its_condition_and_only_while_it_runs() {
+        static TWO: Sites = Sites::new("t::m", "f", "f.rs", (1, 1), &[], &[]);
+        let negate = |branch| Mutation {
+            branch,
+            to: Replacement::Negate,
+        };
+        let (values, _) = collect(|| {
+            with_mutant(&TWO, negate(2), || {
+                (boolean(&TWO, 0, true), boolean(&TWO, 2, true))
+            })
+        });
+        assert_eq!(values, (true, false), "only the condition at 2 is negated");
+        let (after, _) = collect(|| boolean(&TWO, 2, true));
+        assert!(after, "no mutant once `with_mutant` returned");
+        let unwound = std::panic::catch_unwind(|| {
+            with_mutant(&TWO, negate(0), || panic!("the call panics"))
+        });
+        assert!(unwound.is_err());
+        assert!(collect(|| boolean(&TWO, 0, true)).0, "nor after it unwound");
+        // NaN: every relational operator is false, `!=` true.
+        let lt = |to| Mutation {
+            branch: 0,
+            to: Replacement::Op(to),
+        };
+        let nan = Some(Cmp::float(f64::NAN, 1.0, f64::EPSILON));
+        for (to, expected) in [(Op::Le, false), (Op::Ge, false), (Op::Ne, true), (Op::Eq, false)] {
+            let (value, _) = collect(|| {
+                with_mutant(&TWO, lt(to), || compare_with_goals(&TWO, 0, 0, false, Op::Lt, nan, || None))
+            });
+            assert_eq!(value, expected, "NaN {to} 1.0");
+        }
     }
 
     #[test]

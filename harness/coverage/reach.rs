@@ -216,6 +216,13 @@ impl Reach {
         self.goals + self.extra.len() as u32
     }
 
+    /// The function and mutant of a goal that asks to kill a mutant that can
+    /// be run ([`crate::coverage::with_mutant`]).
+    pub fn mutation(&self, goal: u32) -> Option<(&'static Sites, crate::coverage::Mutation)> {
+        let (f, g) = self.extra_goal(goal)?;
+        Some((self.functions[*f], g.mutation()?))
+    }
+
     /// The kind of a boundary or mutant goal; `None` for a branch outcome.
     pub fn kind(&self, goal: u32) -> Option<GoalKind> {
         self.extra_goal(goal).map(|(_, g)| g.kind)

@@ -13,14 +13,14 @@
 //! a call that crashed an earlier worker comes back as [`Ending::Crashed`],
 //! and is minimized and reported once per kind and place the same way.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Write as _};
 use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
 use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
-use crate::coverage::{self, Trace};
+use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::generation::history::Phase;
@@ -29,7 +29,7 @@ use crate::generation::search::{Evaluate, Individual, Search};
 use crate::generation::shrink::shrink;
 use crate::generation::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
-use crate::registry::Target;
+use crate::registry::{Sites, Target};
 use crate::value::Value;
 
 /// A generated call worth keeping.
@@ -204,6 +204,11 @@ pub trait Observer {
     fn crash_shrinks(&self, _at: &str) -> u32 {
         0
     }
+    /// Whether calls may be run against mutants ([`coverage::with_mutant`]):
+    /// a mutant may loop forever, which only a worker survives.
+    fn runs_mutants(&self) -> bool {
+        false
+    }
     /// At most how many executions in all (a worker's restarts cost some
     /// of the budget).
     fn cap(&self) -> u64 {
@@ -274,6 +279,8 @@ pub fn generate(
         last_gain: 0,
         types: ParamTypes::default(),
         shrinking: (0, Duration::ZERO),
+        strong_checks: BTreeMap::new(),
+        weakly_killed: BTreeSet::new(),
     };
     let types = target.param_types();
     generator.types = types.clone();
@@ -300,6 +307,7 @@ pub fn generate(
         };
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
     if settings.phases != Phases::GrammarOnly {
+        generator.recheck_existing(existing);
         let reach = &existing.reach;
         let mut branches = Turns::new(0..reach.len(), &existing.inapplicable);
         let mut goals = Turns::new(reach.len()..reach.all_len(), &existing.inapplicable);
@@ -395,7 +403,16 @@ struct Generator<'o> {
     types: ParamTypes,
     /// Executions and time spent minimizing kept calls.
     shrinking: (u64, Duration),
+    /// Strong checks made per mutant goal ([`STRONG_CHECKS`]).
+    strong_checks: BTreeMap<u32, u32>,
+    /// Mutant goals the existing calls kill only weakly: aimed at again,
+    /// but a call that only weakly kills one is not kept for it.
+    weakly_killed: BTreeSet<u32>,
 }
+
+/// Calls that weakly kill a mutant goal and are checked against the mutant
+/// itself: after this many whose outcome did not change, a weak kill counts.
+const STRONG_CHECKS: u32 = 32;
 
 /// The share of the executions so far that minimizing kept calls may spend.
 const KEPT_SHRINK_SHARE: f64 = 0.1;
@@ -575,12 +592,19 @@ impl Generator<'_> {
             }
             _ if failed => {}
             _ if !added.is_empty() => {
-                let kept = self.minimize_kept(Kept {
-                    args: args.clone(),
-                    observation,
-                    added,
-                    generated: args.clone(),
-                });
+                let (added, strong) = self.strongly(args, &observation, added);
+                if added.is_empty() {
+                    return Some((trace, failed));
+                }
+                let kept = self.minimize_kept(
+                    Kept {
+                        args: args.clone(),
+                        observation,
+                        added,
+                        generated: args.clone(),
+                    },
+                    &strong,
+                );
                 self.run.after.extend(kept.added.iter().copied());
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
@@ -600,12 +624,115 @@ impl Generator<'_> {
 }
 
 impl Generator<'_> {
+    /// The goals of `added` a call that returned `observation` meets for
+    /// good, and the mutants among them it strongly kills. A mutant it only
+    /// weakly kills (the mutated condition would differ) counts only if
+    /// its outcome changes under that mutant too (mutant schemata: the
+    /// call run again with the condition mutated), until [`STRONG_CHECKS`]
+    /// calls have weakly killed it without: then a weak kill counts, so that
+    /// an equivalent mutant does not cost a check on every call.
+    fn strongly(
+        &mut self,
+        args: &Value,
+        observation: &Observation,
+        added: Vec<u32>,
+    ) -> (Vec<u32>, Vec<(&'static Sites, Mutation)>) {
+        let mut met = Vec::with_capacity(added.len());
+        let mut strong = Vec::new();
+        for goal in added {
+            let Some((sites, mutation)) = self.reach.mutation(goal) else {
+                met.push(goal);
+                continue;
+            };
+            let checks = self.strong_checks.get(&goal).copied().unwrap_or(0);
+            if checks >= STRONG_CHECKS || self.exhausted() || !self.observer.runs_mutants() {
+                // The existing calls kill it as weakly: met already.
+                if self.weakly_killed.contains(&goal) {
+                    self.run.after.insert(goal);
+                } else {
+                    met.push(goal);
+                }
+                continue;
+            }
+            self.strong_checks.insert(goal, checks + 1);
+            let kills = self.observer.allow(args)
+                && kills(self.target, args, observation, sites, mutation, &mut self.run, &mut *self.observer);
+            if kills {
+                met.push(goal);
+                strong.push((sites, mutation));
+            }
+        }
+        (met, strong)
+    }
+
+    /// Checks the mutant goals the target's existing calls weakly kill
+    /// against the mutants themselves, and aims at those none of them
+    /// kills strongly (at most [`STRONG_CHECKS`] calls per goal). Goals
+    /// only other targets' calls kill stay met.
+    fn recheck_existing(&mut self, existing: &Existing) {
+        if !self.observer.runs_mutants() {
+            return;
+        }
+        let starts = self.existing_starts(existing);
+        let weak: Vec<u32> = self
+            .run
+            .after
+            .iter()
+            .copied()
+            .filter(|goal| self.reach.mutation(*goal).is_some())
+            .collect();
+        for goal in weak {
+            let Some((sites, mutation)) = self.reach.mutation(goal) else {
+                continue;
+            };
+            let killers: Vec<Value> = starts
+                .iter()
+                .filter(|start| !start.failed && self.reach.covered_goals(&start.trace).any(|g| g == goal))
+                .map(|start| start.args.clone())
+                .collect();
+            if killers.is_empty() {
+                continue;
+            }
+            let mut strong = false;
+            let mut checks = 0;
+            for args in killers.iter().take(STRONG_CHECKS as usize) {
+                if self.exhausted() {
+                    return;
+                }
+                checks += 1;
+                // Run again for its outcome: the existing calls' traces
+                // came without one.
+                let Some(executed) = execute(self.target, args, &mut self.run, &mut *self.observer)
+                else {
+                    continue;
+                };
+                if kills(
+                    self.target,
+                    args,
+                    &executed.observation,
+                    sites,
+                    mutation,
+                    &mut self.run,
+                    &mut *self.observer,
+                ) {
+                    strong = true;
+                    break;
+                }
+            }
+            self.strong_checks.insert(goal, checks);
+            if !strong && checks < STRONG_CHECKS {
+                self.run.after.remove(&goal);
+                self.weakly_killed.insert(goal);
+            }
+        }
+    }
+
     /// Shrinks a call about to be kept to the smallest arguments found
     /// that still return and still cover every goal it added (more is
     /// fine: a shrunk call may cover goals its original missed, and its
     /// `added` then says so). Each attempt is an execution; all attempts
     /// together stay within [`KEPT_SHRINK_SHARE`] of the budget.
-    fn minimize_kept(&mut self, kept: Kept) -> Kept {
+    fn minimize_kept(&mut self, kept: Kept, strong: &[(&'static Sites, Mutation)]) -> Kept {
         let limit = self.kept_shrink_allowance();
         if limit == 0 {
             return kept;
@@ -631,6 +758,13 @@ impl Generator<'_> {
                 };
                 let reached = reach.covered(&executed.trace);
                 if executed.ending != Ending::Returned || !needed.is_subset(&reached) {
+                    return false;
+                }
+                // The mutants it strongly killed, it must still kill so.
+                let observation = &executed.observation;
+                if !strong.iter().all(|(sites, mutation)| {
+                    kills(target, candidate, observation, sites, *mutation, run, &mut **observer)
+                }) {
                     return false;
                 }
                 best = (
@@ -696,6 +830,32 @@ fn max_derivations(budget: Budget) -> u64 {
     match budget {
         Budget::Executions(n) => n.saturating_mul(10).saturating_add(1000),
         Budget::Time(_) => u64::MAX,
+    }
+}
+
+/// Whether `mutation` of `sites` changes what the call with `args` does
+/// (it returned `observation`): the call run again, as an execution of its
+/// own, with the condition mutated. Under a key of its own, so that a
+/// mutant that hangs or crashes the worker is told from the call itself: a
+/// crash is an outcome that differs.
+fn kills(
+    target: &'static Target,
+    args: &Value,
+    observation: &Observation,
+    sites: &'static Sites,
+    mutation: Mutation,
+    run: &mut Generation,
+    observer: &mut dyn Observer,
+) -> bool {
+    let key = Value::Tuple(vec![
+        args.clone(),
+        Value::Str(format!("mutant of {} {mutation:?}", sites.name())),
+    ]);
+    run.executions += 1;
+    let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args));
+    match observer.execute(run.executions, &key, &mut call) {
+        Ok(mutated) => mutated.observation != *observation,
+        Err(_) => false,
     }
 }
 

@@ -792,6 +792,10 @@ impl Observer for Reporter<'_> {
         self.cap
     }
 
+    fn runs_mutants(&self) -> bool {
+        true
+    }
+
     fn kept(&mut self, kept: &Kept) {
         let added = kept
             .added

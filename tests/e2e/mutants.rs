@@ -1,0 +1,122 @@
+//! Strong mutation checks: a call that weakly kills a mutant (the mutated
+//! condition would differ) is kept for it only if its outcome changes under
+//! the mutant too, and a mutant that loops forever is survived.
+
+use crate::Project;
+
+/// `x` to the power `y` by squaring. Its second `exp > 0` meets `exp == 0`
+/// on every call, so every call weakly kills `exp >= 0` there; only a base
+/// whose square overflows while the result does not changes the outcome.
+/// The loop's `exp > 0` as `exp >= 0` never ends.
+const POWER_TARGET: &str = r#"
+/// `x` to the power `y`; `None` on overflow (its name is matched by the
+/// test's filter `power_of`).
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn power_of(x: i64, y: u32) -> Option<i64> {
+    let mut result: i64 = 1;
+    let mut base = x;
+    let mut exp = y;
+    while exp > 0 {
+        if exp % 2 == 1 {
+            result = result.checked_mul(base)?;
+        }
+        exp /= 2;
+        if exp > 0 {
+            base = base.checked_mul(base)?;
+        }
+    }
+    Some(result)
+}
+"#;
+
+const POWER_TEST: &str = r#"
+#[carve::system_test]
+fn raises_to_powers() {
+    assert_eq!(shop::power_of(1, 2), Some(1));
+    assert_eq!(shop::power_of(3, 4), Some(81));
+    assert_eq!(shop::power_of(2, 63), None);
+}
+
+carve::main!();
+"#;
+
+/// `power_of` with its second `exp > 0` as `exp >= 0`.
+fn mutated_power(x: i64, y: u32) -> Option<i64> {
+    let (mut result, mut base, mut exp) = (1i64, x, y);
+    while exp > 0 {
+        if exp % 2 == 1 {
+            result = result.checked_mul(base)?;
+        }
+        exp /= 2;
+        base = base.checked_mul(base)?;
+    }
+    Some(result)
+}
+
+/// `power_of` as written.
+fn power(x: i64, y: u32) -> Option<i64> {
+    let (mut result, mut base, mut exp) = (1i64, x, y);
+    while exp > 0 {
+        if exp % 2 == 1 {
+            result = result.checked_mul(base)?;
+        }
+        exp /= 2;
+        if exp > 0 {
+            base = base.checked_mul(base)?;
+        }
+    }
+    Some(result)
+}
+
+#[test]
+fn a_mutant_every_call_kills_weakly_gets_a_call_whose_outcome_it_changes() {
+    let p = Project::new("mutants");
+    let lib = p.read("src/lib.rs");
+    p.write("src/lib.rs", &format!("{lib}{POWER_TARGET}"));
+    p.replace("tests/carve.rs", "carve::main!();", POWER_TEST);
+    p.record().assert_success();
+    let line = p
+        .read("src/lib.rs")
+        .lines()
+        .position(|l| l.trim() == "if exp > 0 {")
+        .expect("the second condition")
+        + 1;
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "5000")],
+        &["power_of"],
+    );
+    run.assert_success();
+    let generated = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("carve: power_of: branch coverage"))
+        .expect("a generation line");
+    // Checking `while exp >= 0` took a worker down (it never returns):
+    // survived, and not reported as a failure of the target.
+    assert!(generated.contains("found 0 failure(s)"), "{generated}");
+    assert!(
+        generated.contains("worker crash(es) survived"),
+        "{generated}"
+    );
+    let file = p.read("carved/power_of.ron");
+    assert!(!file.contains("Found("), "{file}");
+    let wanted = format!("src/lib.rs:{line}:12 `>` → `>=` in `exp > 0`");
+    let entry = file
+        .split("origin: ")
+        .find(|e| e.contains(&wanted))
+        .unwrap_or_else(|| panic!("a call kept for {wanted}:\n{file}"));
+    let number = |name: &str| -> i64 {
+        let at = entry.find(&format!("{name}: ")).expect(name) + name.len() + 2;
+        entry[at..]
+            .split(',')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {entry}"))
+    };
+    let (x, y) = (number("x"), u32::try_from(number("y")).expect("a u32"));
+    assert_ne!(
+        power(x, y),
+        mutated_power(x, y),
+        "power_of({x}, {y}) tells the mutant apart:\n{entry}"
+    );
+}
