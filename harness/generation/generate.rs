@@ -204,10 +204,12 @@ pub trait Observer {
     fn crash_shrinks(&self, _at: &str) -> u32 {
         0
     }
-    /// Whether calls may be run against mutants ([`coverage::with_mutant`]):
-    /// a mutant may loop forever, which only a worker survives.
-    fn runs_mutants(&self) -> bool {
-        false
+    /// How many calls run against mutants ([`coverage::with_mutant`]) may
+    /// crash their worker (a mutant may loop forever, which only a worker
+    /// survives): strong checks stop after that many. `None`: calls are
+    /// never run against mutants.
+    fn mutant_crashes(&self) -> Option<u32> {
+        None
     }
     /// At most how many executions in all (a worker's restarts cost some
     /// of the budget).
@@ -281,6 +283,7 @@ pub fn generate(
         shrinking: (0, Duration::ZERO),
         strong_checks: BTreeMap::new(),
         weakly_killed: BTreeSet::new(),
+        mutant_crashes: 0,
     };
     let types = target.param_types();
     generator.types = types.clone();
@@ -408,6 +411,8 @@ struct Generator<'o> {
     /// Mutant goals the existing calls kill only weakly: aimed at again,
     /// but a call that only weakly kills one is not kept for it.
     weakly_killed: BTreeSet<u32>,
+    /// Calls run against mutants that crashed their worker.
+    mutant_crashes: u32,
 }
 
 /// Calls that weakly kill a mutant goal and are checked against the mutant
@@ -645,7 +650,7 @@ impl Generator<'_> {
                 continue;
             };
             let checks = self.strong_checks.get(&goal).copied().unwrap_or(0);
-            if checks >= STRONG_CHECKS || self.exhausted() || !self.observer.runs_mutants() {
+            if checks >= STRONG_CHECKS || self.exhausted() || !self.runs_mutants() {
                 // The existing calls kill it as weakly: met already.
                 if self.weakly_killed.contains(&goal) {
                     self.run.after.insert(goal);
@@ -655,14 +660,49 @@ impl Generator<'_> {
                 continue;
             }
             self.strong_checks.insert(goal, checks + 1);
-            let kills = self.observer.allow(args)
-                && kills(self.target, args, observation, sites, mutation, &mut self.run, &mut *self.observer);
-            if kills {
+            if !self.observer.allow(args) {
+                continue;
+            }
+            let (killed, crashed) = self.kills(args, observation, sites, mutation);
+            if killed {
                 met.push(goal);
-                strong.push((sites, mutation));
+                // Minimizing checks it again on every candidate: not where
+                // each check costs a worker.
+                if !crashed {
+                    strong.push((sites, mutation));
+                }
             }
         }
         (met, strong)
+    }
+
+    /// Whether calls may still be run against mutants: in a worker, until
+    /// the checks crashed it as often as allowed.
+    fn runs_mutants(&self) -> bool {
+        self.observer
+            .mutant_crashes()
+            .is_some_and(|allowed| self.mutant_crashes < allowed)
+    }
+
+    /// [`kills`], counting the checks that crashed the worker.
+    fn kills(
+        &mut self,
+        args: &Value,
+        observation: &Observation,
+        sites: &'static Sites,
+        mutation: Mutation,
+    ) -> (bool, bool) {
+        let (killed, crashed) = kills(
+            self.target,
+            args,
+            observation,
+            sites,
+            mutation,
+            &mut self.run,
+            &mut *self.observer,
+        );
+        self.mutant_crashes += u32::from(crashed);
+        (killed, crashed)
     }
 
     /// Checks the mutant goals the target's existing calls weakly kill
@@ -670,7 +710,7 @@ impl Generator<'_> {
     /// kills strongly (at most [`STRONG_CHECKS`] calls per goal). Goals
     /// only other targets' calls kill stay met.
     fn recheck_existing(&mut self, existing: &Existing) {
-        if !self.observer.runs_mutants() {
+        if !self.runs_mutants() {
             return;
         }
         let starts = self.existing_starts(existing);
@@ -696,7 +736,7 @@ impl Generator<'_> {
             let mut strong = false;
             let mut checks = 0;
             for args in killers.iter().take(STRONG_CHECKS as usize) {
-                if self.exhausted() {
+                if self.exhausted() || !self.runs_mutants() {
                     return;
                 }
                 checks += 1;
@@ -706,15 +746,7 @@ impl Generator<'_> {
                 else {
                     continue;
                 };
-                if kills(
-                    self.target,
-                    args,
-                    &executed.observation,
-                    sites,
-                    mutation,
-                    &mut self.run,
-                    &mut *self.observer,
-                ) {
+                if self.kills(args, &executed.observation, sites, mutation).0 {
                     strong = true;
                     break;
                 }
@@ -763,7 +795,7 @@ impl Generator<'_> {
                 // The mutants it strongly killed, it must still kill so.
                 let observation = &executed.observation;
                 if !strong.iter().all(|(sites, mutation)| {
-                    kills(target, candidate, observation, sites, *mutation, run, &mut **observer)
+                    kills(target, candidate, observation, sites, *mutation, run, &mut **observer).0
                 }) {
                     return false;
                 }
@@ -837,7 +869,8 @@ fn max_derivations(budget: Budget) -> u64 {
 /// (it returned `observation`): the call run again, as an execution of its
 /// own, with the condition mutated. Under a key of its own, so that a
 /// mutant that hangs or crashes the worker is told from the call itself: a
-/// crash is an outcome that differs.
+/// crash is an outcome that differs. Returns whether it kills the mutant,
+/// and whether it crashed.
 fn kills(
     target: &'static Target,
     args: &Value,
@@ -846,7 +879,7 @@ fn kills(
     mutation: Mutation,
     run: &mut Generation,
     observer: &mut dyn Observer,
-) -> bool {
+) -> (bool, bool) {
     let key = Value::Tuple(vec![
         args.clone(),
         Value::Str(format!("mutant of {} {mutation:?}", sites.name())),
@@ -854,8 +887,11 @@ fn kills(
     run.executions += 1;
     let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args));
     match observer.execute(run.executions, &key, &mut call) {
-        Ok(mutated) => mutated.observation != *observation,
-        Err(_) => false,
+        Ok(mutated) => (
+            mutated.observation != *observation,
+            matches!(mutated.ending, Ending::Crashed { .. }),
+        ),
+        Err(_) => (false, false),
     }
 }
 

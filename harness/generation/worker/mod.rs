@@ -727,6 +727,19 @@ impl Reporter<'_> {
     }
 }
 
+/// How many crashing calls [`CRASH_SHRINK_SHARE`] of `budget` pays for:
+/// each costs a restart, and a hang the call timeout first.
+fn crash_allowance(budget: Budget, hang: bool) -> u32 {
+    let allowance = match budget {
+        Budget::Executions(n) => n as f64 * CRASH_SHRINK_SHARE / RESTART_COST as f64,
+        Budget::Time(d) => {
+            let restart = if hang { CALL_TIMEOUT.as_secs_f64() + 0.1 } else { 0.1 };
+            d.as_secs_f64() * CRASH_SHRINK_SHARE / restart
+        }
+    };
+    allowance as u32
+}
+
 impl Observer for Reporter<'_> {
     fn restarted(&self) -> bool {
         !self.crashes.is_empty()
@@ -775,25 +788,16 @@ impl Observer for Reporter<'_> {
     }
 
     fn crash_shrinks(&self, at: &str) -> u32 {
-        // What one crashing candidate costs: a restart, and for a hang the
-        // call timeout first.
-        let hang = at.starts_with("timeout");
-        let allowance = match self.budget {
-            Budget::Executions(n) => n as f64 * CRASH_SHRINK_SHARE / RESTART_COST as f64,
-            Budget::Time(d) => {
-                let restart = if hang { CALL_TIMEOUT.as_secs_f64() + 0.1 } else { 0.1 };
-                d.as_secs_f64() * CRASH_SHRINK_SHARE / restart
-            }
-        };
-        allowance as u32
+        crash_allowance(self.budget, at.starts_with("timeout"))
     }
 
     fn cap(&self) -> u64 {
         self.cap
     }
 
-    fn runs_mutants(&self) -> bool {
-        true
+    fn mutant_crashes(&self) -> Option<u32> {
+        // A mutant that crashes may well hang first.
+        Some(crash_allowance(self.budget, true).max(1))
     }
 
     fn kept(&mut self, kept: &Kept) {
