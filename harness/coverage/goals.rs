@@ -21,6 +21,11 @@
 //! is read off those slots or the branch outcomes, with the distance that
 //! guides search to it (approach level first, as for branches).
 //!
+//! Reports count weak kills. Generation also checks a call kept for a
+//! comparison's or a negation's mutant against the mutant itself
+//! ([`crate::coverage::with_mutant`], [`Goal::mutation`]) and prefers calls
+//! whose outcome changes.
+//!
 //! ```
 //! use carve::coverage::goals::{goals, GoalKind};
 //! use carve::registry::{Branch, BranchKind, Condition, Form, Op, Side, Sites};
