@@ -392,49 +392,38 @@ fn goal_distances(
 ) -> [f64; slot::COUNT as usize] {
     use std::cmp::Ordering::{Equal, Greater, Less};
     const NONE: f64 = f64::INFINITY;
-    let positive = |d: f64| if d.is_nan() || d <= 0.0 { 1.0 } else { d.min(f64::MAX) };
-    let mut slots = [NONE; slot::COUNT as usize];
-    let (orders, cmp) = match (order, info) {
-        (Some(order), Some(cmp)) => {
-            let to = |wanted, d: f64| if order == wanted { 0.0 } else { positive(d) };
-            let orders = [
-                to(Less, Op::Lt.distances(cmp).0),
-                to(Equal, cmp.dist),
-                to(Greater, Op::Gt.distances(cmp).0),
-            ];
-            (orders, cmp)
-        }
-        (Some(order), None) => {
-            let to = |wanted| if order == wanted { 0.0 } else { 1.0 };
-            slots[..3].copy_from_slice(&[to(Less), to(Equal), to(Greater)]);
-            return slots;
-        }
+    let Some(order) = order else {
         // `==` of a type without a known order: only equality is known.
-        (None, None) if !op.is_relational() => {
+        if info.is_none() && !op.is_relational() {
             let equal = value == (op == Op::Eq);
-            slots[slot::EQUAL as usize] = if equal { 0.0 } else { 1.0 };
-            return slots;
+            return [NONE, if equal { 0.0 } else { 1.0 }, NONE, NONE, NONE, NONE];
         }
         // Unordered (NaN): nothing to tell.
-        (None, _) => return slots,
+        return [NONE; slot::COUNT as usize];
     };
-    slots[..3].copy_from_slice(&orders);
-    let step = match cmp.step {
-        Step::None => return slots,
-        Step::Integer => 1.0,
-        Step::Float(ulp) => ulp,
+    let Some(Cmp { diff: d, dist, step, .. }) = info else {
+        let to = |wanted| if order == wanted { 0.0 } else { 1.0 };
+        return [to(Less), to(Equal), to(Greater), NONE, NONE, NONE];
     };
-    let float = matches!(cmp.step, Step::Float(_));
-    if op.is_relational() {
-        slots[slot::BOUNDARY as usize] = if float { (cmp.dist - step).max(0.0) } else { cmp.dist };
-    } else {
-        // One step below: `d = -step` (floats: anything in `[-step, 0)`,
-        // adjacent floats being the only values there).
-        let d = cmp.diff;
-        slots[slot::BELOW as usize] = if float && d < 0.0 && -d <= step { 0.0 } else { (d + step).abs() };
-        slots[slot::ABOVE as usize] = if float && d > 0.0 && d <= step { 0.0 } else { (d - step).abs() };
-    }
-    slots
+    // The order decides the zeros (the difference of two infinities is
+    // NaN); the difference, how far the others are (the chapter's table,
+    // with K = 1).
+    let less = if order == Less { 0.0 } else { d.max(0.0) + K };
+    let equal = if order == Equal { 0.0 } else { dist };
+    let greater = if order == Greater { 0.0 } else { (-d).max(0.0) + K };
+    let (boundary, below, above) = match step {
+        Step::None => (NONE, NONE, NONE),
+        Step::Integer if op.is_relational() => (dist, NONE, NONE),
+        Step::Integer => (NONE, (d + 1.0).abs(), (d - 1.0).abs()),
+        Step::Float(ulp) if op.is_relational() => ((dist - ulp).max(0.0), NONE, NONE),
+        // One step below: `d = -ulp`; anything in `[-ulp, 0)` is adjacent.
+        Step::Float(ulp) => (
+            NONE,
+            if d < 0.0 && -d <= ulp { 0.0 } else { (d + ulp).abs() },
+            if d > 0.0 && d <= ulp { 0.0 } else { (d - ulp).abs() },
+        ),
+    };
+    [less, equal, greater, boundary, below, above]
 }
 
 /// A `for` loop's iterator that records, per item, whether the body was
