@@ -323,13 +323,14 @@ impl Reach {
     pub fn covered_goals_but<'a>(
         &'a self,
         trace: &'a Trace,
-        skip: impl Fn(u32) -> bool + 'a,
+        skip: impl Fn(u32) -> bool + Copy + 'a,
     ) -> impl Iterator<Item = u32> + 'a {
         let branches = self
             .functions
             .iter()
             .zip(&self.offsets)
-            .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id));
+            .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id))
+            .filter(move |g| !skip(*g));
         let extra = self
             .extra
             .iter()

@@ -571,7 +571,6 @@ impl Generator<'_> {
         let added: Vec<u32> = self
             .reach
             .covered_goals_but(&executed.trace, |goal| after.contains(&goal))
-            .filter(|goal| !after.contains(goal))
             .collect();
         let failed = executed.ending != Ending::Returned;
         let location = executed.failed_at().map(str::to_owned);
@@ -713,22 +712,27 @@ impl Generator<'_> {
         if !self.runs_mutants() {
             return;
         }
-        let starts = self.existing_starts(existing);
-        let weak: Vec<u32> = self
+        // The goals each passing existing call meets, read once.
+        let starts: Vec<(Value, BTreeSet<u32>)> = self
+            .existing_starts(existing)
+            .into_iter()
+            .filter(|start| !start.failed)
+            .map(|start| {
+                let met = self.reach.covered(&start.trace);
+                (start.args, met)
+            })
+            .collect();
+        let weak: Vec<(u32, &'static Sites, Mutation)> = self
             .run
             .after
             .iter()
-            .copied()
-            .filter(|goal| self.reach.mutation(*goal).is_some())
+            .filter_map(|&goal| self.reach.mutation(goal).map(|(s, m)| (goal, s, m)))
             .collect();
-        for goal in weak {
-            let Some((sites, mutation)) = self.reach.mutation(goal) else {
-                continue;
-            };
-            let killers: Vec<Value> = starts
+        for (goal, sites, mutation) in weak {
+            let killers: Vec<&Value> = starts
                 .iter()
-                .filter(|start| !start.failed && self.reach.covered_goals(&start.trace).any(|g| g == goal))
-                .map(|start| start.args.clone())
+                .filter(|(_, met)| met.contains(&goal))
+                .map(|(args, _)| args)
                 .collect();
             if killers.is_empty() {
                 continue;

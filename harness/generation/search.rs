@@ -580,7 +580,6 @@ impl Search {
             let uncovered = &self.uncovered;
             self.reach
                 .covered_goals_but(&individual.trace, |id| !uncovered.contains(&id))
-                .filter(|id| uncovered.contains(id))
                 .collect()
         };
         for id in &newly {
