@@ -357,7 +357,7 @@ fn mixed(n: u8, version: (u32, u32), shape: Shape, name: &str, ratio: f32) -> u8
 
 #[test]
 fn goals_follow_the_operand_types() {
-    use carve::_internals::coverage::goals::{tally, GoalKind};
+    use carve::_internals::coverage::goals::GoalKind;
     let sites = helper_sites("mixed");
     let calls = [
         (10, (1, 2), Shape::Round, "m", 0.5f32.next_down()),
@@ -368,8 +368,15 @@ fn goals_follow_the_operand_types() {
         .iter()
         .map(|&(n, v, s, name, r)| coverage::collect(|| mixed(n, v, s, name, r)).1)
         .collect();
-    let tally = tally(sites, &traces.iter().collect::<Vec<_>>());
-    let missed: Vec<String> = tally.missed.iter().map(|m| m.2.clone()).collect();
+    let mut report = FunctionCoverage::new(sites);
+    for (i, trace) in traces.iter().enumerate() {
+        report.add(&format!("call {i}"), trace, true);
+    }
+    let tally = report.goal_totals();
+    let missed: Vec<String> = report
+        .missed_goals()
+        .map(|g| g.goal.describe(sites))
+        .collect();
     // Boundaries: `n >= 10` (met by 10) and `ratio != 0.5` either side
     // (met by the adjacent floats); a tuple and a string have none.
     assert_eq!(
@@ -383,7 +390,9 @@ fn goals_follow_the_operand_types() {
     // Every comparison saw its operands equal, less and greater ("m",
     // "a", "n"; (1, 2), (1, 1), (2, 0); …): every mutant is killed.
     assert_eq!(tally.mutants_killed, tally.mutants, "{missed:?}");
-    assert!(tally.missed.iter().all(|m| m.0 != GoalKind::Boundary));
+    assert!(report
+        .missed_goals()
+        .all(|g| g.goal.kind != GoalKind::Boundary));
     // Instrumented or not, the function computes the same.
     for (&(n, v, s, name, r), trace) in calls.iter().zip(&traces) {
         let (instrumented, again) = coverage::collect(|| mixed(n, v, s, name, r));

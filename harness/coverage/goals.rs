@@ -276,58 +276,29 @@ fn slots(mask: u8) -> impl Iterator<Item = u32> {
     (0..slot::COUNT).filter(move |slot| mask & bit(*slot) != 0)
 }
 
-/// Goals of one function met over many calls, as reports count them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GoalTally {
-    /// Boundaries that apply.
-    pub boundaries: usize,
-    /// Boundaries met.
-    pub boundaries_covered: usize,
-    /// Mutants that apply.
-    pub mutants: usize,
-    /// Mutants weakly killed.
-    pub mutants_killed: usize,
-    /// Labels (`file:line:col label`) of the goals that apply and were not
-    /// met, in goal order.
-    pub missed: Vec<(GoalKind, u32, String)>,
-}
-
-/// Tallies the goals of `sites` over the traces of passing calls.
-///
-/// ```
-/// use carve::coverage::goals::tally;
-/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
-/// let tally = tally(&SITES, &[]);
-/// assert_eq!((tally.boundaries, tally.mutants), (0, 0));
-/// ```
-pub fn tally(sites: &Sites, traces: &[&Trace]) -> GoalTally {
-    let mut tally = GoalTally::default();
-    for goal in goals(sites) {
-        let evaluated = traces.iter().any(|t| goal.evaluated(sites, t));
-        let applies = !evaluated || traces.iter().any(|t| goal.applies_in(sites, t));
-        if !applies {
-            continue;
-        }
-        let covered = traces.iter().any(|t| goal.covered(sites, t));
-        let (all, met) = match goal.kind {
-            GoalKind::Boundary => (&mut tally.boundaries, &mut tally.boundaries_covered),
-            GoalKind::Mutant => (&mut tally.mutants, &mut tally.mutants_killed),
-        };
-        *all += 1;
-        if covered {
-            *met += 1;
-        } else {
-            tally
-                .missed
-                .push((goal.kind, goal.branch, goal.describe(sites)));
-        }
-    }
-    tally
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coverage::report::FunctionCoverage;
+
+    /// The goals of `sites` the report finds missed over passing calls.
+    struct GoalTally {
+        /// `(kind, branch, file:line:col label)` of the goals missed.
+        missed: Vec<(GoalKind, u32, String)>,
+    }
+
+    fn tally_of(sites: &'static Sites, traces: &[&Trace]) -> GoalTally {
+        let mut coverage = FunctionCoverage::new(sites);
+        for (i, trace) in traces.iter().enumerate() {
+            coverage.add(&format!("call {i}"), trace, true);
+        }
+        GoalTally {
+            missed: coverage
+                .missed_goals()
+                .map(|g| (g.goal.kind, g.goal.branch, g.goal.describe(sites)))
+                .collect(),
+        }
+    }
     use crate::coverage::{collect, compare_with_goals, Cmp};
     use crate::registry::{Branch, BranchKind, Condition, Logic, Side};
 
@@ -417,7 +388,7 @@ mod tests {
     #[test]
     fn only_a_call_at_the_boundary_kills_the_off_by_one_mutant() {
         let far = [gt(0, 5), gt(9, 5)];
-        let tally = tally(&SITES, &far.iter().collect::<Vec<_>>());
+        let tally = tally_of(&SITES, &far.iter().collect::<Vec<_>>());
         // Both branches taken, yet `>=` and the boundary are missed.
         let missed = labels(GoalKind::Mutant, &tally);
         assert!(missed.iter().any(|l| l.ends_with("`>` → `>=` in `x > limit`")), "{missed:?}");
@@ -425,7 +396,7 @@ mod tests {
         assert_eq!(labels(GoalKind::Boundary, &tally).len(), 3);
         let mut with_boundary = far.to_vec();
         with_boundary.push(gt(5, 5));
-        let tally = super::tally(&SITES, &with_boundary.iter().collect::<Vec<_>>());
+        let tally = tally_of(&SITES, &with_boundary.iter().collect::<Vec<_>>());
         let missed = labels(GoalKind::Mutant, &tally);
         assert!(!missed.iter().any(|l| l.contains("in `x > limit`")), "{missed:?}");
         assert_eq!(
@@ -453,7 +424,7 @@ mod tests {
         let (_, trace) = collect(|| {
             compare_with_goals(&SITES, 2, 1, false, Op::Eq, None, || None)
         });
-        let tally = tally(&SITES, &[&trace]);
+        let tally = tally_of(&SITES, &[&trace]);
         let missed = labels(GoalKind::Mutant, &tally);
         assert!(!missed.iter().any(|l| l.contains("in `a == b`")), "{missed:?}");
         assert!(!labels(GoalKind::Boundary, &tally).iter().any(|l| l.contains("a == b")));
@@ -468,9 +439,9 @@ mod tests {
             .1
         };
         let traces = [eq(4, 5), eq(6, 5)];
-        let tally = tally(&SITES, &traces.iter().collect::<Vec<_>>());
+        let tally = tally_of(&SITES, &traces.iter().collect::<Vec<_>>());
         assert!(!labels(GoalKind::Boundary, &tally).iter().any(|l| l.contains("a == b")));
-        let tally = super::tally(&SITES, &[&traces[0]]);
+        let tally = tally_of(&SITES, &[&traces[0]]);
         assert_eq!(
             labels(GoalKind::Boundary, &tally)
                 .iter()
