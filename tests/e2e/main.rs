@@ -22,6 +22,7 @@ mod mutants;
 mod partition;
 mod record;
 mod scale;
+mod setup;
 mod shapes;
 mod shrinking;
 mod types;
