@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Field test: carve on published crates, as a new user would use it.
+
+    python3 benches/field/field.py [crate ...]      # default: every crate below
+
+For each crate: fetch the pinned version from crates.io, copy its source to
+$FIELD_OUT/<crate> (default target/field), add the recommended feature-gated
+setup, annotate its public API with `#[carve::target]` and its private
+helpers with `#[carve::instrument]` (the edits are listed below, as text
+insertions before lines of the pristine source), add one small system test,
+then run the workflow and check each step:
+
+    record -> replay green -> generate -> replay green -> re-record: git clean
+
+Not run by CI (several minutes per crate on 2 cores). Variables: FIELD_OUT,
+CARGO_TARGET_DIR (default $FIELD_OUT/target, shared by the crates),
+CARVE_SEED, CARVE_BUDGET (default 2000 executions per target).
+"""
+import os, pathlib, re, shutil, subprocess, sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OUT = pathlib.Path(os.environ.get("FIELD_OUT", ROOT / "target" / "field"))
+TARGET = "#[cfg_attr(feature = \"carve\", carve::target)]\n"
+INSTRUMENT = "#[cfg_attr(feature = \"carve\", carve::instrument)]\n"
+
+CRATES = {
+    # An HTTP date parser: a `Display + FromStr` type whose Display writes
+    # dates its FromStr rejects (`Sun, 31 Feb 1994`).
+    "httpdate": dict(
+        version="1.0.3",
+        features='carve = ["dep:carve", "dep:serde"]',
+        deps='serde = { version = "1", features = ["derive"], optional = true }',
+        targets={
+            "src/lib.rs": ["pub fn parse_http_date", "pub fn fmt_http_date"],
+            "src/date.rs": ["impl From<SystemTime> for HttpDate", "impl From<HttpDate> for SystemTime", "impl FromStr for HttpDate"],
+        },
+        instrument={
+            "src/lib.rs": ["impl Display for Error"],
+            "src/date.rs": ["impl HttpDate {", "impl Display for HttpDate", "impl Ord for HttpDate", "fn toint_1", "fn toint_2",
+                            "fn toint_4", "fn parse_imf_fixdate", "fn parse_rfc850_date", "fn parse_asctime", "fn is_leap_year"],
+        },
+        system_test='''
+use httpdate::{fmt_http_date, parse_http_date, HttpDate};
+use std::time::{Duration, UNIX_EPOCH};
+
+#[carve::system_test]
+fn round_trips_dates() {
+    let d = UNIX_EPOCH + Duration::from_secs(1431704061);
+    assert_eq!(fmt_http_date(d), "Fri, 15 May 2015 15:34:21 GMT");
+    assert_eq!(parse_http_date("Fri, 15 May 2015 15:34:21 GMT").unwrap(), d);
+    assert_eq!(parse_http_date("Friday, 15-May-15 15:34:21 GMT").unwrap(), d);
+    assert_eq!(parse_http_date("Fri May 15 15:34:21 2015").unwrap(), d);
+    assert!(parse_http_date("Fri, 15 May 2015 15:34:21 XYZ").is_err());
+    let h: HttpDate = "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap();
+    assert_eq!(h.to_string(), "Sun, 06 Nov 1994 08:49:37 GMT");
+    assert!("Sun, 31 Feb 1994 08:49:37 GMT".parse::<HttpDate>().is_err());
+}
+''',
+    ),
+    # A duration and RFC 3339 parser and formatter: formatters return lazily
+    # formatted wrappers (`FormattedDuration`), errors implement Display.
+    "humantime": dict(
+        version="2.4.0",
+        features='carve = ["dep:carve", "dep:serde"]',
+        deps='serde = { version = "1", features = ["derive"], optional = true }',
+        targets={
+            "src/date.rs": ["pub fn parse_rfc3339(", "pub fn parse_rfc3339_weak", "pub fn format_rfc3339(", "pub fn format_rfc3339_seconds",
+                            "pub fn format_rfc3339_millis", "pub fn format_rfc3339_micros", "pub fn format_rfc3339_nanos"],
+            "src/duration.rs": ["pub fn parse_duration", "pub fn format_duration"],
+            "src/wrapper.rs": ["impl FromStr for Duration", "impl FromStr for Timestamp"],
+        },
+        instrument={
+            "src/date.rs": ["impl fmt::Display for Error", "fn two_digits", "fn is_leap_year", "impl fmt::Display for Rfc3339Timestamp"],
+            "src/duration.rs": ["impl fmt::Display for Error", "impl Parser<", "fn add_current", "impl FromStr for Unit", "fn item_plural",
+                                "fn item(", "impl fmt::Display for FormattedDuration"],
+            "src/wrapper.rs": ["impl fmt::Display for Duration", "impl fmt::Display for Timestamp"],
+        },
+        system_test='''
+use std::time::{Duration, UNIX_EPOCH};
+
+#[carve::system_test]
+fn parses_and_formats_durations() {
+    assert_eq!(humantime::parse_duration("2h 37min").unwrap(), Duration::new(9420, 0));
+    assert_eq!(humantime::parse_duration("32ms").unwrap(), Duration::new(0, 32_000_000));
+    assert!(humantime::parse_duration("12 lightyears").is_err());
+    assert_eq!(humantime::format_duration(Duration::new(9420, 5_000_000)).to_string(), "2h 37m 5ms");
+    let w: humantime::Duration = "5days".parse().unwrap();
+    assert_eq!(*w, Duration::new(432000, 0));
+}
+
+#[carve::system_test]
+fn parses_and_formats_timestamps() {
+    let t = UNIX_EPOCH + Duration::new(1_518_563_312, 0);
+    assert_eq!(humantime::parse_rfc3339("2018-02-13T23:08:32Z").unwrap(), t);
+    assert_eq!(humantime::format_rfc3339(t).to_string(), "2018-02-13T23:08:32Z");
+    assert_eq!(humantime::format_rfc3339_millis(t).to_string(), "2018-02-13T23:08:32.000Z");
+    assert!(humantime::parse_rfc3339_weak("2018-02-13 23:08:32").is_ok());
+    assert!(humantime::parse_rfc3339("2018-02-30T23:08:32Z").is_err());
+}
+''',
+    ),
+    # A version parser with serde support of its own (through serde_core) and
+    # a `pub const fn` in its targeted impl block.
+    "semver": dict(
+        version="1.0.28",
+        features='carve = ["dep:carve", "serde"]',
+        deps=None,
+        targets={
+            "src/lib.rs": ["impl Version {", "impl VersionReq {", "impl Comparator {"],
+            "src/parse.rs": ["impl FromStr for Version", "impl FromStr for VersionReq", "impl FromStr for Comparator"],
+        },
+        instrument={
+            "src/parse.rs": ["fn numeric_identifier", "fn wildcard", "fn dot", "fn identifier", "fn op(", "fn comparator", "fn version_req"],
+            "src/eval.rs": ["pub(crate) fn matches_req", "pub(crate) fn matches_comparator", "fn matches_impl", "fn matches_exact",
+                            "fn matches_greater", "fn matches_less", "fn matches_tilde", "fn matches_caret", "fn pre_is_compatible"],
+            "src/display.rs": ["impl Display for Version", "impl Display for VersionReq", "impl Display for Comparator"],
+        },
+        system_test='''
+use semver::{Version, VersionReq};
+
+#[carve::system_test]
+fn matches_requirements() {
+    let req = VersionReq::parse(">=1.2.3, <1.8.0").unwrap();
+    let v = Version::parse("1.4.0").unwrap();
+    assert!(req.matches(&v));
+    assert!(!req.matches(&Version::parse("1.8.0-alpha.1").unwrap()));
+    assert!(Version::parse("1.2").is_err());
+    assert_eq!(v.to_string(), "1.4.0");
+}
+''',
+    ),
+}
+
+
+def run(cmd, cwd, env=None, check=True):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CARVE", "INSTA_")) and k != "CI"}
+    full_env.update(env or {})
+    print(f"$ {' '.join(cmd)}  ({' '.join(f'{k}={v}' for k, v in (env or {}).items())})", flush=True)
+    p = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        sys.stdout.write(p.stdout[-6000:] + p.stderr[-6000:])
+        raise SystemExit(f"field: {cwd.name}: `{' '.join(cmd)}` failed ({p.returncode})")
+    return p
+
+
+def source(name, version):
+    """The pristine source of name@version, from cargo's registry cache."""
+    scratch = OUT / "fetch"
+    (scratch / "src").mkdir(parents=True, exist_ok=True)
+    (scratch / "src" / "lib.rs").write_text("")
+    deps = "\n".join(f'{n} = "={c["version"]}"' for n, c in CRATES.items())
+    (scratch / "Cargo.toml").write_text(f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\n{deps}\n[workspace]\n')
+    run(["cargo", "fetch", "--quiet"], scratch)
+    home = pathlib.Path(os.environ.get("CARGO_HOME", pathlib.Path.home() / ".cargo"))
+    found = sorted(home.glob(f"registry/src/*/{name}-{version}"))
+    if not found:
+        raise SystemExit(f"field: no source of {name} {version} under {home}/registry/src")
+    return found[0]
+
+
+def annotate(path, heads, attribute):
+    text = path.read_text()
+    for head in heads:
+        if "\n" + head not in text:
+            raise SystemExit(f"field: {path}: no line starting with {head!r}")
+        text = text.replace("\n" + head, "\n" + attribute + head, 1)
+    path.write_text(text)
+
+
+def manifest(path, crate):
+    text = path.read_text()
+    # Keep the package, features, lib and normal dependencies; drop the
+    # crate's own tests, benches and dev-dependencies.
+    kept, skip = [], False
+    for line in text.splitlines():
+        if line.startswith("["):
+            skip = bool(re.match(r"\[\[(test|bench|example)\]\]|\[dev-dependencies", line))
+        if not skip:
+            kept.append(line)
+    text = "\n".join(kept) + "\n"
+    if "[features]" in text:
+        text = text.replace("[features]", "[features]\n" + crate["features"], 1)
+    else:
+        text += "\n[features]\n" + crate["features"] + "\n"
+    text += f'\n[dependencies.carve]\npath = "{ROOT}"\noptional = true\n'
+    if crate["deps"]:
+        if "\n[dependencies]\n" in text:
+            text = text.replace("\n[dependencies]\n", "\n[dependencies]\n" + crate["deps"] + "\n", 1)
+        else:
+            text += "\n[dependencies]\n" + crate["deps"] + "\n"
+    text += '\n[[test]]\nname = "carve"\nharness = false\nrequired-features = ["carve"]\n\n[workspace]\n'
+    path.write_text(text)
+
+
+def main():
+    names = sys.argv[1:] or list(CRATES)
+    env = {"CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR", str(OUT / "target"))}
+    seed = os.environ.get("CARVE_SEED", "1")
+    budget = os.environ.get("CARVE_BUDGET", "2000")
+    test = ["cargo", "test", "--features", "carve", "--test", "carve"]
+    for name in names:
+        crate = CRATES[name]
+        dir = OUT / name
+        shutil.rmtree(dir, ignore_errors=True)
+        shutil.copytree(source(name, crate["version"]), dir)
+        for extra in ["tests", "benches", "examples", "build.rs"]:
+            p = dir / extra
+            shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+        manifest(dir / "Cargo.toml", crate)
+        for file, heads in crate["targets"].items():
+            annotate(dir / file, heads, TARGET)
+        for file, heads in crate["instrument"].items():
+            annotate(dir / file, heads, INSTRUMENT)
+        (dir / "tests").mkdir()
+        (dir / "tests" / "carve.rs").write_text(crate["system_test"].lstrip() + "\ncarve::main!();\n")
+        run(["git", "init", "-q"], dir)
+        run(["git", "add", "-A"], dir)
+        run(["git", "-c", "user.name=field", "-c", "user.email=field@localhost", "commit", "-qm", "annotated"], dir)
+
+        print(f"== {name} {crate['version']}", flush=True)
+        record = run(test, dir, {**env, "CARVE": "record"})
+        replay = run(test, dir, env)
+        generate = run(test, dir, {**env, "CARVE": "generate", "CARVE_SEED": seed, "CARVE_BUDGET": budget})
+        after = run(test, dir, env)
+        run(["git", "add", "-A", "carved"], dir)
+        run(test, dir, {**env, "CARVE": "record"})
+        status = run(["git", "status", "--porcelain", "--", "carved"], dir).stdout
+        if status:
+            raise SystemExit(f"field: {name}: re-recording changed carved/:\n{status}")
+        for line in (record.stdout + record.stderr).splitlines():
+            if line.startswith("carve:") and ("not carving" in line or "skipped" in line):
+                print("  " + line)
+        for line in generate.stdout.splitlines():
+            if line.startswith("carve: ") and "->" in line:
+                print("  " + line)
+        total = [l for l in after.stdout.splitlines() if l.strip().startswith("total")]
+        print(f"  after generate: {total[-1].strip() if total else '?'}")
+        print(f"  {name}: record, replay, generate, replay and re-record all clean", flush=True)
+
+
+if __name__ == "__main__":
+    main()
