@@ -129,6 +129,34 @@ fn matches_requirements() {
 }
 ''',
     ),
+    # A byte-size formatter: a 2015-edition crate (no `edition` key), a
+    # targeted impl block of `pub const fn`s, and a human-readable Serialize
+    # of its own that is lossy (700,000 bytes written as "683.6 KiB").
+    "bytesize": dict(
+        version="1.3.3",
+        features='carve = ["dep:carve", "serde"]',
+        deps=None,
+        targets={
+            "src/lib.rs": ["impl ByteSize {", "pub fn to_string("],
+            "src/parse.rs": ["impl std::str::FromStr for ByteSize"],
+        },
+        instrument={
+            "src/lib.rs": ["impl Display for ByteSize"],
+            "src/parse.rs": ["fn take_while", "fn skip_while", "impl Unit {"],
+        },
+        system_test='''
+use bytesize::ByteSize;
+
+#[carve::system_test]
+fn formats_and_parses_sizes() {
+    assert_eq!(ByteSize::kb(700).to_string_as(false), "683.6 KiB");
+    assert_eq!(ByteSize::b(1536).to_string_as(false), "1.5 KiB");
+    assert_eq!(bytesize::to_string(700_000, true), "700.0 kB");
+    assert_eq!("1.5 KiB".parse::<ByteSize>().unwrap().as_u64(), 1536);
+    assert!("1.5 XB".parse::<ByteSize>().is_err());
+}
+''',
+    ),
 }
 
 
