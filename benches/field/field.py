@@ -252,7 +252,9 @@ def main():
         after = run(test, dir, env)
         run(["git", "add", "-A", "carved"], dir)
         run(test, dir, {**env, "CARVE": "record"})
-        status = run(["git", "status", "--porcelain", "--", "carved"], dir).stdout
+        # What re-recording changed against what generation left (staged).
+        status = run(["git", "diff", "--name-status", "--", "carved"], dir).stdout
+        status += run(["git", "ls-files", "--others", "--exclude-standard", "--", "carved"], dir).stdout
         if status:
             raise SystemExit(f"field: {name}: re-recording changed carved/:\n{status}")
         for line in (record.stdout + record.stderr).splitlines():
