@@ -145,6 +145,10 @@ fn matches_requirements() {
             "src/parse.rs": ["fn take_while", "fn skip_while", "impl Unit {"],
         },
         system_test='''
+// A 2015-edition test target: extern crates are declared.
+extern crate bytesize;
+extern crate carve;
+
 use bytesize::ByteSize;
 
 #[carve::system_test]
