@@ -39,7 +39,7 @@ use crate::value::text::to_ron;
 use crate::value::Value;
 
 /// Indentation of an entry's fields in a carve file.
-const FIELD_INDENT: &str = "            ";
+pub(crate) const FIELD_INDENT: &str = "            ";
 
 /// Where a carved call came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +103,8 @@ pub struct Entry {
     pub after: Option<String>,
     /// Where `args` starts in the file it was read from.
     pub args_position: Position,
+    /// Where `outcome` starts in the file it was read from.
+    pub outcome_position: Position,
 }
 
 impl Entry {
@@ -115,6 +117,7 @@ impl Entry {
             outcome,
             after: after.map(indent),
             args_position: Position::default(),
+            outcome_position: Position::default(),
         }
     }
 
@@ -403,6 +406,7 @@ impl CarveFile {
                 },
                 after: call.after.map(|a| a.source().to_owned()),
                 args_position: positions.of(call.args.text()),
+                outcome_position: positions.of(outcome_text),
             });
         }
         Ok(CarveFile {
