@@ -478,11 +478,15 @@ impl Case {
             return Ok(());
         }
         let stored = stored_observation(&self.entry);
+        // Recording rewrites only the entries system tests carved.
+        let way_out = match self.entry.origin.system_test() {
+            Some(_) => "Rewrite it with `CARVE=record cargo test`, or fix it by hand.",
+            None => "Fix it by hand (recording keeps generated entries as they are).",
+        };
         Err(CaseFailure(format!(
             "{}:{}: the carve file's outcome of `{}` (`{}`) disagrees with its snapshot {} \
              (`{}`), which the call still matches. The snapshot is what replay checks; the \
-             outcome in the carve file only documents the call. Rewrite it with `CARVE=record \
-             cargo test` (for calls a system test carved), or fix it by hand.",
+             outcome in the carve file only documents the call. {way_out}",
             display_path(&self.file),
             self.entry.outcome_position,
             self.target_name,

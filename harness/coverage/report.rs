@@ -826,11 +826,12 @@ impl Report {
             names.truncate(SHOWN);
         }
         let which = match all > SHOWN {
-            true => format!("the closest of {all} names are"),
-            false => "names are".to_owned(),
+            true => format!(" (the {SHOWN} closest of {all})"),
+            false => String::new(),
         };
         Some(format!(
-            "{intro} (it matches part of a name, `all` shows every one); {which}: {}",
+            "{intro}; names are{which}: {}. It selects the names that contain it; `all` \
+             selects every one.",
             names.join(", ")
         ))
     }
@@ -1295,7 +1296,7 @@ mod tests {
     fn an_annotate_filter_that_matches_nothing_names_the_closest_functions() {
         let report = goal_report();
         assert_eq!(report.annotate("xyz"), "");
-        insta::assert_snapshot!(report.annotate_misses("xyz").unwrap(), @"CARVE_ANNOTATE=xyz matches no instrumented function (it matches part of a name, `all` shows every one); names are: m::f, m::g");
+        insta::assert_snapshot!(report.annotate_misses("xyz").unwrap(), @"CARVE_ANNOTATE=xyz matches no instrumented function; names are: m::f, m::g. It selects the names that contain it; `all` selects every one.");
         assert_eq!(report.annotate_misses("m::"), None);
         assert_eq!(report.annotate_misses(""), None, "`all`");
         let mut many = goal_report();
@@ -1305,7 +1306,7 @@ mod tests {
                 Box::leak(Box::new(Sites::new("krate::u", name, "u.rs", (1, 2), &[], &[])));
             many.functions.push(FunctionCoverage::new(sites));
         }
-        insta::assert_snapshot!(many.annotate_misses("parse_qery").unwrap(), @"CARVE_ANNOTATE=parse_qery matches no instrumented function (it matches part of a name, `all` shows every one); the closest of 8 names are: u::parse_query, u::parse, u::urlparse, u::decode, m::f");
+        insta::assert_snapshot!(many.annotate_misses("parse_qery").unwrap(), @"CARVE_ANNOTATE=parse_qery matches no instrumented function; names are (the 5 closest of 8): u::parse_query, u::parse, u::urlparse, u::decode, m::f. It selects the names that contain it; `all` selects every one.");
         assert_eq!(edit_distance("kitten", "Sitting"), 3);
         assert_eq!(edit_distance("", "ab"), 2);
     }

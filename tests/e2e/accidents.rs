@@ -67,7 +67,7 @@ fn several_filters_select_as_with_libtest() {
     // A `CARVE_ANNOTATE` that names no function is reported, not ignored.
     let annotate = p.test(&[("CARVE_ANNOTATE", "colatz")], &["collatz"]);
     annotate.assert_success();
-    assert_snapshot!(annotate.messages(), @"carve: CARVE_ANNOTATE=colatz matches no instrumented function (it matches part of a name, `all` shows every one); the closest of 17 names are: collatz, Counter::get, double, fact, triple::part");
+    assert_snapshot!(annotate.messages(), @"carve: CARVE_ANNOTATE=colatz matches no instrumented function; names are (the 5 closest of 17): collatz, Counter::get, double, fact, triple::part. It selects the names that contain it; `all` selects every one.");
 }
 
 /// A system test still running after a while is named once while recording,
@@ -177,8 +177,8 @@ fn an_outcome_edited_against_its_snapshot_fails_its_test() {
         carved::push_all::0001
         test result: FAILED. 31 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
         "#);
-    assert_snapshot!(run.failure("carved::collatz::0001"), @"carved/collatz.ron:13:22: the carve file's outcome of `collatz` (`Returned(9)`) disagrees with its snapshot carved/collatz/2683040e83f0.snap (`Returned(8)`), which the call still matches. The snapshot is what replay checks; the outcome in the carve file only documents the call. Rewrite it with `CARVE=record cargo test` (for calls a system test carved), or fix it by hand.");
-    assert_snapshot!(run.failure("carved::push_all::0001"), @r#"carved/push_all.ron:14:22: the carve file's outcome of `push_all` (`(outcome:Returned(3),after:(v:b"\x01\x02"))`) disagrees with its snapshot carved/push_all/14eeb06f7199.snap (`(outcome:Returned(3),after:(v:b"\x01\x02\x03"))`), which the call still matches. The snapshot is what replay checks; the outcome in the carve file only documents the call. Rewrite it with `CARVE=record cargo test` (for calls a system test carved), or fix it by hand."#);
+    assert_snapshot!(run.failure("carved::collatz::0001"), @"carved/collatz.ron:13:22: the carve file's outcome of `collatz` (`Returned(9)`) disagrees with its snapshot carved/collatz/2683040e83f0.snap (`Returned(8)`), which the call still matches. The snapshot is what replay checks; the outcome in the carve file only documents the call. Rewrite it with `CARVE=record cargo test`, or fix it by hand.");
+    assert_snapshot!(run.failure("carved::push_all::0001"), @r#"carved/push_all.ron:14:22: the carve file's outcome of `push_all` (`(outcome:Returned(3),after:(v:b"\x01\x02"))`) disagrees with its snapshot carved/push_all/14eeb06f7199.snap (`(outcome:Returned(3),after:(v:b"\x01\x02\x03"))`), which the call still matches. The snapshot is what replay checks; the outcome in the carve file only documents the call. Rewrite it with `CARVE=record cargo test`, or fix it by hand."#);
     // The advice: recording rewrites them as they were.
     p.record().assert_success();
     assert_eq!(p.read("carved/collatz.ron"), collatz);
