@@ -68,19 +68,29 @@ pub fn snapshot_names(entries: &[Entry]) -> Vec<String> {
 
 /// For each entry, with the snapshot names [`snapshot_names`] gave them,
 /// where the earlier entry it repeats starts (its arguments), if it is the
-/// same call with the same outcome: an entry duplicated by hand. Only an
-/// entry whose name has a suffix can be one, so a file without repeated
-/// arguments costs nothing more.
+/// same call with the same outcome, layout aside: an entry duplicated by
+/// hand. Only entries whose arguments repeat (a name with a suffix) are
+/// compared, so a file without repeated arguments costs nothing more.
 pub fn repeated_calls(entries: &[Entry], snapshots: &[String]) -> Vec<Option<Position>> {
-    if !snapshots.iter().any(|name| name.contains('-')) {
+    let repeated: std::collections::HashSet<&str> = snapshots
+        .iter()
+        .filter_map(|name| name.split_once('-').map(|(id, _)| id))
+        .collect();
+    if repeated.is_empty() {
         return vec![None; entries.len()];
     }
     let mut first = std::collections::HashMap::new();
     entries
         .iter()
+        .zip(snapshots)
         .enumerate()
-        .map(|(i, entry)| {
-            let earlier = *first.entry(entry.call_key()).or_insert(i);
+        .map(|(i, (entry, name))| {
+            let id = name.split_once('-').map_or(name.as_str(), |(id, _)| id);
+            if !repeated.contains(id) {
+                return None;
+            }
+            let key = (strip_layout(&entry.args), stored_observation(entry));
+            let earlier = *first.entry(key).or_insert(i);
             (earlier != i).then(|| entries[earlier].args_position)
         })
         .collect()
@@ -391,10 +401,17 @@ impl Case {
         let snap = self.snapshot_file(&folder);
         if let Some(first) = self.repeats.filter(|_| !snap.exists()) {
             // Not a new outcome to review: no snapshot is made for it.
+            let way_out = match self.entry.origin.system_test() {
+                Some(_) => {
+                    "Delete it, or re-record with `CARVE=record cargo test`, which stores each \
+                     call once."
+                }
+                // Recording keeps generated entries as they are.
+                None => "Delete it.",
+            };
             return Err(CaseFailure(format!(
                 "{}: this entry repeats the call at {}:{first} (same arguments, same outcome), \
-                 so it has no snapshot of its own ({}). Delete it, or re-record with \
-                 `CARVE=record cargo test`, which stores each call once.",
+                 so it has no snapshot of its own ({}). {way_out}",
                 self.here(),
                 display_path(&self.file),
                 display_path(&snap),
@@ -738,6 +755,27 @@ mod tests {
         assert!(!same_contents(body, "  Returned(2)"), "leading blanks count");
         assert_eq!(snapshot_body("Returned(2)\n"), None, "no header: insta decides");
         assert_eq!(snapshot_body("---\nsource: x\n"), None);
+    }
+
+    #[test]
+    fn only_the_same_call_with_the_same_outcome_is_a_repeat() {
+        use crate::carving::store::StoredOutcome;
+        use crate::value::Value;
+        let entry = |args: &str, returned: i64, line: usize| {
+            let outcome = StoredOutcome::of(&Outcome::Returned(Value::I64(returned))).unwrap();
+            let mut entry = Entry::new(Origin::System("t".into()), args, outcome, None);
+            entry.args_position = Position { line, col: 19 };
+            entry
+        };
+        // Same arguments, another outcome (a call that depends on state): no repeat.
+        let entries = [entry("(n: 1)", 1, 10), entry("(n: 1)", 2, 17), entry("(n:1)", 1, 24)];
+        let names = snapshot_names(&entries);
+        assert_eq!(
+            repeated_calls(&entries, &names),
+            [None, None, Some(Position { line: 10, col: 19 })]
+        );
+        let distinct = [entry("(n: 1)", 1, 10), entry("(n: 2)", 1, 17)];
+        assert_eq!(repeated_calls(&distinct, &snapshot_names(&distinct)), [None, None]);
     }
 
     #[test]
