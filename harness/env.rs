@@ -11,6 +11,10 @@
 //! | `CARVE_HTML` | folder to write the HTML report in (`index.html` and a page per function) | none |
 //! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
 //!
+//! Internal, for carve's own tests: `CARVE_SLOW_TEST_WARN_SECS`, the
+//! seconds after which recording says a system test is still running
+//! (default [`SLOW_TEST_WARNING`]).
+//!
 //! ```
 //! use carve::env::{Budget, Config, Mode};
 //!
@@ -30,6 +34,10 @@ use std::time::Duration;
 pub const DEFAULT_SEED: u64 = 1;
 /// Executions per target when `CARVE_BUDGET` is not set.
 pub const DEFAULT_BUDGET: u64 = 20_000;
+
+/// How long a system test records before carve says it is still running,
+/// as libtest says of a test after 60 seconds.
+pub const SLOW_TEST_WARNING: Duration = Duration::from_secs(60);
 
 /// What a test run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +92,9 @@ pub struct Config {
     pub html: Option<PathBuf>,
     /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
     pub annotate: Option<String>,
+    /// `CARVE_SLOW_TEST_WARN_SECS` (internal): when recording says a system
+    /// test is still running.
+    pub slow_test_warning: Duration,
 }
 
 impl Config {
@@ -152,6 +163,12 @@ impl Config {
             "all" | "1" => String::new(),
             filter => filter.to_owned(),
         });
+        let slow_test_warning = match get("CARVE_SLOW_TEST_WARN_SECS") {
+            None => SLOW_TEST_WARNING,
+            Some(v) => Duration::from_secs(v.trim().parse().map_err(|_| {
+                ConfigError::new("CARVE_SLOW_TEST_WARN_SECS", &v, "a number of seconds")
+            })?),
+        };
         Ok(Config {
             mode,
             seed,
@@ -162,6 +179,7 @@ impl Config {
             report,
             html,
             annotate,
+            slow_test_warning,
         })
     }
 }

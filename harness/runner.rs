@@ -15,13 +15,15 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
+use libtest_mimic::{Conclusion, Failed, Trial};
 
 use crate::carving::layout::{self, OldLayout};
 use crate::carving::isolate::{self, TestRun};
 use crate::carving::lock::CarveDirLock;
 use crate::carving::record;
-use crate::carving::replay::{snapshot_names, Accepted, Case, Checker, SnapshotCheck};
+use crate::carving::replay::{
+    repeated_calls, snapshot_names, Accepted, Case, Checker, SnapshotCheck,
+};
 use crate::carving::skim::skim;
 use crate::carving::store::{
     display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
@@ -35,6 +37,10 @@ use crate::generation::history::{self, RunHistory};
 use crate::generation::worker;
 use crate::outcome::{install_panic_hook, panic_message, quietly};
 use crate::registry::{Registry, SystemTest, Target};
+
+mod filters;
+
+use filters::TestArgs;
 
 /// What `carve::main!()` passes in from the test crate.
 #[derive(Debug, Clone, Copy)]
@@ -66,17 +72,17 @@ pub fn main(main: MainConfig) -> ! {
                 .map_err(|f| f.message().unwrap_or("failed").to_owned())
         });
     }
-    let mut args = Arguments::from_args();
-    if args.list && args.color.is_none() {
+    let mut args = TestArgs::from_env();
+    if args.libtest.list && args.libtest.color.is_none() {
         // A listing has no colours, but libtest-mimic strips escape codes
         // byte by byte from output that is not a terminal: in a debug build
         // that is most of the time `--list` takes for 100,000 tests.
-        args.color = Some(libtest_mimic::ColorSetting::Always);
+        args.libtest.color = Some(libtest_mimic::ColorSetting::Always);
     }
     if let Some(message) = config.missing_dir() {
         fail_setup(&message);
     }
-    if is_ci() && config.mode != Mode::Replay && !args.list {
+    if is_ci() && config.mode != Mode::Replay && !args.libtest.list {
         fail_setup(&ci_refuses(config.mode));
     }
     let coverage = Calls::default();
@@ -95,7 +101,7 @@ pub fn main(main: MainConfig) -> ! {
     );
     let (failed, generation, histories) = match config.mode {
         Mode::Generate => run_generate(&args, registry, &config, checker, &history_folder),
-        Mode::Record if !args.list => (
+        Mode::Record if !args.libtest.list => (
             run_record(&args, registry, &config, checker),
             BTreeMap::new(),
             BTreeMap::new(),
@@ -106,7 +112,7 @@ pub fn main(main: MainConfig) -> ! {
             BTreeMap::new(),
         ),
     };
-    let report_failed = !args.list && {
+    let report_failed = !args.libtest.list && {
         let report = Report::build(registry, &coverage.take(), &generation, config.seed)
             .with_failures(coverage.take_failures());
         !report_coverage(&report, &config, histories, &history_folder)
@@ -127,7 +133,10 @@ fn report_coverage(
 ) -> bool {
     println!("{}", report.summary());
     if let Some(filter) = &config.annotate {
-        println!("{}", report.annotate(filter));
+        match report.annotate_misses(filter) {
+            Some(miss) => eprintln!("carve: {miss}"),
+            None => println!("{}", report.annotate(filter)),
+        }
     }
     let json_ok = write_json_report(report, config);
     let Some(dir) = &config.html else {
@@ -174,11 +183,11 @@ fn fail_setup(message: &str) -> ! {
     std::process::exit(2)
 }
 
-fn run_replay(args: &Arguments, registry: &Registry, checker: &Checker) -> bool {
+fn run_replay(args: &TestArgs, registry: &Registry, checker: &Checker) -> bool {
     let mut trials = system_trials(registry);
     trials.extend(replay_trials(registry, checker, args));
     trials.sort_by(|a, b| a.name().cmp(b.name()));
-    let failed = libtest_mimic::run(args, trials).has_failed();
+    let failed = args.run(trials).has_failed();
     report_accepted(checker);
     failed
 }
@@ -211,7 +220,7 @@ fn migrate_layout(dir: &Path) -> bool {
     errors.is_empty()
 }
 
-fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: Checker) -> bool {
+fn run_record(args: &TestArgs, registry: &Registry, config: &Config, checker: Checker) -> bool {
     if std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some() {
         fail_setup(
             "CARVE=record needs every system test in one process; run it with `cargo test`, \
@@ -228,14 +237,15 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
     let trials = registry
         .system_tests()
         .map(|(name, test)| {
-            let (name, exe, dir, runs) = (
+            let (name, exe, dir, runs, slow) = (
                 name.to_owned(),
                 exe.clone(),
                 config.dir.clone(),
                 Arc::clone(&runs),
+                config.slow_test_warning,
             );
             Trial::test(format!("system::{name}"), move || {
-                let run = isolate::record_in_child(&exe, &dir, &name)?;
+                let run = isolate::record_in_child(&exe, &dir, &name, slow)?;
                 let verdict = run.verdict();
                 lock(&runs).insert(name, run);
                 verdict.map_err(Failed::from)
@@ -243,7 +253,7 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
             .with_ignored_flag(test.ignored)
         })
         .collect();
-    let carving: Conclusion = libtest_mimic::run(args, trials);
+    let carving: Conclusion = args.run(trials);
     let runs = std::mem::take(&mut *lock(&runs));
     let mut ran = BTreeSet::new();
     let mut kept = Vec::new();
@@ -316,14 +326,13 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         accept_new: accepts_new_snapshots(),
         ..checker
     };
-    let filtered = args.filter.is_some() || !args.skip.is_empty();
-    if filtered && checker.accept_new {
+    if args.is_filtered() && checker.accept_new {
         store_failed |= !accept_new_snapshots_of(&recorded, registry, &checker);
     }
     let trials = replay_trials(registry, &checker, args);
-    let replaying = libtest_mimic::run(args, trials);
+    let replaying = args.run(trials);
     report_accepted(&checker);
-    if args.filter.is_none() && args.skip.is_empty() && !replaying.has_failed() {
+    if !args.is_filtered() && !replaying.has_failed() {
         if let Err(e) = remove_orphan_snapshots(&config.dir, &targets) {
             eprintln!("carve: {e}");
             store_failed = true;
@@ -359,7 +368,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// each trial runs in a process of its own with `--exact generate::<target>`,
 /// each process replays its target).
 fn run_generate(
-    args: &Arguments,
+    args: &TestArgs,
     registry: &'static Registry,
     config: &Config,
     checker: Checker,
@@ -369,14 +378,14 @@ fn run_generate(
     BTreeMap<String, GenerationStats>,
     BTreeMap<String, RunHistory>,
 ) {
-    let jobs = config.jobs_or(args.test_threads);
+    let jobs = config.jobs_or(args.libtest.test_threads);
     let config = Arc::new(Config {
         jobs: Some(jobs),
         ..config.clone()
     });
     let done: Arc<Mutex<BTreeMap<String, Generated>>> = Arc::default();
-    if args.list {
-        let listing = libtest_mimic::run(args, generate_trials(registry, &config, &done));
+    if args.libtest.list {
+        let listing = args.run(generate_trials(registry, &config, &done));
         return (listing.has_failed(), BTreeMap::new(), BTreeMap::new());
     }
     let mut failed = !migrate_layout(&config.dir);
@@ -385,13 +394,9 @@ fn run_generate(
         config.seed, config.budget
     );
     let trials = generate_trials(registry, &config, &done);
-    let generating = libtest_mimic::run(
-        &Arguments {
-            test_threads: Some(jobs),
-            ..args.clone()
-        },
-        trials,
-    );
+    let mut generate_args = args.clone();
+    generate_args.libtest.test_threads = Some(jobs);
+    let generating = generate_args.run(trials);
     failed |= generating.has_failed();
     let done = std::mem::take(&mut *lock(&done));
     let mut stats = BTreeMap::new();
@@ -424,23 +429,18 @@ fn run_generate(
     let mut trials = system_trials(registry);
     // Every carve file: the calls of the targets just generated are
     // replayed (for their new snapshots) whatever the filter.
-    trials.extend(replay_trials(registry, &checker, &Arguments::default()));
-    let replay_args = if args.filter.is_some() || !args.skip.is_empty() {
+    trials.extend(replay_trials(registry, &checker, &TestArgs::default()));
+    let replay_args = if args.is_filtered() {
         trials.retain(|trial| {
-            !args.is_filtered_out(trial)
+            args.selects(trial.name())
                 || target_of_case(trial.name()).is_some_and(|t| done.contains_key(t))
         });
-        Arguments {
-            filter: None,
-            skip: Vec::new(),
-            exact: false,
-            ..args.clone()
-        }
+        args.unfiltered()
     } else {
         args.clone()
     };
     trials.sort_by(|a, b| a.name().cmp(b.name()));
-    let replaying = libtest_mimic::run(&replay_args, trials);
+    let replaying = replay_args.run(trials);
     report_accepted(&checker);
     (replaying.has_failed() || failed, stats, histories)
 }
@@ -634,10 +634,14 @@ fn store_recorded(
 }
 
 /// Deletes the snapshots no entry uses any more: for each of `targets`, the
-/// `<id>.snap` files directly in its snapshot folder that no entry of its
-/// carve file checks. The file is read again under the carve-folder lock, so
-/// an entry a generate run beside this one just added keeps its snapshot.
-/// Nothing else is touched; folders left empty are removed.
+/// `<id>.snap` files in its snapshot folder (and shards) that no entry of
+/// its carve file checks, and the pending ones (`<id>.snap.new`,
+/// `<id>.pending-snap`) that no entry would accept: left by a call removed
+/// since (an entry duplicated by hand, say), `cargo insta review` would
+/// offer them for a call that no longer exists. The file is read again
+/// under the carve-folder lock, so an entry a generate run beside this one
+/// just added keeps its snapshot. Nothing else is touched; folders left
+/// empty are removed.
 fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(), StoreError> {
     let _lock = CarveDirLock::acquire(dir)?;
     for target in targets {
@@ -652,26 +656,24 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(),
         };
         let used: BTreeSet<String> = snapshot_names(&entries).into_iter().collect();
         let folder = layout::snapshot_folder(dir, target);
-        for path in snapshot_files(&folder) {
-            let Some(snapshot) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".snap"))
-            else {
-                continue;
-            };
-            if !used.contains(snapshot) {
+        for (path, snapshot, pending) in snapshot_files(&folder) {
+            if !used.contains(&snapshot) {
                 if fs::remove_file(&path).is_ok() {
                     println!(
-                        "carve: removed {} (its call is no longer carved)",
-                        display_path(&path)
+                        "carve: removed {} ({}its call is no longer carved)",
+                        display_path(&path),
+                        if pending { "a pending snapshot; " } else { "" }
                     );
                 }
                 continue;
             }
+            if pending {
+                // A change to review (`cargo insta review`): not carve's.
+                continue;
+            }
             // In use, but where the target's size no longer puts it (it
             // crossed the sharding threshold): moved, never rewritten.
-            let home = layout::snapshot_shard(&folder, snapshot, entries.len())
+            let home = layout::snapshot_shard(&folder, &snapshot, entries.len())
                 .join(format!("{snapshot}.snap"));
             if home != path && !home.exists() {
                 let moved = home
@@ -691,21 +693,29 @@ fn remove_orphan_snapshots(dir: &Path, targets: &BTreeSet<String>) -> Result<(),
     Ok(())
 }
 
-/// The snapshot files (`<id>.snap`) in a target's snapshot folder and its
-/// shards.
-fn snapshot_files(folder: &Path) -> Vec<std::path::PathBuf> {
-    let in_folder = |folder: &Path| -> Vec<std::path::PathBuf> {
+/// The snapshot files in a target's snapshot folder and its shards, each
+/// with its snapshot's name and whether it is pending review: `<id>.snap`,
+/// and `<id>.snap.new` or `<id>.pending-snap` (pending).
+fn snapshot_files(folder: &Path) -> Vec<(std::path::PathBuf, String, bool)> {
+    let in_folder = |folder: &Path| -> Vec<(std::path::PathBuf, String, bool)> {
         let Ok(read) = fs::read_dir(folder) else {
             return Vec::new();
         };
         read.flatten()
-            .map(|e| e.path())
-            .filter(|path| {
-                path.file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.strip_suffix(".snap"))
-                    .is_some_and(layout::is_snapshot_name)
-                    && path.is_file()
+            .filter_map(|e| {
+                let path = e.path();
+                let name = path.file_name()?.to_str()?;
+                let (snapshot, pending) = match name.strip_suffix(".snap") {
+                    Some(stem) => (stem, false),
+                    None => (
+                        name.strip_suffix(".snap.new")
+                            .or_else(|| name.strip_suffix(".pending-snap"))?,
+                        true,
+                    ),
+                };
+                let snapshot = snapshot.to_owned();
+                (layout::is_snapshot_name(&snapshot) && path.is_file())
+                    .then_some((path, snapshot, pending))
             })
             .collect()
     };
@@ -798,7 +808,7 @@ fn run_system_test(name: &str, test: &SystemTest, recording: bool) -> Result<(),
 }
 
 /// One trial per carved call, plus one failing trial per unusable carve file.
-fn replay_trials(registry: &Registry, checker: &Checker, args: &Arguments) -> Vec<Trial> {
+fn replay_trials(registry: &Registry, checker: &Checker, args: &TestArgs) -> Vec<Trial> {
     let mut trials = Vec::new();
     let dir = &checker.dir;
     let (paths, old) = match CarveFile::list(dir).and_then(|p| Ok((p, OldLayout::find(dir)?))) {
@@ -818,7 +828,7 @@ fn replay_trials(registry: &Registry, checker: &Checker, args: &Arguments) -> Ve
         {
             continue;
         }
-        if args.list {
+        if args.libtest.list {
             if let Some(names) = listed_names(registry, dir, &path) {
                 trials.extend(names.into_iter().map(|name| {
                     Trial::test(name, || Err("carve: this trial was made to be listed".into()))
@@ -887,15 +897,17 @@ fn test_names(target: &str, carved: impl IntoIterator<Item = bool>) -> Vec<Strin
         .collect()
 }
 
-/// Whether a test of `target`'s carve file can pass the filter of `args`.
-/// Only an exact filter (nextest runs each test alone with `--exact`) rules
+/// Whether a test of `target`'s carve file can pass the filters of `args`.
+/// Only exact filters (nextest runs each test alone with `--exact`) rule
 /// files out: a substring filter may match any test's number.
-fn may_be_selected(args: &Arguments, target: &str) -> bool {
-    let Some(filter) = args.filter.as_deref().filter(|_| args.exact) else {
+fn may_be_selected(args: &TestArgs, target: &str) -> bool {
+    if !args.libtest.exact || args.filters.is_empty() {
         return true;
-    };
+    }
     // A test's name (`carved::a::b::0001`), or a broken file's (`carved::a::b`).
-    target_of_case(filter).or_else(|| filter.strip_prefix("carved::")) == Some(target)
+    args.filters.iter().any(|filter| {
+        target_of_case(filter).or_else(|| filter.strip_prefix("carved::")) == Some(target)
+    })
 }
 
 /// One case per entry of `file`, a carve file in `dir` of `target`, named
@@ -903,6 +915,7 @@ fn may_be_selected(args: &Arguments, target: &str) -> bool {
 fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
     let snapshot_folder = layout::snapshot_folder(dir, &file.target);
     let snapshots = snapshot_names(&file.entries);
+    let repeats = repeated_calls(&file.entries, &snapshots);
     let tests = test_names(
         &file.target,
         file.entries.iter().map(|e| e.origin.system_test().is_some()),
@@ -912,7 +925,8 @@ fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
         .into_iter()
         .zip(snapshots)
         .zip(tests)
-        .map(|((entry, snapshot), test)| {
+        .zip(repeats)
+        .map(|(((entry, snapshot), test), repeats)| {
             Case {
                 test,
                 target_name: file.target.clone(),
@@ -922,6 +936,7 @@ fn cases_of(file: CarveFile, target: &'static Target, dir: &Path) -> Vec<Case> {
                 snapshot_folder: snapshot_folder.clone(),
                 entries_in_file,
                 snapshot,
+                repeats,
             }
         })
         .collect()

@@ -92,6 +92,12 @@ fn trim(text: &str) -> &str {
     &text[start.unwrap_or(0)..end.max(start.unwrap_or(0))]
 }
 
+/// `text` without the UTF-8 byte order mark some editors put first: ron
+/// rejects it, and no editor shows it, so positions count from after it.
+pub(crate) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Just past the whitespace or comment at `i`, if there is one there.
 pub(crate) fn layout_end(text: &str, i: usize) -> Option<usize> {
     let bytes = text.as_bytes();

@@ -14,12 +14,20 @@
 //! Each child holds one system test, so every call it makes, on any thread,
 //! is that test's: tests may record in parallel and still carve the same
 //! files on every run.
+//!
+//! A test still running after a while (60 s, [`SLOW_TEST_WARNING`]) is
+//! named once, as libtest names a slow test: a hang is not silent.
+//!
+//! [`SLOW_TEST_WARNING`]: crate::env::SLOW_TEST_WARNING
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -73,20 +81,28 @@ impl TestRun {
 }
 
 /// Records system test `test` in a new process of `exe` (this test binary)
-/// and reads back what it carved, parsing it as carve files of `dir`.
-pub fn record_in_child(exe: &Path, dir: &Path, test: &str) -> Result<TestRun, String> {
+/// and reads back what it carved, parsing it as carve files of `dir`. Says
+/// so once if the test runs longer than `slow`.
+pub fn record_in_child(
+    exe: &Path,
+    dir: &Path,
+    test: &str,
+    slow: Duration,
+) -> Result<TestRun, String> {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let out = std::env::temp_dir().join(format!(
         "carve-record-{}-{}.ron",
         std::process::id(),
         RUNS.fetch_add(1, Ordering::Relaxed)
     ));
-    let status = Command::new(exe)
+    let started = Command::new(exe)
         .env(TEST_VAR, test)
         .env(OUT_VAR, &out)
         .stdin(Stdio::null())
-        .status()
-        .map_err(|e| format!("could not start {} to record it: {e}", exe.display()))?;
+        .spawn();
+    let status = started
+        .and_then(|mut child| wait_naming_slow(&mut child, test, slow))
+        .map_err(|e| format!("could not run {} to record it: {e}", exe.display()))?;
     let text = fs::read_to_string(&out);
     let _ = fs::remove_file(&out);
     let text = match text {
@@ -109,6 +125,26 @@ pub fn record_in_child(exe: &Path, dir: &Path, test: &str) -> Result<TestRun, St
     Ok(TestRun::Passed {
         entries,
         unwritable: carved.unwritable,
+    })
+}
+
+/// Waits for `child`, recording system test `test`, and says once that it
+/// is still running if it runs longer than `slow`.
+fn wait_naming_slow(child: &mut Child, test: &str, slow: Duration) -> std::io::Result<ExitStatus> {
+    let (done, finished) = mpsc::channel::<()>();
+    thread::scope(|scope| {
+        scope.spawn(move || {
+            // Woken by the end of the wait (`done` dropped) or by the time.
+            if finished.recv_timeout(slow) == Err(RecvTimeoutError::Timeout) {
+                println!(
+                    "carve: system test `{test}` has been running for over {} seconds",
+                    slow.as_secs()
+                );
+            }
+        });
+        let status = child.wait();
+        drop(done);
+        status
     })
 }
 

@@ -30,10 +30,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::call::{ArgsInput, ReplayError, Replayed};
+use crate::call::{ArgsInput, Position, ReplayError, Replayed};
 use crate::carving::layout;
 use crate::carving::store::{
-    display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin,
+    display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin, FIELD_INDENT,
 };
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls, FailureKind, FoundFailure};
@@ -62,6 +62,36 @@ pub fn snapshot_names(entries: &[Entry]) -> Vec<String> {
                 1 => id,
                 n => format!("{id}-{n}"),
             }
+        })
+        .collect()
+}
+
+/// For each entry, with the snapshot names [`snapshot_names`] gave them,
+/// where the earlier entry it repeats starts (its arguments), if it is the
+/// same call with the same outcome, layout aside: an entry duplicated by
+/// hand. Only entries whose arguments repeat (a name with a suffix) are
+/// compared, so a file without repeated arguments costs nothing more.
+pub fn repeated_calls(entries: &[Entry], snapshots: &[String]) -> Vec<Option<Position>> {
+    let repeated: std::collections::HashSet<&str> = snapshots
+        .iter()
+        .filter_map(|name| name.split_once('-').map(|(id, _)| id))
+        .collect();
+    if repeated.is_empty() {
+        return vec![None; entries.len()];
+    }
+    let mut first = std::collections::HashMap::new();
+    entries
+        .iter()
+        .zip(snapshots)
+        .enumerate()
+        .map(|(i, (entry, name))| {
+            let id = name.split_once('-').map_or(name.as_str(), |(id, _)| id);
+            if !repeated.contains(id) {
+                return None;
+            }
+            let key = (strip_layout(&entry.args), stored_observation(entry));
+            let earlier = *first.entry(key).or_insert(i);
+            (earlier != i).then(|| entries[earlier].args_position)
         })
         .collect()
 }
@@ -184,6 +214,9 @@ pub struct Case {
     /// arguments): its file is `<snapshot>.snap` in `snapshot_folder` or, for
     /// a target with thousands of entries, in its shard.
     pub snapshot: String,
+    /// Where the earlier entry starts that this one repeats, if it is the
+    /// same call with the same outcome ([`repeated_calls`]).
+    pub repeats: Option<Position>,
 }
 
 /// Why a case failed; shown as the test's failure message.
@@ -366,6 +399,24 @@ impl Case {
         })?;
         let folder = self.snapshot_home();
         let snap = self.snapshot_file(&folder);
+        if let Some(first) = self.repeats.filter(|_| !snap.exists()) {
+            // Not a new outcome to review: no snapshot is made for it.
+            let way_out = match self.entry.origin.system_test() {
+                Some(_) => {
+                    "Delete it, or re-record with `CARVE=record cargo test`, which stores each \
+                     call once."
+                }
+                // Recording keeps generated entries as they are.
+                None => "Delete it.",
+            };
+            return Err(CaseFailure(format!(
+                "{}: this entry repeats the call at {}:{first} (same arguments, same outcome), \
+                 so it has no snapshot of its own ({}). {way_out}",
+                self.here(),
+                display_path(&self.file),
+                display_path(&snap),
+            )));
+        }
         let mut settings = insta::Settings::clone_current();
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
@@ -375,7 +426,7 @@ impl Case {
             return match write_new_snapshot(settings, &snap, check) {
                 Ok(()) => {
                     checker.accepted.add(&self.target_name, &self.snapshot_folder);
-                    Ok(())
+                    self.check_stored_outcome(&text, &snap)
                 }
                 Err(e) => Err(CaseFailure(format!(
                     "{}: could not write the new snapshot of `{call}`: {e}",
@@ -388,7 +439,7 @@ impl Case {
         // target with N calls cost O(N²). insta sees every call it must
         // judge: a new or changed outcome, or one its settings act on.
         if stored_snapshot_matches(&snap, &text) {
-            return Ok(());
+            return self.check_stored_outcome(&text, &snap);
         }
         let existed = snap.exists();
         settings.set_snapshot_path(&folder);
@@ -396,7 +447,7 @@ impl Case {
         let checked =
             quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(check))));
         match checked {
-            Ok(()) => Ok(()),
+            Ok(()) => self.check_stored_outcome(&text, &snap),
             // insta wrote no pending snapshot to review (CI, or
             // `INSTA_UPDATE=no`): recording is the one way to a snapshot.
             Err(_) if !existed && !snap.with_extension("snap.new").exists() => {
@@ -433,6 +484,84 @@ impl Case {
                 display_path(&snap)
             ))),
         }
+    }
+
+    /// Checks that the carve file says what the snapshot `snap` says, once
+    /// the call's observation (`text`, its RON) matched it: the snapshot is
+    /// the oracle, but an outcome edited by hand into the carve file must
+    /// not pass unnoticed as if it were checked.
+    fn check_stored_outcome(&self, text: &str, snap: &Path) -> Result<(), CaseFailure> {
+        if stored_outcome_agrees(&self.entry, text) {
+            return Ok(());
+        }
+        let stored = stored_observation(&self.entry);
+        // Recording rewrites only the entries system tests carved.
+        let way_out = match self.entry.origin.system_test() {
+            Some(_) => "Rewrite it with `CARVE=record cargo test`, or fix it by hand.",
+            None => "Fix it by hand (recording keeps generated entries as they are).",
+        };
+        Err(CaseFailure(format!(
+            "{}:{}: the carve file's outcome of `{}` (`{}`) disagrees with its snapshot {} \
+             (`{}`), which the call still matches. The snapshot is what replay checks; the \
+             outcome in the carve file only documents the call. {way_out}",
+            display_path(&self.file),
+            self.entry.outcome_position,
+            self.target_name,
+            shorten(&stored),
+            display_path(snap),
+            shorten(&strip_layout(text)),
+        )))
+    }
+}
+
+/// Whether `entry`'s stored outcome (and state after the call) is the
+/// observation whose RON is `made`. Carve writes the outcome as `made`,
+/// indented to sit in the file, so the usual answer costs one pass over
+/// text already in memory; an entry laid out by hand is compared without
+/// layout.
+fn stored_outcome_agrees(entry: &Entry, made: &str) -> bool {
+    (entry.after.is_none() && is_indented(&entry.outcome.text, made))
+        || stored_observation(entry) == strip_layout(made)
+}
+
+/// The observation `entry` stores, without layout: its outcome, or
+/// `(outcome:…,after:…)` with the state after the call.
+fn stored_observation(entry: &Entry) -> String {
+    let outcome = strip_layout(&entry.outcome.text);
+    match &entry.after {
+        None => outcome,
+        Some(after) => format!("(outcome:{outcome},after:{})", strip_layout(after)),
+    }
+}
+
+/// Whether `stored` is `made` as a carve file holds it: trimmed, each line
+/// after the first indented by the fields' indentation.
+fn is_indented(stored: &str, made: &str) -> bool {
+    let mut rest = stored;
+    for (i, line) in made.trim().split('\n').enumerate() {
+        if i > 0 {
+            let Some(next) = rest
+                .strip_prefix('\n')
+                .and_then(|r| r.strip_prefix(FIELD_INDENT))
+            else {
+                return false;
+            };
+            rest = next;
+        }
+        let Some(next) = rest.strip_prefix(line) else {
+            return false;
+        };
+        rest = next;
+    }
+    rest.is_empty()
+}
+
+/// `text` cut to a length that fits a message.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
     }
 }
 
@@ -584,13 +713,7 @@ pub fn remove_scratch_folders() {
 
 /// `target(args)` on one line, shortened for display.
 fn describe_call(target: &str, args: &Value) -> String {
-    const MAX: usize = 200;
-    let args = args.to_compact_ron();
-    let args = match args.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &args[..cut]),
-        None => args,
-    };
-    format!("{target}{args}")
+    format!("{target}{}", shorten(&args.to_compact_ron()))
 }
 
 #[cfg(test)]
@@ -632,6 +755,61 @@ mod tests {
         assert!(!same_contents(body, "  Returned(2)"), "leading blanks count");
         assert_eq!(snapshot_body("Returned(2)\n"), None, "no header: insta decides");
         assert_eq!(snapshot_body("---\nsource: x\n"), None);
+    }
+
+    #[test]
+    fn only_the_same_call_with_the_same_outcome_is_a_repeat() {
+        use crate::carving::store::StoredOutcome;
+        use crate::value::Value;
+        let entry = |args: &str, returned: i64, line: usize| {
+            let outcome = StoredOutcome::of(&Outcome::Returned(Value::I64(returned))).unwrap();
+            let mut entry = Entry::new(Origin::System("t".into()), args, outcome, None);
+            entry.args_position = Position { line, col: 19 };
+            entry
+        };
+        // Same arguments, another outcome (a call that depends on state): no repeat.
+        let entries = [entry("(n: 1)", 1, 10), entry("(n: 1)", 2, 17), entry("(n:1)", 1, 24)];
+        let names = snapshot_names(&entries);
+        assert_eq!(
+            repeated_calls(&entries, &names),
+            [None, None, Some(Position { line: 10, col: 19 })]
+        );
+        let distinct = [entry("(n: 1)", 1, 10), entry("(n: 2)", 1, 17)];
+        assert_eq!(repeated_calls(&distinct, &snapshot_names(&distinct)), [None, None]);
+    }
+
+    #[test]
+    fn a_stored_outcome_agrees_only_with_the_same_observation() {
+        use crate::carving::store::StoredOutcome;
+        use crate::value::Value;
+        let observed = |outcome: Outcome, after: Option<Value>| {
+            to_ron(&Observation { outcome, after }).unwrap()
+        };
+        let list = Value::Seq(vec![Value::I64(1), Value::I64(2)]);
+        let entry = |outcome: &Outcome, after: Option<&Value>| {
+            let stored = StoredOutcome::of(outcome).unwrap();
+            let after = after.map(|a| to_ron(a).unwrap());
+            Entry::new(Origin::System("t".into()), "(x: 1)", stored, after.as_deref())
+        };
+        let returned = Outcome::Returned(Value::Struct("S", vec![("a", list.clone())]));
+        let made = observed(returned.clone(), None);
+        assert!(made.contains('\n'), "several lines: {made}");
+        let stored = entry(&returned, None);
+        assert!(is_indented(&stored.outcome.text, &made));
+        assert!(stored_outcome_agrees(&stored, &made));
+        let mut by_hand = stored.clone();
+        by_hand.outcome.text = "Returned( S( a: [1, 2] ) )".into();
+        assert!(stored_outcome_agrees(&by_hand, &made), "layout does not count");
+        by_hand.outcome.text = "Returned(S(a: [1, 3]))".into();
+        assert!(!stored_outcome_agrees(&by_hand, &made));
+        assert!(!stored_outcome_agrees(&stored, &observed(Outcome::Panicked("no".into()), None)));
+        // With the state of `&mut` arguments after the call.
+        let after = Value::Struct(crate::value::text::UNNAMED, vec![("v", list.clone())]);
+        let made = observed(returned.clone(), Some(after.clone()));
+        assert!(stored_outcome_agrees(&entry(&returned, Some(&after)), &made));
+        let other = Value::Struct(crate::value::text::UNNAMED, vec![("v", Value::Seq(vec![]))]);
+        assert!(!stored_outcome_agrees(&entry(&returned, Some(&other)), &made));
+        assert!(!stored_outcome_agrees(&entry(&returned, None), &made));
     }
 
     #[test]

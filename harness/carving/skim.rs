@@ -25,7 +25,7 @@
 //! assert!(skim("(target: \"x\", calls: [(args: ())])").is_none(), "no origin");
 //! ```
 
-use crate::carving::fragment::{layout_end, quoted_end, raw_string_end};
+use crate::carving::fragment::{layout_end, quoted_end, raw_string_end, without_bom};
 
 /// What [`skim`] finds in a carve file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +39,7 @@ pub struct Skimmed {
 /// The target and entry origins of the carve file `text`, or `None` where
 /// the file is not laid out as carve writes it (then parse it in full).
 pub fn skim(text: &str) -> Option<Skimmed> {
+    let text = without_bom(text);
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
@@ -193,6 +194,16 @@ mod tests {
                 carved: vec![false, true]
             })
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let dir = Path::new("carved");
+        let path = CarveFile::path_for(dir, "m::f");
+        let outcome = StoredOutcome::of(&Outcome::Returned(Value::I64(1))).unwrap();
+        let entry = Entry::new(Origin::System("t".into()), "(x: 1)", outcome, None);
+        let text = format!("\u{feff}{}", CarveFile::render("m::f", &[entry]));
+        assert_eq!(skim(&text), Some(parsed(dir, &path, &text)));
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::call::Position;
-use crate::carving::fragment::Fragment;
+use crate::carving::fragment::{without_bom, Fragment};
 use crate::carving::layout;
 use crate::carving::record::Call;
 use crate::outcome::{Observation, Outcome};
@@ -39,7 +39,7 @@ use crate::value::text::to_ron;
 use crate::value::Value;
 
 /// Indentation of an entry's fields in a carve file.
-const FIELD_INDENT: &str = "            ";
+pub(crate) const FIELD_INDENT: &str = "            ";
 
 /// Where a carved call came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +103,8 @@ pub struct Entry {
     pub after: Option<String>,
     /// Where `args` starts in the file it was read from.
     pub args_position: Position,
+    /// Where `outcome` starts in the file it was read from.
+    pub outcome_position: Position,
 }
 
 impl Entry {
@@ -115,6 +117,7 @@ impl Entry {
             outcome,
             after: after.map(indent),
             args_position: Position::default(),
+            outcome_position: Position::default(),
         }
     }
 
@@ -344,6 +347,7 @@ impl CarveFile {
     }
 
     fn parse_here(dir: &Path, path: &Path, text: &str) -> Result<CarveFile, StoreError> {
+        let text = without_bom(text);
         let raw: RawFile<'_> = depth::options()
             .from_str(text)
             .map_err(|e| StoreError::Syntax {
@@ -402,6 +406,7 @@ impl CarveFile {
                 },
                 after: call.after.map(|a| a.source().to_owned()),
                 args_position: positions.of(call.args.text()),
+                outcome_position: positions.of(outcome_text),
             });
         }
         Ok(CarveFile {
@@ -523,7 +528,7 @@ fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> StoreError {
     let bytes = e.as_bytes();
     let valid = e.utf8_error().valid_up_to();
     // The prefix is valid UTF-8 by construction.
-    let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+    let before = without_bom(std::str::from_utf8(&bytes[..valid]).unwrap_or_default());
     StoreError::Syntax {
         path: path.to_owned(),
         position: position_of(before, &before[before.len()..]),
@@ -793,6 +798,31 @@ mod tests {
         insta::assert_snapshot!(parse("(target: \"f\", calls: [1])"), @r#"carved/f.ron:1:23: this carve file does not parse: Expected opening `(` for a call entry. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
         insta::assert_snapshot!(parse("(calls: [])"), @r#"carved/f.ron:1:11: this carve file does not parse: the file has no `target`; a carve file is `(target: "…", calls: [(…), …])`. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
         insta::assert_snapshot!(parse("[]"), @r#"carved/f.ron:1:1: this carve file does not parse: Expected opening `(` for a carve file. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`."#);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_accepted_and_positions_count_from_after_it() {
+        let dir = Path::new("carved");
+        let path = Path::new("carved/f.ron");
+        let parse = |text: &str| CarveFile::parse(dir, path, text);
+        let text = CarveFile::render("f", &[entry("a", "x"), entry("b", "y")]);
+        let plain = parse(&text).unwrap();
+        let marked = parse(&format!("\u{feff}{text}")).unwrap();
+        assert_eq!(marked.entries, plain.entries, "same entries, same positions");
+        // Errors later in the file, and on its first line, point where they did.
+        let broken = text.replace("Returned(1)", "Retruned(1)");
+        let error = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(error(&format!("\u{feff}{broken}")), error(&broken));
+        assert_eq!(error("\u{feff}[]"), error("[]"));
+        insta::assert_snapshot!(error("\u{feff}(target: \"f\" calls: [])"), @"carved/f.ron:1:14: this carve file does not parse: Expected comma. Fix it by hand (see any other file in the same folder for the shape), or delete it and re-record with `CARVE=record cargo test`.");
+        // Bytes that are not UTF-8 on the first line, after the mark.
+        let dir = std::env::temp_dir().join(format!("carve-bom-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f.ron");
+        fs::write(&file, b"\xef\xbb\xbf(\xe9").unwrap();
+        let err = CarveFile::load(&dir, &file).unwrap_err();
+        fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(err, StoreError::Syntax { position: Position { line: 1, col: 2 }, .. }), "{err}");
     }
 
     #[test]

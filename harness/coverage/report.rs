@@ -800,6 +800,58 @@ impl Report {
         }
         out
     }
+
+    /// Why [`Report::annotate`] shows nothing for `filter` (`CARVE_ANNOTATE`),
+    /// when no instrumented function's name contains it: the names there are,
+    /// or the closest few of them. `None` when some name matches.
+    pub fn annotate_misses(&self, filter: &str) -> Option<String> {
+        const SHOWN: usize = 5;
+        let mut names: Vec<String> = self.functions.iter().map(FunctionCoverage::name).collect();
+        if names.iter().any(|name| name.contains(filter)) {
+            return None;
+        }
+        let intro = format!("CARVE_ANNOTATE={filter} matches no instrumented function");
+        if names.is_empty() {
+            return Some(format!("{intro}; this test binary has none"));
+        }
+        let all = names.len();
+        if all > SHOWN {
+            let distance = |name: &str| {
+                // The closest of the whole path and its last segment, so
+                // that `decode` finds `cgi::decode` and `cgi::dcode` alike.
+                let last = name.rsplit("::").next().unwrap_or(name);
+                edit_distance(filter, name).min(edit_distance(filter, last))
+            };
+            names.sort_by_cached_key(|name| (distance(name), name.clone()));
+            names.truncate(SHOWN);
+        }
+        let which = match all > SHOWN {
+            true => format!(" (the {SHOWN} closest of {all})"),
+            false => String::new(),
+        };
+        Some(format!(
+            "{intro}; names are{which}: {}. It selects the names that contain it; `all` \
+             selects every one.",
+            names.join(", ")
+        ))
+    }
+}
+
+/// The Levenshtein distance between `a` and `b`, in characters, ignoring case.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// A summary column of `met/total` cells, their slashes aligned, `-` where
@@ -1238,6 +1290,25 @@ mod tests {
               m::g      target     2/2    100.0%         0/1             4/5  reach    3/4     75.0%  (2 carved, 0 generated calls)
               total                3/4     75.0%         0/1             4/5
             "#);
+    }
+
+    #[test]
+    fn an_annotate_filter_that_matches_nothing_names_the_closest_functions() {
+        let report = goal_report();
+        assert_eq!(report.annotate("xyz"), "");
+        insta::assert_snapshot!(report.annotate_misses("xyz").unwrap(), @"CARVE_ANNOTATE=xyz matches no instrumented function; names are: m::f, m::g. It selects the names that contain it; `all` selects every one.");
+        assert_eq!(report.annotate_misses("m::"), None);
+        assert_eq!(report.annotate_misses(""), None, "`all`");
+        let mut many = goal_report();
+        let more = ["parse", "parse_query", "urlparse", "decode", "cgi_decode", "hex_value"];
+        for name in more {
+            let sites: &'static Sites =
+                Box::leak(Box::new(Sites::new("krate::u", name, "u.rs", (1, 2), &[], &[])));
+            many.functions.push(FunctionCoverage::new(sites));
+        }
+        insta::assert_snapshot!(many.annotate_misses("parse_qery").unwrap(), @"CARVE_ANNOTATE=parse_qery matches no instrumented function; names are (the 5 closest of 8): u::parse_query, u::parse, u::urlparse, u::decode, m::f. It selects the names that contain it; `all` selects every one.");
+        assert_eq!(edit_distance("kitten", "Sitting"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
     }
 
     #[test]

@@ -148,7 +148,8 @@ fn a_new_call_under_ci_is_reported_as_missing_a_snapshot() {
 }
 
 /// Item 10: an entry repeated by hand gets a snapshot name of its own, which
-/// does not exist: reported as missing, not as a difference.
+/// does not exist: reported as a repeat of the entry it copies, not as a
+/// difference (nor as a new snapshot to review).
 #[test]
 fn a_repeated_entry_is_reported_as_missing_a_snapshot() {
     let p = Project::recorded("missing-duplicate");
@@ -163,7 +164,7 @@ fn a_repeated_entry_is_reported_as_missing_a_snapshot() {
     );
     let run = p.test(&[], &[]);
     run.assert_failure();
-    assert_snapshot!(run.failure("carved::fact::0002"), @r#"carved/fact.ron:17:19: `fact(n:1)` has no snapshot yet (carved/fact/2678e40e83e7-2.snap): write it with `CARVE=record cargo test`, or accept it with `cargo insta review`."#);
+    assert_snapshot!(run.failure("carved::fact::0002"), @"carved/fact.ron:17:19: this entry repeats the call at carved/fact.ron:10:19 (same arguments, same outcome), so it has no snapshot of its own (carved/fact/2678e40e83e7-2.snap). Delete it, or re-record with `CARVE=record cargo test`, which stores each call once.");
 }
 
 /// Item 11: a `CARVE_DIR` that does not exist fails replay and generate as
