@@ -116,6 +116,11 @@ pub struct Generation {
     pub kept: Vec<Kept>,
     /// Failures found.
     pub failures: Vec<Failure>,
+    /// Executions allowed in all: the execution budget, less what a
+    /// worker's restarts cost ([`Observer::cap`]). Every execution checks
+    /// it ([`execute`], [`kills`]), so the budget is an upper bound
+    /// whatever runs the calls (search, minimizing, strong checks).
+    limit: u64,
 }
 
 /// What generation starts from: the target's reach and what its existing
@@ -268,6 +273,10 @@ pub fn generate(
         reach: &existing.reach,
         run: Generation {
             after: existing.covered.clone(),
+            limit: match settings.budget {
+                Budget::Executions(n) => n.min(observer.cap()),
+                Budget::Time(_) => observer.cap(),
+            },
             ..Generation::default()
         },
         failed_at: existing.known_failures.clone(),
@@ -427,13 +436,18 @@ const KEPT_SHRINK_ATTEMPTS: u64 = 200;
 impl Generator<'_> {
     /// Whether the budget is spent.
     fn exhausted(&self) -> bool {
-        if self.run.executions >= self.observer.cap() {
+        if self.run.executions >= self.limit() {
             return true;
         }
         match self.budget {
-            Budget::Executions(n) => self.run.executions >= n,
+            Budget::Executions(_) => false,
             Budget::Time(d) => self.start.elapsed() >= d,
         }
+    }
+
+    /// Executions allowed in all ([`Generation::limit`]).
+    fn limit(&self) -> u64 {
+        self.run.limit
     }
 
     /// Whether the current strategy should hand over: the budget is spent,
@@ -789,7 +803,8 @@ impl Generator<'_> {
                 if !observer.allow(candidate) {
                     return false;
                 }
-                let Some(executed) = execute(target, candidate, run, &mut **observer) else {
+                let Some(executed) = execute(target, candidate, run, &mut **observer)
+                else {
                     return false;
                 };
                 let reached = reach.covered(&executed.trace);
@@ -799,7 +814,8 @@ impl Generator<'_> {
                 // The mutants it strongly killed, it must still kill so.
                 let observation = &executed.observation;
                 if !strong.iter().all(|(sites, mutation)| {
-                    kills(target, candidate, observation, sites, *mutation, run, &mut **observer).0
+                    kills(target, candidate, observation, sites, *mutation, run, &mut **observer)
+                        .0
                 }) {
                     return false;
                 }
@@ -884,6 +900,9 @@ fn kills(
     run: &mut Generation,
     observer: &mut dyn Observer,
 ) -> (bool, bool) {
+    if run.executions >= run.limit {
+        return (false, false);
+    }
     let key = Value::Tuple(vec![
         args.clone(),
         Value::Str(format!("mutant of {} {mutation:?}", sites.name())),
@@ -900,14 +919,18 @@ fn kills(
 }
 
 /// Runs one call, as execution number `run.executions + 1`, through the
-/// observer; `None` when it could not run (its arguments did not
-/// deserialize, or what it returned could not be captured).
+/// observer; `None` when it could not run (the [`Generation::limit`] of
+/// executions is reached, its arguments did not deserialize, or what it returned could
+/// not be captured).
 fn execute(
     target: &'static Target,
     args: &Value,
     run: &mut Generation,
     observer: &mut dyn Observer,
 ) -> Option<Executed> {
+    if run.executions >= run.limit {
+        return None;
+    }
     run.executions += 1;
     let mut call = || run_call(target, args);
     match observer.execute(run.executions, args, &mut call) {
@@ -964,7 +987,7 @@ fn minimize(
     let mut best = observation;
     let mut test = |candidate: &Value| {
         // Past the budget or the crashes allowed, nothing more is run.
-        if (crashes > 0 && crashes >= crash_shrinks) || run.executions >= observer.cap() {
+        if crashes > 0 && crashes >= crash_shrinks {
             return false;
         }
         let Some(executed) = execute(target, candidate, run, observer) else {
