@@ -79,6 +79,13 @@ pub fn main(main: MainConfig) -> ! {
     if is_ci() && config.mode != Mode::Replay && !args.list {
         fail_setup(&ci_refuses(config.mode));
     }
+    // What a writer killed between its write and its rename left in the
+    // carve folder (replay writes no carve file, and leaves it alone).
+    if config.mode != Mode::Replay && !args.list {
+        if let Some(line) = crate::carving::atomic::tidy(&config.dir) {
+            println!("carve: {line}");
+        }
+    }
     let coverage = Calls::default();
     let checker = Checker {
         dir: config.dir.clone(),

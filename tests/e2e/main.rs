@@ -18,6 +18,7 @@ use insta::assert_snapshot;
 mod crashes;
 mod files;
 mod html;
+mod leftovers;
 mod mutants;
 mod partition;
 mod record;
