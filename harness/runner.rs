@@ -538,7 +538,7 @@ fn generate_for(
         ));
         return Ok((GenerationStats::default(), None));
     }
-    let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
+    let summary = worker::generate_in_workers(&file.target, &before, config)?;
     let after_file = CarveFile::load(&config.dir, &file.path)?;
     let after = existing(&after_file)?;
     let (covered_before, total_before) = before.count(None);
@@ -553,7 +553,7 @@ fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}{}",
         file.target,
         summary.kept,
         summary.failures,
@@ -563,6 +563,7 @@ fn generate_for(
             0 => String::new(),
             n => format!(" ({n} worker crash(es) survived)"),
         },
+        summary.unconfirmed(),
     ));
     // New entries of this run's seed: another run (another seed, a record)
     // may have changed the file meanwhile.

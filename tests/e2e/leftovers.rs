@@ -31,3 +31,51 @@ fn record_removes_temporary_files_that_killed_writers_left() {
     // Nothing else: the record itself leaves no temporary file.
     assert!(!p.carved_names().contains(".tmp"), "{}", p.carved_names());
 }
+
+/// A call that hangs once and returns when run again (a loaded machine
+/// made it overrun the call timeout) is no failure: the fresh worker that
+/// confirms crashes runs it again, it returns, and nothing is stored; the
+/// generation line counts it apart. The files are those of a run in which
+/// it never hung.
+#[test]
+fn a_timeout_that_does_not_happen_again_is_not_kept() {
+    let p = Project::of("crashes", "leftovers-hangs-once");
+    p.record().assert_success();
+    let recorded = p.read("carved/hangs_once.ron");
+    let generate = || {
+        p.test(
+            &[("CARVE", "generate"), ("CARVE_BUDGET", "300")],
+            &["hangs_once"],
+        )
+    };
+    let line = |run: &crate::Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.starts_with("carve: hangs_once: branch coverage"))
+            .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()))
+            .to_owned()
+    };
+    let hung = generate();
+    println!("{}", hung.output());
+    hung.assert_success();
+    assert!(p.dir.join("hung-once").exists(), "the target hung once");
+    let after_hang = p.read("carved/hangs_once.ron");
+    assert!(!after_hang.contains("Crashed"), "{after_hang}");
+    assert!(!after_hang.contains("Found("), "{after_hang}");
+    let hung_line = line(&hung);
+    insta::assert_snapshot!(
+        hung_line,
+        @"carve: hangs_once: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 300 executions (0 generated arguments did not deserialize) (1 unconfirmed timeout(s) not kept)"
+    );
+
+    // Again from the recorded file, now that it never hangs: the same file.
+    p.write("carved/hangs_once.ron", &recorded);
+    let calm = generate();
+    println!("{}", calm.output());
+    calm.assert_success();
+    assert_eq!(p.read("carved/hangs_once.ron"), after_hang);
+    assert_eq!(
+        line(&calm),
+        hung_line.replace(" (1 unconfirmed timeout(s) not kept)", "")
+    );
+}
