@@ -79,3 +79,32 @@ fn a_timeout_that_does_not_happen_again_is_not_kept() {
         hung_line.replace(" (1 unconfirmed timeout(s) not kept)", "")
     );
 }
+
+/// `CARVE_TIMEOUT` sets the call timeout: the endless loop at 9 is a hang
+/// after 300 ms, confirmed and stored as such, minimized to 9.
+#[test]
+fn carve_timeout_sets_the_call_timeout() {
+    let p = Project::of("crashes", "leftovers-timeout");
+    p.record().assert_success();
+    let run = p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "2000"),
+            ("CARVE_TIMEOUT", "300ms"),
+        ],
+        &["classify"],
+    );
+    // Replay fails: the failures found fail their tests until fixed.
+    println!("{}", run.output());
+    let file = p.read("carved/classify.ron");
+    let hang = file
+        .split("origin: Found(")
+        .find(|entry| entry.contains("at: \"timeout\""))
+        .unwrap_or_else(|| panic!("no timeout stored:\n{file}"));
+    assert!(hang.contains("n: 9,"), "{hang}");
+    assert!(
+        hang.contains("outcome: Crashed(\"timeout: did not return within 300ms\")"),
+        "{hang}"
+    );
+    assert!(!run.output().contains("unconfirmed"), "{}", run.output());
+}
