@@ -65,9 +65,10 @@ use triage::Ended;
 /// How many times the slowest carved call's time a generated call may run
 /// before it counts as hung (when `CARVE_TIMEOUT` is not set).
 pub const TIMEOUT_FACTOR: u32 = 10;
-/// Crashes in a row for one target that did not happen again when their
-/// call ran again in a fresh worker, after which generation stops: the
-/// machine is too loaded for the call timeout.
+/// Crashes of one target's run that did not happen again when their call
+/// ran again in a fresh worker, after which generation stops: the machine
+/// is too loaded for the call timeout (unconfirmed crashes cost no budget,
+/// so that the run stays the same as one without them; this bounds them).
 const MAX_UNCONFIRMED: u32 = 16;
 /// The variable that makes a test binary a worker for the named target.
 pub const WORKER_VAR: &str = "CARVE_WORKER";
