@@ -69,20 +69,24 @@ fn write_through_rename(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()>
 }
 
 /// Writes `bytes` to a new temporary file in `folder` and renames it to
-/// `path`; the temporary file is removed if anything fails.
+/// `path`; the temporary file is removed if anything fails. Errors are the
+/// OS's alone, for the caller to name the file being written (tempfile's
+/// own `tempfile_in` and `Write` add the random temporary name).
 fn write_in(folder: &Path, name: &str, path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let prefix = format!(".{name}.{}.", std::process::id());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(TMP_SUFFIX);
-    // As `File::create` would: readable by others unless the umask says no
-    // (tempfile's default is owner-only).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o666));
-    }
-    let mut file = builder.tempfile_in(folder)?;
-    file.write_all(bytes)?;
+    let mut file = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(TMP_SUFFIX)
+        .make_in(folder, |path| {
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            // As `File::create`: readable by others unless the umask says no
+            // (tempfile's own files are the owner's only).
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+            options.open(path)
+        })?;
+    file.as_file_mut().write_all(bytes)?;
     if sync {
         file.as_file().sync_all()?;
     }
@@ -94,22 +98,24 @@ fn write_in(folder: &Path, name: &str, path: &Path, bytes: &[u8], sync: bool) ->
 const TMP_SUFFIX: &str = ".tmp";
 
 /// The folder temporary files are written to, outside `carved/`:
-/// `carve-tmp/` in the cargo target folder of this test binary
-/// (`CARGO_TARGET_DIR`, else the ancestor of the executable that holds
-/// cargo's `CACHEDIR.TAG`). `None` when there is none or it cannot be made.
+/// `carve-tmp/` in the cargo target folder of this test binary (the
+/// ancestor of the executable that holds cargo's `CACHEDIR.TAG`, else an
+/// absolute `CARGO_TARGET_DIR`). `None` when there is none or it cannot be made.
 fn outside_folder() -> Option<&'static Path> {
     static FOLDER: OnceLock<Option<PathBuf>> = OnceLock::new();
     FOLDER
         .get_or_init(|| {
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .and_then(|dir| std::path::absolute(dir).ok())
-                .filter(|dir| dir.is_dir())
+            let exe = std::env::current_exe().ok();
+            let target = exe
+                .iter()
+                .flat_map(|exe| exe.ancestors())
+                .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+                .map(Path::to_path_buf)
                 .or_else(|| {
-                    let exe = std::env::current_exe().ok()?;
-                    exe.ancestors()
-                        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-                        .map(Path::to_path_buf)
+                    // A relative one is relative to where cargo ran: unknown.
+                    std::env::var_os("CARGO_TARGET_DIR")
+                        .map(PathBuf::from)
+                        .filter(|dir| dir.is_absolute() && dir.is_dir())
                 })?;
             let folder = target.join("carve-tmp");
             fs::create_dir_all(&folder).ok()?;
@@ -248,6 +254,15 @@ mod tests {
         let path = dir.join("a/f.ron");
         write_atomic(&path, b"x").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "x");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let plain = dir.join("plain");
+            fs::File::create(&plain).unwrap();
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), mode(&plain), "as File::create makes them");
+            fs::remove_file(plain).unwrap();
+        }
         assert_eq!(fs::read_dir(dir.join("a")).unwrap().count(), 1);
         // A dead writer's file (no process has id u32::MAX - 1) and a live one's.
         let dead = dir.join(format!("a/.f.ron.{}.tmp", u32::MAX - 1));
@@ -256,6 +271,22 @@ mod tests {
         fs::write(&live, "being written").unwrap();
         assert_eq!(remove_stale_temporaries(&dir).unwrap(), vec![dead.clone()]);
         assert!(!dead.exists() && live.exists());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The message of a failed write is the OS error, for the caller to
+    /// name the file: not the random name of the temporary file.
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_write_says_only_the_os_error() {
+        let dir = std::env::temp_dir().join(format!("carve-atomic-err-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        // A file where the temporary folder would be: no file goes in it.
+        let blocked = dir.join("blocked");
+        fs::write(&blocked, "").unwrap();
+        let e = write_in(&blocked, "f.ron", &dir.join("f.ron"), b"x", false).unwrap_err();
+        assert_eq!(e.to_string(), "Not a directory (os error 20)");
         fs::remove_dir_all(dir).unwrap();
     }
 }
