@@ -108,3 +108,39 @@ fn carve_timeout_sets_the_call_timeout() {
     );
     assert!(!run.output().contains("unconfirmed"), "{}", run.output());
 }
+
+/// Unconfirmed crashes cost no budget (so the run stays the one without
+/// them): when calls keep overrunning the timeout once and returning when
+/// run again, generation stops after 16 of them, says why and what to do,
+/// and keeps no crash.
+#[test]
+fn calls_that_keep_timing_out_once_stop_generation_with_advice() {
+    let p = Project::of("crashes", "leftovers-flaky");
+    p.record().assert_success();
+    let run = p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "20000"),
+            ("CARVE_TIMEOUT", "200ms"),
+        ],
+        &["hangs_once_per_argument"],
+    );
+    println!("{}", run.output());
+    run.assert_success();
+    insta::assert_snapshot!(
+        run.stderr.lines().find(|l| l.contains("ended early")).unwrap_or_default(),
+        @"carve: hangs_once_per_argument: generation ended early: 16 calls crashed or timed out once but not when run again (a loaded machine?); what was found is saved. Set CARVE_TIMEOUT higher (it was 200ms) or run with fewer CARVE_JOBS"
+    );
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("carve: hangs_once_per_argument: branch coverage"))
+        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    assert!(
+        line.ends_with(" (16 unconfirmed timeout(s) not kept)"),
+        "{line}"
+    );
+    assert!(!p
+        .read("carved/hangs_once_per_argument.ron")
+        .contains("Crashed"));
+}

@@ -71,3 +71,33 @@ fn hang_the_first_time(n: u32) {
         }
     }
 }
+
+/// Hangs the first time it is called with each argument but 5 (a marker
+/// file per argument in the crate's folder remembers), and returns when run
+/// again: a machine so loaded that calls overrun the timeout again and
+/// again.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn hangs_once_per_argument(n: u32) -> u32 {
+    hang_the_first_time_with(n);
+    if n > 10 {
+        0
+    } else {
+        n % 3
+    }
+}
+
+/// Not instrumented, like [`hang_the_first_time`].
+fn hang_the_first_time_with(n: u32) {
+    let marker = format!("{}/hung-with-{n}", env!("CARGO_MANIFEST_DIR"));
+    if n != 5
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(marker)
+            .is_ok()
+    {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
