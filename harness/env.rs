@@ -5,6 +5,7 @@
 //! | `CARVE` | mode: `record`, `generate`, or unset for replay | replay |
 //! | `CARVE_SEED` | seed of every generator (u64) | [`DEFAULT_SEED`] |
 //! | `CARVE_BUDGET` | per target: `30s`, `500ms` or a number of executions | [`DEFAULT_BUDGET`] executions |
+//! | `CARVE_TIMEOUT` | a generated call running longer is a hang: `500ms`, `2s`, or plain seconds | 10 times the slowest of the target's carve-file calls, at least 1 s |
 //! | `CARVE_JOBS` | targets generated at once (each drives its own worker processes) | `--test-threads`, else the available cores |
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
@@ -34,6 +35,9 @@ use std::time::Duration;
 pub const DEFAULT_SEED: u64 = 1;
 /// Executions per target when `CARVE_BUDGET` is not set.
 pub const DEFAULT_BUDGET: u64 = 20_000;
+/// The shortest call timeout derived from the carved calls' own times
+/// (`CARVE_TIMEOUT` unset): shorter, a loaded machine makes false hangs.
+pub const MIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How long a system test records before carve says it is still running,
 /// as libtest says of a test after 60 seconds.
@@ -79,6 +83,10 @@ pub struct Config {
     pub seed: u64,
     /// `CARVE_BUDGET`.
     pub budget: Budget,
+    /// `CARVE_TIMEOUT`: a generated call running longer is a hang; `None`
+    /// when it is not set (then derived from the carved calls' own times,
+    /// at least [`MIN_TIMEOUT`]).
+    pub timeout: Option<Duration>,
     /// `CARVE_JOBS`: targets generated at once; `None` when it is not set
     /// (then `--test-threads`, else the available cores: [`Config::jobs_or`]).
     pub jobs: Option<usize>,
@@ -139,6 +147,16 @@ impl Config {
                 )
             })?,
         };
+        let timeout = match get("CARVE_TIMEOUT") {
+            None => None,
+            Some(v) => Some(parse_timeout(&v).ok_or_else(|| {
+                ConfigError::new(
+                    "CARVE_TIMEOUT",
+                    &v,
+                    "a positive duration (`500ms`, `2s`) or number of seconds (`3`)",
+                )
+            })?),
+        };
         let jobs = match get("CARVE_JOBS") {
             None => None,
             Some(v) => Some(
@@ -173,6 +191,7 @@ impl Config {
             mode,
             seed,
             budget,
+            timeout,
             jobs,
             dir,
             dir_is_set,
@@ -243,6 +262,15 @@ fn parse_budget(text: &str) -> Option<Budget> {
         "m" | "min" => Budget::Time(Duration::from_secs(n.checked_mul(60)?)),
         _ => return None,
     })
+}
+
+/// `500ms`, `2s`, `3` (seconds), `1m`; never zero.
+fn parse_timeout(text: &str) -> Option<Duration> {
+    let duration = match parse_budget(text)? {
+        Budget::Executions(seconds) => Duration::from_secs(seconds),
+        Budget::Time(duration) => duration,
+    };
+    (!duration.is_zero()).then_some(duration)
 }
 
 /// An environment variable with a value carve does not understand.
@@ -320,6 +348,7 @@ mod tests {
         insta::assert_snapshot!(message("CARVE", "recrod"), @r#"CARVE="recrod": expected `record`, `generate`, or unset"#);
         insta::assert_snapshot!(message("CARVE_SEED", "-1"), @r#"CARVE_SEED="-1": expected an unsigned 64-bit integer"#);
         insta::assert_snapshot!(message("CARVE_BUDGET", "10 parsecs"), @r#"CARVE_BUDGET="10 parsecs": expected a number of executions (`5000`) or a duration (`30s`, `500ms`, `2m`)"#);
+        insta::assert_snapshot!(message("CARVE_TIMEOUT", "soon"), @r#"CARVE_TIMEOUT="soon": expected a positive duration (`500ms`, `2s`) or number of seconds (`3`)"#);
         insta::assert_snapshot!(message("CARVE_JOBS", "0"), @r#"CARVE_JOBS="0": expected a positive number of targets to generate at once (`1`, `4`)"#);
         insta::assert_snapshot!(message("CARVE_JOBS", "all"), @r#"CARVE_JOBS="all": expected a positive number of targets to generate at once (`1`, `4`)"#);
     }
@@ -360,6 +389,16 @@ mod tests {
             Some(Budget::Time(Duration::from_secs(120)))
         );
         assert_eq!(parse_budget("s"), None);
+    }
+
+    #[test]
+    fn timeouts() {
+        let timeout = |v| config(&[("CARVE_TIMEOUT", v)]).map(|c| c.timeout);
+        assert_eq!(config(&[]).unwrap().timeout, None, "derived");
+        assert_eq!(timeout("500ms"), Ok(Some(Duration::from_millis(500))));
+        assert_eq!(timeout("2s"), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(timeout(" 3 "), Ok(Some(Duration::from_secs(3))));
+        assert!(timeout("0").is_err() && timeout("0ms").is_err() && timeout("2 hours").is_err());
     }
 
     #[test]

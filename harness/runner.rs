@@ -85,6 +85,13 @@ pub fn main(main: MainConfig) -> ! {
     if is_ci() && config.mode != Mode::Replay && !args.libtest.list {
         fail_setup(&ci_refuses(config.mode));
     }
+    // What a writer killed between its write and its rename left in the
+    // carve folder (replay writes no carve file, and leaves it alone).
+    if config.mode != Mode::Replay && !args.libtest.list {
+        if let Some(line) = crate::carving::atomic::tidy(&config.dir) {
+            println!("carve: {line}");
+        }
+    }
     let coverage = Calls::default();
     let checker = Checker {
         dir: config.dir.clone(),
@@ -531,7 +538,7 @@ fn generate_for(
         ));
         return Ok((GenerationStats::default(), None));
     }
-    let summary = worker::generate_in_workers(&file.target, before.reach.len(), config)?;
+    let summary = worker::generate_in_workers(&file.target, &before, config)?;
     let after_file = CarveFile::load(&config.dir, &file.path)?;
     let after = existing(&after_file)?;
     let (covered_before, total_before) = before.count(None);
@@ -546,7 +553,7 @@ fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}{}",
         file.target,
         summary.kept,
         summary.failures,
@@ -556,6 +563,7 @@ fn generate_for(
             0 => String::new(),
             n => format!(" ({n} worker crash(es) survived)"),
         },
+        summary.unconfirmed(),
     ));
     // New entries of this run's seed: another run (another seed, a record)
     // may have changed the file meanwhile.

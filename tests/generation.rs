@@ -118,6 +118,22 @@ fn the_same_seed_generates_the_same_calls() {
     assert_eq!(a.executions, b.executions);
 }
 
+/// An execution budget is an upper bound on the calls run, whatever runs
+/// them: derivations, search moves, minimizing kept calls and failures.
+#[test]
+fn an_execution_budget_is_an_upper_bound() {
+    for seed in 0..4 {
+        for budget in [5, 25, 60, 150, 400] {
+            let run = run_with(seed, Budget::Executions(budget));
+            assert!(
+                run.executions <= budget,
+                "seed {seed}: {} executions in a budget of {budget}",
+                run.executions
+            );
+        }
+    }
+}
+
 /// Phases hand over by what the calls so far found, never by the size of
 /// the budget: a larger budget makes the same calls first, so it keeps
 /// everything a smaller one kept and finds every failure it found.

@@ -1,9 +1,11 @@
 //! Carving: recording calls of targets while system tests run
-//! ([`record`]), keeping them in carve files ([`store`]) laid out under
+//! ([`record`]), keeping them in carve files ([`store`], written
+//! [`atomic`]ally) laid out under
 //! `carved/` with portable names ([`layout`]), changed by one process at a
 //! time ([`lock`]), and replaying them as regression tests against insta
 //! snapshots ([`replay`]); `--list` only [`skim`]s them.
 
+pub mod atomic;
 pub mod fragment;
 pub mod isolate;
 pub mod layout;

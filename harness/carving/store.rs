@@ -24,12 +24,13 @@
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::call::Position;
+pub use crate::carving::atomic::{sync_filesystem, write_atomic, write_atomic_unsynced};
 use crate::carving::fragment::{without_bom, Fragment};
 use crate::carving::layout;
 use crate::carving::record::Call;
@@ -450,63 +451,6 @@ impl CarveFile {
         write_atomic(path, text.as_bytes()).map_err(|e| StoreError::io(path, e))?;
         Ok(true)
     }
-}
-
-/// Writes through a temporary file in the same directory and a rename,
-/// with the file's data on disk before the rename: a crash at any point
-/// leaves the old file or the new one, whole.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_through_rename(path, bytes, true)
-}
-
-/// [`write_atomic`] without waiting for the disk: a crash never leaves a
-/// half-written file in place, but after a power loss the new file may be
-/// empty until [`sync_filesystem`] has run. For files written by the
-/// thousand that can be made again (snapshots, from their carve files).
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_through_rename(path, bytes, false)
-}
-
-/// Puts on disk everything written to the filesystem that holds `path`:
-/// one wait for many [`write_atomic_unsynced`] writes.
-pub fn sync_filesystem(path: &Path) -> io::Result<()> {
-    let file = fs::File::open(path)?;
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: `file` is an open descriptor for the whole call.
-        if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // No per-filesystem sync: at least the folder's own entries.
-        file.sync_all()
-    }
-}
-
-fn write_through_rename(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        if sync {
-            file.sync_all()?;
-        }
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// `path` relative to the working directory (the package root under

@@ -67,6 +67,19 @@ pub struct Executed {
     pub trace: Trace,
     /// How it ended.
     pub ending: Ending,
+    /// [`fingerprint`] of `observation`: all a worker's journal keeps of
+    /// it, so a call answered from the journal has a stand-in observation.
+    /// Strong checks compare these, never the observations, so a retraced
+    /// run decides as the run it retraces.
+    pub fingerprint: u64,
+}
+
+/// A hash of what a call did, the same in every worker of one binary.
+pub fn fingerprint(observation: &Observation) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    observation.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// How a call ended, as failures are told apart.
@@ -116,6 +129,11 @@ pub struct Generation {
     pub kept: Vec<Kept>,
     /// Failures found.
     pub failures: Vec<Failure>,
+    /// Executions allowed in all: the execution budget, less what a
+    /// worker's restarts cost ([`Observer::cap`]). Every execution checks
+    /// it ([`execute`], [`kills`]), so the budget is an upper bound
+    /// whatever runs the calls (search, minimizing, strong checks).
+    limit: u64,
 }
 
 /// What generation starts from: the target's reach and what its existing
@@ -134,6 +152,9 @@ pub struct Existing {
     pub inapplicable: BTreeSet<u32>,
     /// Where its found failures panicked (`file:line`): not reported again.
     pub known_failures: BTreeSet<String>,
+    /// The longest one of the target's own carve-file calls took to replay:
+    /// the call timeout is derived from it.
+    pub slowest: Duration,
 }
 
 impl Existing {
@@ -152,6 +173,7 @@ impl Existing {
             covered: BTreeSet::new(),
             inapplicable: BTreeSet::new(),
             known_failures: BTreeSet::new(),
+            slowest: Duration::ZERO,
         }
     }
 }
@@ -268,6 +290,10 @@ pub fn generate(
         reach: &existing.reach,
         run: Generation {
             after: existing.covered.clone(),
+            limit: match settings.budget {
+                Budget::Executions(n) => n.min(observer.cap()),
+                Budget::Time(_) => observer.cap(),
+            },
             ..Generation::default()
         },
         failed_at: existing.known_failures.clone(),
@@ -427,13 +453,18 @@ const KEPT_SHRINK_ATTEMPTS: u64 = 200;
 impl Generator<'_> {
     /// Whether the budget is spent.
     fn exhausted(&self) -> bool {
-        if self.run.executions >= self.observer.cap() {
+        if self.run.executions >= self.limit() {
             return true;
         }
         match self.budget {
-            Budget::Executions(n) => self.run.executions >= n,
+            Budget::Executions(_) => false,
             Budget::Time(d) => self.start.elapsed() >= d,
         }
+    }
+
+    /// Executions allowed in all ([`Generation::limit`]).
+    fn limit(&self) -> u64 {
+        self.run.limit
     }
 
     /// Whether the current strategy should hand over: the budget is spent,
@@ -575,7 +606,10 @@ impl Generator<'_> {
         let failed = executed.ending != Ending::Returned;
         let location = executed.failed_at().map(str::to_owned);
         let Executed {
-            observation, trace, ..
+            observation,
+            trace,
+            fingerprint,
+            ..
         } = executed;
         // Only kept calls count as covering: a failing call is stored as a
         // failure, and what it reached must still be reached by a passing one.
@@ -596,7 +630,7 @@ impl Generator<'_> {
             }
             _ if failed => {}
             _ if !added.is_empty() => {
-                let (added, strong) = self.strongly(args, &observation, added);
+                let (added, strong) = self.strongly(args, fingerprint, added);
                 if added.is_empty() {
                     return Some((trace, failed));
                 }
@@ -628,7 +662,7 @@ impl Generator<'_> {
 }
 
 impl Generator<'_> {
-    /// The goals of `added` a call that returned `observation` meets for
+    /// The goals of `added` a call whose observation had `fingerprint` meets for
     /// good, and the mutants among them it strongly kills. A mutant it only
     /// weakly kills (the mutated condition would differ) counts only if
     /// its outcome changes under that mutant too (mutant schemata: the
@@ -638,7 +672,7 @@ impl Generator<'_> {
     fn strongly(
         &mut self,
         args: &Value,
-        observation: &Observation,
+        fingerprint: u64,
         added: Vec<u32>,
     ) -> (Vec<u32>, Vec<(&'static Sites, Mutation)>) {
         let mut met = Vec::with_capacity(added.len());
@@ -662,7 +696,7 @@ impl Generator<'_> {
             if !self.observer.allow(args) {
                 continue;
             }
-            let (killed, crashed) = self.kills(args, observation, sites, mutation);
+            let (killed, crashed) = self.kills(args, fingerprint, sites, mutation);
             if killed {
                 met.push(goal);
                 // Minimizing checks it again on every candidate: not where
@@ -687,14 +721,14 @@ impl Generator<'_> {
     fn kills(
         &mut self,
         args: &Value,
-        observation: &Observation,
+        fingerprint: u64,
         sites: &'static Sites,
         mutation: Mutation,
     ) -> (bool, bool) {
         let (killed, crashed) = kills(
             self.target,
             args,
-            observation,
+            fingerprint,
             sites,
             mutation,
             &mut self.run,
@@ -750,7 +784,7 @@ impl Generator<'_> {
                 else {
                     continue;
                 };
-                if self.kills(args, &executed.observation, sites, mutation).0 {
+                if self.kills(args, executed.fingerprint, sites, mutation).0 {
                     strong = true;
                     break;
                 }
@@ -789,7 +823,8 @@ impl Generator<'_> {
                 if !observer.allow(candidate) {
                     return false;
                 }
-                let Some(executed) = execute(target, candidate, run, &mut **observer) else {
+                let Some(executed) = execute(target, candidate, run, &mut **observer)
+                else {
                     return false;
                 };
                 let reached = reach.covered(&executed.trace);
@@ -797,9 +832,10 @@ impl Generator<'_> {
                     return false;
                 }
                 // The mutants it strongly killed, it must still kill so.
-                let observation = &executed.observation;
+                let fingerprint = executed.fingerprint;
                 if !strong.iter().all(|(sites, mutation)| {
-                    kills(target, candidate, observation, sites, *mutation, run, &mut **observer).0
+                    kills(target, candidate, fingerprint, sites, *mutation, run, &mut **observer)
+                        .0
                 }) {
                     return false;
                 }
@@ -870,7 +906,7 @@ fn max_derivations(budget: Budget) -> u64 {
 }
 
 /// Whether `mutation` of `sites` changes what the call with `args` does
-/// (it returned `observation`): the call run again, as an execution of its
+/// (what it did has `fingerprint`): the call run again, as an execution of its
 /// own, with the condition mutated. Under a key of its own, so that a
 /// mutant that hangs or crashes the worker is told from the call itself: a
 /// crash is an outcome that differs. Returns whether it kills the mutant,
@@ -878,12 +914,15 @@ fn max_derivations(budget: Budget) -> u64 {
 fn kills(
     target: &'static Target,
     args: &Value,
-    observation: &Observation,
+    fingerprint: u64,
     sites: &'static Sites,
     mutation: Mutation,
     run: &mut Generation,
     observer: &mut dyn Observer,
 ) -> (bool, bool) {
+    if run.executions >= run.limit {
+        return (false, false);
+    }
     let key = Value::Tuple(vec![
         args.clone(),
         Value::Str(format!("mutant of {} {mutation:?}", sites.name())),
@@ -892,7 +931,7 @@ fn kills(
     let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args));
     match observer.execute(run.executions, &key, &mut call) {
         Ok(mutated) => (
-            mutated.observation != *observation,
+            mutated.fingerprint != fingerprint,
             matches!(mutated.ending, Ending::Crashed { .. }),
         ),
         Err(_) => (false, false),
@@ -900,14 +939,18 @@ fn kills(
 }
 
 /// Runs one call, as execution number `run.executions + 1`, through the
-/// observer; `None` when it could not run (its arguments did not
-/// deserialize, or what it returned could not be captured).
+/// observer; `None` when it could not run (the [`Generation::limit`] of
+/// executions is reached, its arguments did not deserialize, or what it returned could
+/// not be captured).
 fn execute(
     target: &'static Target,
     args: &Value,
     run: &mut Generation,
     observer: &mut dyn Observer,
 ) -> Option<Executed> {
+    if run.executions >= run.limit {
+        return None;
+    }
     run.executions += 1;
     let mut call = || run_call(target, args);
     match observer.execute(run.executions, args, &mut call) {
@@ -934,6 +977,7 @@ pub fn run_call(target: &'static Target, args: &Value) -> Result<Executed, NotRu
                 Outcome::Returned(_) | Outcome::Crashed(_) => Ending::Returned,
             };
             Ok(Executed {
+                fingerprint: fingerprint(&replayed.observation),
                 observation: replayed.observation,
                 trace,
                 ending,
@@ -964,7 +1008,7 @@ fn minimize(
     let mut best = observation;
     let mut test = |candidate: &Value| {
         // Past the budget or the crashes allowed, nothing more is run.
-        if (crashes > 0 && crashes >= crash_shrinks) || run.executions >= observer.cap() {
+        if crashes > 0 && crashes >= crash_shrinks {
             return false;
         }
         let Some(executed) = execute(target, candidate, run, observer) else {

@@ -1,6 +1,7 @@
 //! Crash triage in generation, on the third fixture (`crashes/`): a target
 //! that aborts at 7, overflows its stack at 8 and hangs at 9, next to the 5
-//! its system test calls it with. Also time budgets.
+//! its system test calls it with. Also time budgets. (`hangs_once`, for
+//! spurious timeouts, is `leftovers`'.)
 
 use std::time::{Duration, Instant};
 

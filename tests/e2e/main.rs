@@ -19,6 +19,7 @@ mod accidents;
 mod crashes;
 mod files;
 mod html;
+mod leftovers;
 mod mutants;
 mod partition;
 mod record;

@@ -360,3 +360,32 @@ fn a_worker_dies_with_its_test_binary() {
         .collect();
     assert!(stray.is_empty(), "temporary files left: {stray:?}");
 }
+
+/// `CARVE_BUDGET=<n>` is an upper bound on the executions each generation
+/// line reports, whatever ran them (search, minimizing kept calls and
+/// failures, strong mutant checks, replays of the existing calls).
+#[test]
+fn an_execution_budget_is_an_upper_bound_on_every_target() {
+    let p = Project::recorded("workers-budget");
+    for budget in [7u64, 40] {
+        let run = p.test(
+            &[("CARVE", "generate"), ("CARVE_BUDGET", &budget.to_string())],
+            &[],
+        );
+        let lines: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("carve: ") && l.contains(" executions ("))
+            .collect();
+        assert!(lines.len() >= 3, "{}", run.output());
+        for line in lines {
+            let executions: u64 = line
+                .split(" in ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next()?.parse().ok())
+                .unwrap_or_else(|| panic!("no executions in {line:?}"));
+            println!("budget {budget}: {line}");
+            assert!(executions <= budget, "{line}");
+        }
+    }
+}

@@ -148,7 +148,11 @@ pub fn read_crashes(dir: &Path) -> io::Result<HashMap<u64, Crash>> {
 #[derive(Debug, Clone, PartialEq)]
 enum Entry {
     NotRun(NotRun),
-    Ran { trace: Trace, ending: Ending },
+    Ran {
+        trace: Trace,
+        ending: Ending,
+        fingerprint: u64,
+    },
 }
 
 /// The journal of a run's calls: read back by a restarted worker, then
@@ -213,9 +217,14 @@ impl Journal {
         self.next += 1;
         Some(match entry {
             Entry::NotRun(why) => Err(*why),
-            Entry::Ran { trace, ending } => Ok(Executed {
+            Entry::Ran {
+                trace,
+                ending,
+                fingerprint,
+            } => Ok(Executed {
                 // Not kept: a replayed call was saved already if it was
-                // worth saving; a worker that needs it runs the call again.
+                // worth saving; a worker that needs it runs the call again, and
+                // strong checks compare the fingerprint, which is kept.
                 observation: Observation {
                     outcome: match ending {
                         Ending::Returned => Outcome::Returned(Value::Unit),
@@ -227,6 +236,7 @@ impl Journal {
                 },
                 trace: trace.clone(),
                 ending: ending.clone(),
+                fingerprint: *fingerprint,
             }),
         })
     }
@@ -238,6 +248,7 @@ impl Journal {
             Ok(executed) => Entry::Ran {
                 trace: executed.trace.clone(),
                 ending: executed.ending.clone(),
+                fingerprint: executed.fingerprint,
             },
         };
         let body = encode(hash, &entry, &self.sites);
@@ -330,7 +341,11 @@ fn encode(hash: u64, entry: &Entry, sites: &SiteTable) -> Vec<u8> {
     match entry {
         Entry::NotRun(NotRun::Undeserializable) => out.push(0),
         Entry::NotRun(NotRun::Uncaptured) => out.push(1),
-        Entry::Ran { trace, ending } => {
+        Entry::Ran {
+            trace,
+            ending,
+            fingerprint,
+        } => {
             match ending {
                 Ending::Returned => out.push(2),
                 Ending::Panicked(None) => out.push(3),
@@ -343,6 +358,7 @@ fn encode(hash: u64, entry: &Entry, sites: &SiteTable) -> Vec<u8> {
                     put_text(&mut out, at);
                 }
             }
+            out.extend_from_slice(&fingerprint.to_le_bytes());
             let reached = trace.entries();
             put_varint(&mut out, reached.len() as u64);
             for (table, id, distance) in reached {
@@ -379,6 +395,8 @@ fn decode(body: &[u8], sites: &SiteTable) -> Option<(u64, Entry)> {
         },
         _ => return None,
     };
+    let fingerprint = u64::from_le_bytes(body.get(at..at + 8)?.try_into().ok()?);
+    at += 8;
     let count = get_varint(body, &mut at)? as usize;
     let mut reached = Vec::with_capacity(count.min(1 << 16));
     for _ in 0..count {
@@ -401,6 +419,7 @@ fn decode(body: &[u8], sites: &SiteTable) -> Option<(u64, Entry)> {
         Entry::Ran {
             trace: Trace::from_entries(reached),
             ending,
+            fingerprint,
         },
     ))
 }
@@ -566,6 +585,7 @@ mod tests {
                 },
                 trace: Trace::default(),
                 ending,
+                fingerprint: 7,
             })
         };
         let mut journal = Journal::open(scratch.dir()).unwrap();
@@ -582,7 +602,10 @@ mod tests {
         fs::write(&path, bytes).unwrap();
 
         let mut journal = Journal::open(scratch.dir()).unwrap();
-        assert!(matches!(journal.replay(1), Some(Ok(e)) if e.ending == Ending::Returned));
+        assert!(matches!(
+            journal.replay(1),
+            Some(Ok(e)) if e.ending == Ending::Returned && e.fingerprint == 7
+        ));
         assert!(matches!(
             journal.replay(2),
             Some(Err(NotRun::Undeserializable))

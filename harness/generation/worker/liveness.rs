@@ -7,7 +7,8 @@
 //! call's own start ([`Liveness::call_started`], [`Liveness::call_ended`]),
 //! and a heartbeat thread tells the parent every [`HEARTBEAT`] either that
 //! all is well ([`WorkerMessage::Alive`]) or that the current call overran
-//! the call timeout ([`WorkerMessage::TimedOut`]). The parent then never
+//! the call timeout ([`WorkerMessage::TimedOut`]; `CARVE_TIMEOUT`, else
+//! derived from the carved calls' own times). The parent then never
 //! has to guess from silence how long a call has run; a worker silent for
 //! [`SILENCE_LIMIT`] is frozen as a whole.
 //!
@@ -24,7 +25,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Channel, WorkerMessage};
-use super::CALL_TIMEOUT;
 
 /// How often the heartbeat thread speaks.
 pub const HEARTBEAT: Duration = Duration::from_millis(100);
@@ -40,6 +40,8 @@ pub struct Liveness {
     channel: Channel,
     /// When the worker started: call times are measured from it.
     epoch: Instant,
+    /// How long a call may run before it counts as hung.
+    timeout: Duration,
     /// Milliseconds from `epoch` to the start of the call running now, plus
     /// one; 0 between calls.
     call_started: AtomicU64,
@@ -51,11 +53,13 @@ pub struct Liveness {
 }
 
 impl Liveness {
-    /// Takes over `channel` and starts the heartbeat thread.
-    pub fn start(channel: Channel) -> Arc<Liveness> {
+    /// Takes over `channel` and starts the heartbeat thread; a call that
+    /// runs longer than `timeout` is reported as timed out.
+    pub fn start(channel: Channel, timeout: Duration) -> Arc<Liveness> {
         let liveness = Arc::new(Liveness {
             channel,
             epoch: Instant::now(),
+            timeout,
             call_started: AtomicU64::new(0),
             saving: Mutex::new(()),
             #[cfg(unix)]
@@ -105,7 +109,7 @@ impl Liveness {
     /// Whether the call running now started longer than the call timeout ago.
     fn call_overran(&self) -> bool {
         let started = self.call_started.load(Ordering::Relaxed);
-        started != 0 && self.now() + 1 - started > CALL_TIMEOUT.as_millis() as u64
+        started != 0 && self.now() + 1 - started > self.timeout.as_millis() as u64
     }
 
     fn now(&self) -> u64 {
@@ -167,8 +171,9 @@ mod tests {
     /// its own start.
     #[test]
     fn only_a_call_past_the_timeout_is_reported() {
+        const CALL_TIMEOUT: Duration = Duration::from_secs(1);
         let lines = Lines::default();
-        let liveness = Liveness::start(Channel::to(lines.clone()));
+        let liveness = Liveness::start(Channel::to(lines.clone()), CALL_TIMEOUT);
         std::thread::sleep(CALL_TIMEOUT + 3 * HEARTBEAT);
         let setup = lines.take();
         assert!(setup.len() >= 5, "{setup:?}");

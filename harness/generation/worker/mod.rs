@@ -12,8 +12,12 @@
 //! A worker that dies in a call of the target, or whose call overran,
 //! crashed on that call: before each call it marks the call's number and
 //! arguments where the parent can read them after its death ([`journal`]).
-//! The parent tells the crash's kind and place ([`triage`]), adds the call
-//! to the run's crash list and starts a new worker. That worker retraces
+//! The parent tells the crash's kind and place ([`triage`]) and starts a
+//! new worker, which retraces the run to the same call and runs it again:
+//! only if it crashes again is the crash confirmed (a call that overran the
+//! timeout once on a loaded machine is no hang, and is not kept: the run
+//! goes on as if it had not crashed). A confirmed crash's call is added to
+//! the run's crash list and a new worker started. That worker retraces
 //! the run so far from the journal of the calls made (their results, not
 //! the calls themselves) and the crash list, so it makes the same decisions
 //! in every phase: the crashing call ends as `Crashed`, becomes a failure
@@ -44,7 +48,7 @@ use crate::carving::store::{CarveFile, Entry, Origin, StoreError};
 use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
-use crate::env::{Budget, Config};
+use crate::env::{Budget, Config, MIN_TIMEOUT};
 use crate::error::Error;
 use crate::generation::generate::{
     self, Ending, Executed, Existing, Failure, Kept, NotRun, Observer, Progress, Settings,
@@ -58,14 +62,23 @@ use liveness::{Liveness, SILENCE_LIMIT};
 use protocol::{Channel, WorkerMessage};
 use triage::Ended;
 
-/// How long one generated call may run, from its own start.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(1);
+/// How many times the slowest carved call's time a generated call may run
+/// before it counts as hung (when `CARVE_TIMEOUT` is not set).
+pub const TIMEOUT_FACTOR: u32 = 10;
+/// Crashes of one target's run that did not happen again when their call
+/// ran again in a fresh worker, after which generation stops: the machine
+/// is too loaded for the call timeout (unconfirmed crashes cost no budget,
+/// so that the run stays the same as one without them; this bounds them).
+const MAX_UNCONFIRMED: u32 = 16;
 /// The variable that makes a test binary a worker for the named target.
 pub const WORKER_VAR: &str = "CARVE_WORKER";
 /// The variable that names the scratch folder a target's workers share.
 const SCRATCH_VAR: &str = "CARVE_WORKER_SCRATCH";
 /// The variable that caps a worker's executions (the budget less restarts).
 const CAP_VAR: &str = "CARVE_WORKER_CAP";
+/// The variable set for every worker of a target but the first: what the
+/// first said (on stderr) is not said again.
+const RESTART_VAR: &str = "CARVE_WORKER_RESTART";
 /// Derivations a worker may run between two progress lines.
 const PROGRESS_EVERY: u64 = 256;
 /// Executions of the budget one worker restart costs: about what starting
@@ -87,8 +100,14 @@ pub struct Summary {
     pub kept: usize,
     /// Failures found (panics, aborts, stack overflows, timeouts).
     pub failures: usize,
-    /// Worker processes that crashed.
+    /// Worker processes that crashed, confirmed: the crashing call, run
+    /// again in a fresh worker, crashed it too.
     pub crashes: u32,
+    /// Timeouts that did not happen again when their call ran again in a
+    /// fresh worker: not kept (a loaded machine, not a hang).
+    pub unconfirmed_timeouts: u32,
+    /// Other crashes that did not happen again: not kept.
+    pub unconfirmed_crashes: u32,
     /// Generated arguments that did not deserialize into the parameter types.
     pub undeserializable: u64,
     /// Goals covered against executions, with the phase, as the workers
@@ -96,14 +115,38 @@ pub struct Summary {
     pub history: Vec<Point>,
 }
 
+/// The call timeout of generation for a target whose carve-file calls took
+/// at most `slowest` each: `CARVE_TIMEOUT` when set, else
+/// [`TIMEOUT_FACTOR`] times `slowest`, at least [`MIN_TIMEOUT`] (as AFL
+/// calibrates its timeout on its seeds).
+pub fn call_timeout(config: &Config, slowest: Duration) -> Duration {
+    config
+        .timeout
+        .unwrap_or_else(|| (slowest * TIMEOUT_FACTOR).max(MIN_TIMEOUT))
+}
+
+/// A crash waiting for its confirmation: the next worker runs the same call
+/// again (it retraces the run to it), and only if that crashes too is the
+/// crash kept.
+struct Pending {
+    /// The call's number in the run, and the hash of its arguments.
+    number: u64,
+    hash: u64,
+    /// Whether it was a timeout (the call overran, or the worker froze).
+    timeout: bool,
+}
+
 /// Generates calls of `target_name` in worker processes; the carve file is
-/// updated as they go. `goals` is the number of outcomes in its reach (for
-/// progress).
+/// updated as they go. `existing` is what its calls cover now (the
+/// outcomes in its reach, for progress; the slowest carved call's time,
+/// for the call timeout).
 pub fn generate_in_workers(
     target_name: &str,
-    goals: u32,
+    existing: &Existing,
     config: &Config,
 ) -> Result<Summary, Error> {
+    let goals = existing.reach.len();
+    let timeout = call_timeout(config, existing.slowest);
     let exe = std::env::current_exe().map_err(Error::StartWorker)?;
     let path = CarveFile::path_for(&config.dir, target_name);
     let scratch = Scratch::create(target_name).map_err(Error::WorkerIo)?;
@@ -116,7 +159,9 @@ pub fn generate_in_workers(
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
     let mut crashes: Vec<Crash> = Vec::new();
+    let mut pending: Option<Pending> = None;
     let start = Instant::now();
+    let mut first = true;
     loop {
         let spent_on_restarts = u64::from(summary.crashes) * RESTART_COST;
         let cap = match config.budget {
@@ -131,8 +176,12 @@ pub fn generate_in_workers(
         let run = run_worker(
             &exe,
             target_name,
-            budget,
-            cap,
+            Limits {
+                budget,
+                cap,
+                timeout,
+                restart: !std::mem::take(&mut first),
+            },
             scratch.dir(),
             &mut |executions, covered, phase| {
                 progress.tick(executions, covered, total);
@@ -155,22 +204,58 @@ pub fn generate_in_workers(
         summary.failures += run.failures;
         summary.executions = run.executions;
         summary.undeserializable = run.undeserializable;
-        let Some(ended) = run.crash else { break };
+        let Some(ended) = run.crash else {
+            // The call waiting for confirmation ran again, and returned.
+            if let Some(unconfirmed) = pending.take() {
+                summary.count_unconfirmed(&unconfirmed);
+            }
+            break;
+        };
         let marked = CallMarker::read(scratch.dir()).map_err(Error::WorkerIo)?;
         let Some((number, hash)) = marked.in_call() else {
             return Err(Error::Worker {
                 target: target_name.to_owned(),
                 message: format!(
                     "a worker ended outside any call of the target ({}); stderr ends with:\n{}",
-                    describe(ended),
+                    describe(ended, timeout),
                     run.stderr_tail.trim_end()
                 ),
             });
         };
         // The call it died in was made too.
         summary.executions = summary.executions.max(number);
+        // A crash is kept only once a fresh worker, retracing the run to
+        // the same call, crashed on it too: a call that overran the timeout
+        // once on a loaded machine is no hang.
+        let confirmed = match pending.take() {
+            Some(p) if p.number == number && p.hash == hash => true,
+            Some(p) => {
+                summary.count_unconfirmed(&p);
+                false
+            }
+            None => false,
+        };
+        if !confirmed {
+            pending = Some(Pending {
+                number,
+                hash,
+                timeout: matches!(ended, Ended::TimedOut | Ended::Frozen),
+            });
+            if summary.unconfirmed_timeouts + summary.unconfirmed_crashes >= MAX_UNCONFIRMED {
+                progress.finish();
+                eprintln!(
+                    "carve: {target_name}: generation ended early: {MAX_UNCONFIRMED} calls \
+                     crashed or timed out once but not when run again (a loaded machine?); what \
+                     was found is saved. Set CARVE_TIMEOUT higher (it was {}) or run with fewer \
+                     CARVE_JOBS",
+                    triage::seconds(timeout)
+                );
+                return Ok(summary);
+            }
+            continue;
+        }
         summary.crashes += 1;
-        let triage = triage::classify(ended, &run.stderr_tail, CALL_TIMEOUT.as_secs());
+        let triage = triage::classify(ended, &run.stderr_tail, timeout);
         crashes.push(Crash {
             hash,
             at: triage.at,
@@ -182,6 +267,10 @@ pub fn generate_in_workers(
                 break;
             }
         }
+    }
+    // Time ran out before the waiting call ran again: not kept either.
+    if let Some(unconfirmed) = pending.take() {
+        summary.count_unconfirmed(&unconfirmed);
     }
     if let Budget::Executions(n) = config.budget {
         let restarts = u64::from(summary.crashes) * RESTART_COST;
@@ -201,6 +290,41 @@ pub fn generate_in_workers(
     Ok(summary)
 }
 
+impl Summary {
+    fn count_unconfirmed(&mut self, crash: &Pending) {
+        match crash.timeout {
+            true => self.unconfirmed_timeouts += 1,
+            false => self.unconfirmed_crashes += 1,
+        }
+    }
+
+    /// `(2 unconfirmed timeout(s) not kept)` for the generation line; empty
+    /// when there were none.
+    pub fn unconfirmed(&self) -> String {
+        let mut out = String::new();
+        if self.unconfirmed_timeouts > 0 {
+            out += &format!(" ({} unconfirmed timeout(s) not kept)", self.unconfirmed_timeouts);
+        }
+        if self.unconfirmed_crashes > 0 {
+            out += &format!(" ({} unconfirmed crash(es) not kept)", self.unconfirmed_crashes);
+        }
+        out
+    }
+}
+
+/// What one worker may do.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// What is left of the budget.
+    budget: Budget,
+    /// Executions in all (the budget less restarts).
+    cap: u64,
+    /// The call timeout.
+    timeout: Duration,
+    /// Whether a worker ran for the target before it.
+    restart: bool,
+}
+
 /// What is left of the budget: all of an execution budget (a worker
 /// retraces the run from its start), the rest of a time budget.
 fn remaining(budget: Budget, start: Instant) -> Option<Budget> {
@@ -213,9 +337,9 @@ fn remaining(budget: Budget, start: Instant) -> Option<Budget> {
     }
 }
 
-fn describe(ended: Ended) -> String {
+fn describe(ended: Ended, timeout: Duration) -> String {
     match ended {
-        Ended::TimedOut => format!("a call did not return within {}s", CALL_TIMEOUT.as_secs()),
+        Ended::TimedOut => format!("a call did not return within {}", triage::seconds(timeout)),
         Ended::Frozen => format!("it stopped responding for {}s", SILENCE_LIMIT.as_secs()),
         Ended::Exited(status) => crate::outcome::describe_exit(status),
     }
@@ -279,12 +403,11 @@ impl WorkerRun {
 fn run_worker(
     exe: &Path,
     target_name: &str,
-    budget: Budget,
-    cap: u64,
+    limits: Limits,
     scratch: &Path,
     on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
 ) -> Result<WorkerRun, Error> {
-    let (mut child, lines, stderr) = spawn_worker(exe, target_name, budget, cap, scratch)?;
+    let (mut child, lines, stderr) = spawn_worker(exe, target_name, limits, scratch)?;
     let stop = |child: &mut Child| {
         let _ = child.kill();
         let _ = child.wait();
@@ -344,19 +467,23 @@ fn run_worker(
 fn spawn_worker(
     exe: &Path,
     target_name: &str,
-    budget: Budget,
-    cap: u64,
+    limits: Limits,
     scratch: &Path,
 ) -> Result<(Child, mpsc::Receiver<String>, JoinHandle<String>), Error> {
-    let budget_text = match budget {
+    let budget_text = match limits.budget {
         Budget::Executions(n) => n.to_string(),
         Budget::Time(d) => format!("{}ms", d.as_millis().max(1)),
     };
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    if limits.restart {
+        command.env(RESTART_VAR, "1");
+    }
+    let mut child = command
         .env(WORKER_VAR, target_name)
         .env(SCRATCH_VAR, scratch)
-        .env(CAP_VAR, cap.to_string())
+        .env(CAP_VAR, limits.cap.to_string())
         .env("CARVE_BUDGET", budget_text)
+        .env("CARVE_TIMEOUT", format!("{}ms", limits.timeout.as_millis().max(1)))
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -433,7 +560,8 @@ pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> !
     };
     // The heartbeat starts before the carve files are read: loading and
     // mining them is not a call and cannot time out.
-    let liveness = Liveness::start(channel);
+    // The parent sets the timeout it derived.
+    let liveness = Liveness::start(channel, config.timeout.unwrap_or(MIN_TIMEOUT));
     match worker(registry, config, target_name, &liveness) {
         Ok(()) => std::process::exit(0),
         Err(e) => fail(&liveness, &e),
@@ -490,6 +618,8 @@ fn worker(
         path: &path,
         seed: config.seed,
         budget: config.budget,
+        timeout: config.timeout.unwrap_or(MIN_TIMEOUT),
+        restart: std::env::var_os(RESTART_VAR).is_some(),
         cap,
         crashes: journal::read_crashes(&scratch).map_err(Error::WorkerIo)?,
         journal: Journal::open(&scratch).map_err(Error::WorkerIo)?,
@@ -579,11 +709,16 @@ pub fn existing_calls(
         }
         Some((replayed, trace))
     };
+    // The call timeout is derived from how long these take.
+    let mut slowest = Duration::ZERO;
     for entry in &file.entries {
         if let Origin::Found { at, .. } = &entry.origin {
             known_failures.insert(at.clone());
         }
-        if let Some((replayed, trace)) = replay(target, entry) {
+        let started = Instant::now();
+        let replayed = replay(target, entry);
+        slowest = slowest.max(started.elapsed());
+        if let Some((replayed, trace)) = replayed {
             for sites in trace.functions() {
                 if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
                     entered.push(sites);
@@ -620,6 +755,7 @@ pub fn existing_calls(
         covered,
         inapplicable,
         known_failures,
+        slowest,
     })
 }
 
@@ -648,6 +784,10 @@ struct Reporter<'a> {
     path: &'a Path,
     seed: u64,
     budget: Budget,
+    /// The call timeout.
+    timeout: Duration,
+    /// Whether a worker ran for the target before this one.
+    restart: bool,
     /// Executions allowed in all: the budget less the restarts.
     cap: u64,
     /// Calls that crashed a worker of this run, by argument hash.
@@ -728,12 +868,14 @@ impl Reporter<'_> {
 }
 
 /// How many crashing calls [`CRASH_SHRINK_SHARE`] of `budget` pays for:
-/// each costs a restart, and a hang the call timeout first.
-fn crash_allowance(budget: Budget, hang: bool) -> u32 {
+/// each costs a restart, and a hang the call `timeout` first; with a time
+/// budget, twice (the crash is confirmed in a fresh worker).
+fn crash_allowance(budget: Budget, hang: bool, timeout: Duration) -> u32 {
     let allowance = match budget {
         Budget::Executions(n) => n as f64 * CRASH_SHRINK_SHARE / RESTART_COST as f64,
         Budget::Time(d) => {
-            let restart = if hang { CALL_TIMEOUT.as_secs_f64() + 0.1 } else { 0.1 };
+            let once = if hang { timeout.as_secs_f64() + 0.1 } else { 0.1 };
+            let restart = 2.0 * once;
             d.as_secs_f64() * CRASH_SHRINK_SHARE / restart
         }
     };
@@ -742,7 +884,7 @@ fn crash_allowance(budget: Budget, hang: bool) -> u32 {
 
 impl Observer for Reporter<'_> {
     fn restarted(&self) -> bool {
-        !self.crashes.is_empty()
+        self.restart || !self.crashes.is_empty()
     }
 
     fn allow(&mut self, args: &Value) -> bool {
@@ -757,11 +899,13 @@ impl Observer for Reporter<'_> {
     ) -> Result<Executed, NotRun> {
         let hash = args_hash(args);
         let result = if let Some(crash) = self.crashes.get(&hash) {
+            let observation = Observation {
+                outcome: Outcome::Crashed(crash.message.clone()),
+                after: None,
+            };
             Ok(Executed {
-                observation: Observation {
-                    outcome: Outcome::Crashed(crash.message.clone()),
-                    after: None,
-                },
+                fingerprint: generate::fingerprint(&observation),
+                observation,
                 trace: Trace::default(),
                 ending: Ending::Crashed {
                     at: crash.at.clone(),
@@ -788,7 +932,7 @@ impl Observer for Reporter<'_> {
     }
 
     fn crash_shrinks(&self, at: &str) -> u32 {
-        crash_allowance(self.budget, at.starts_with("timeout"))
+        crash_allowance(self.budget, at.starts_with("timeout"), self.timeout)
     }
 
     fn cap(&self) -> u64 {
@@ -797,7 +941,7 @@ impl Observer for Reporter<'_> {
 
     fn mutant_crashes(&self) -> Option<u32> {
         // A mutant that crashes may well hang first.
-        Some(crash_allowance(self.budget, true).max(1))
+        Some(crash_allowance(self.budget, true, self.timeout).max(1))
     }
 
     fn kept(&mut self, kept: &Kept) {
@@ -849,5 +993,47 @@ impl Observer for Reporter<'_> {
 
     fn phase(&mut self, phase: Phase) {
         self.phase = Some(phase);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(timeout: Option<&str>) -> Config {
+        let lookup = |name: &str| match name {
+            "CARVE_TIMEOUT" => timeout.map(str::to_owned),
+            _ => None,
+        };
+        Config::from_lookup(lookup, Path::new("/p")).unwrap()
+    }
+
+    /// Ten times the slowest carved call, at least a second; `CARVE_TIMEOUT`
+    /// wins.
+    #[test]
+    fn the_call_timeout_is_calibrated_on_the_carved_calls() {
+        let derived = |slowest| call_timeout(&config(None), slowest);
+        assert_eq!(derived(Duration::from_micros(16)), Duration::from_secs(1));
+        assert_eq!(derived(Duration::from_millis(300)), Duration::from_secs(3));
+        let set = config(Some("500ms"));
+        assert_eq!(call_timeout(&set, Duration::from_secs(2)), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn unconfirmed_crashes_are_counted_apart_by_kind() {
+        let mut summary = Summary::default();
+        assert_eq!(summary.unconfirmed(), "");
+        let pending = |timeout| Pending {
+            number: 1,
+            hash: 2,
+            timeout,
+        };
+        summary.count_unconfirmed(&pending(true));
+        summary.count_unconfirmed(&pending(true));
+        summary.count_unconfirmed(&pending(false));
+        assert_eq!(
+            summary.unconfirmed(),
+            " (2 unconfirmed timeout(s) not kept) (1 unconfirmed crash(es) not kept)"
+        );
     }
 }

@@ -40,7 +40,7 @@ pub const FRAME_PREFIX: &str = "carve-worker crash frame: ";
 
 /// Tells a crash's kind from how the worker ended and the tail of its
 /// stderr (`tail`), and its place from the frame line the worker wrote.
-pub fn classify(ended: Ended, tail: &str, timeout_secs: u64) -> Triage {
+pub fn classify(ended: Ended, tail: &str, timeout: std::time::Duration) -> Triage {
     let frame = tail
         .lines()
         .rev()
@@ -61,7 +61,7 @@ pub fn classify(ended: Ended, tail: &str, timeout_secs: u64) -> Triage {
     let (kind, detail) = match ended {
         Ended::TimedOut => (
             "timeout".to_owned(),
-            format!("did not return within {timeout_secs}s"),
+            format!("did not return within {}", seconds(timeout)),
         ),
         Ended::Frozen => (
             "timeout".to_owned(),
@@ -94,6 +94,14 @@ pub fn classify(ended: Ended, tail: &str, timeout_secs: u64) -> Triage {
     Triage {
         at,
         message: format!("{kind}: {detail}"),
+    }
+}
+
+/// `1s`, `1500ms`: as `CARVE_TIMEOUT` takes it.
+pub fn seconds(duration: std::time::Duration) -> String {
+    match duration.subsec_millis() {
+        0 => format!("{}s", duration.as_secs()),
+        _ => format!("{}ms", duration.as_millis()),
     }
 }
 
@@ -160,13 +168,15 @@ mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt;
 
+    const SECOND: std::time::Duration = std::time::Duration::from_secs(1);
+
     fn signal(n: i32) -> Ended {
         Ended::Exited(ExitStatus::from_raw(n))
     }
 
     #[test]
     fn kinds_are_told_apart() {
-        let abort = classify(signal(6), "some output\n", 1);
+        let abort = classify(signal(6), "some output\n", SECOND);
         assert_eq!(abort.at, "abort");
         assert_eq!(
             abort.message,
@@ -175,27 +185,27 @@ mod tests {
         let overflow = classify(
             signal(6),
             "\nthread 'main' (29961) has overflowed its stack\nfatal runtime error: stack overflow, aborting\n",
-            1,
+            SECOND,
         );
         assert_eq!(overflow.at, "stack overflow");
         assert_eq!(
             overflow.message,
             "stack overflow: thread 'main' has overflowed its stack"
         );
-        let segv = classify(signal(11), "", 1);
+        let segv = classify(signal(11), "", SECOND);
         assert_eq!(segv.at, "signal 11 (SIGSEGV)");
-        let timeout = classify(Ended::TimedOut, "", 1);
+        let timeout = classify(Ended::TimedOut, "", SECOND);
         assert_eq!(
             (timeout.at.as_str(), timeout.message.as_str()),
             ("timeout", "timeout: did not return within 1s")
         );
-        let exit = classify(Ended::Exited(ExitStatus::from_raw(3 << 8)), "", 1);
+        let exit = classify(Ended::Exited(ExitStatus::from_raw(3 << 8)), "", SECOND);
         assert_eq!(exit.at, "exit code 3");
     }
 
     #[test]
     fn the_frame_a_worker_names_places_the_crash() {
-        let abort = classify(signal(6), &format!("{FRAME_PREFIX}src/lib.rs:12\n"), 1);
+        let abort = classify(signal(6), &format!("{FRAME_PREFIX}src/lib.rs:12\n"), SECOND);
         assert_eq!(abort.at, "abort at src/lib.rs:12");
     }
 

@@ -40,3 +40,64 @@ pub fn fragile(n: u32) -> u32 {
     }
     n
 }
+
+/// Hangs the first time it is called with anything but the 5 its system
+/// test calls it with, and never again (a marker file in the crate's
+/// folder remembers): a call that overran its timeout once, as on a loaded
+/// machine, and returns when it is run again.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn hangs_once(n: u32) -> u32 {
+    hang_the_first_time(n);
+    if n > 10 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Not instrumented: no mutant of its conditions is checked, so it hangs
+/// only as said.
+fn hang_the_first_time(n: u32) {
+    let marker = concat!(env!("CARGO_MANIFEST_DIR"), "/hung-once");
+    if n != 5
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(marker)
+            .is_ok()
+    {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// Hangs the first time it is called with each argument but 5 (a marker
+/// file per argument in the crate's folder remembers), and returns when run
+/// again: a machine so loaded that calls overrun the timeout again and
+/// again.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn hangs_once_per_argument(n: u32) -> u32 {
+    hang_the_first_time_with(n);
+    if n > 10 {
+        0
+    } else {
+        n % 3
+    }
+}
+
+/// Not instrumented, like [`hang_the_first_time`].
+fn hang_the_first_time_with(n: u32) {
+    let marker = format!("{}/hung-with-{n}", env!("CARGO_MANIFEST_DIR"));
+    if n != 5
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(marker)
+            .is_ok()
+    {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}

@@ -4,6 +4,8 @@ use crashy as _;
 fn classifies() {
     assert_eq!(crashy::classify(5), 1);
     assert_eq!(crashy::fragile(5), 5);
+    assert_eq!(crashy::hangs_once(5), 1);
+    assert_eq!(crashy::hangs_once_per_argument(5), 2);
 }
 
 carve::main!();
