@@ -145,7 +145,7 @@ pub mod _macro_support {
     pub use ::serde;
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
-    pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame};
+    pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame, RebuildCheck};
     pub use crate::generation::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
@@ -159,10 +159,19 @@ pub mod _macro_support {
     pub use crate::runner::{main, MainConfig};
     pub use crate::value::form::{
         capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,
-        OutcomeProbe, ViaDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly,
-        ViaText,
+        OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaDebug, ViaDisplay, ViaDisplayDebug,
+        ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly, ViaText,
     };
     pub use crate::value::{CaptureError, Value};
+
+    /// Runs `f`, a part of replaying a call that is not the call: rebuilding
+    /// its arguments, capturing them and their state after it. Outside the
+    /// call's coverage (a parser the target never calls is not in its
+    /// reach), and targets called meanwhile (a `FromStr` calling one) are
+    /// not carved.
+    pub fn setup<R>(f: impl FnOnce() -> R) -> R {
+        crate::coverage::paused(|| crate::carving::record::capturing(f))
+    }
 
     /// Calls a target's body (a closure, so that `return` and `?` keep their meaning).
     #[inline(always)]
