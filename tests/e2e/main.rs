@@ -20,6 +20,7 @@ mod files;
 mod html;
 mod mutants;
 mod partition;
+mod rebuild;
 mod record;
 mod scale;
 mod shapes;
