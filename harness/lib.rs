@@ -77,10 +77,20 @@ runtime_modules!(call, carving, coverage, env, error, generation, outcome, regis
 /// implement `Display + FromStr` (carved as their text), `&str`, byte
 /// strings (`&[u8]`, `Vec<u8>`, `[u8; N]`, carved as RON `b"…"`), `&[T]`,
 /// `&T`, `&mut T` (its state after the call is recorded too) and `self`,
-/// `&self`, `&mut self` of such a type. A return value is carved as RON when
-/// it is `Serialize`, else as its `Debug` text; the `Ok` and `Err` sides of a
-/// `Result` (and `Option`s and tuples) are chosen one by one. Anything else
-/// is one compile error at the type, naming the ways out.
+/// `&self`, `&mut self` of such a type. A call is carved only when each of
+/// its arguments rebuilds from what carve writes (a `FromStr` that rejects
+/// what `Display` wrote, a lossy `Serialize`, and the call is skipped, said
+/// once per parameter by the record run).
+///
+/// A return value is carved as RON when it is `Serialize`; else, when it is
+/// `Display` (an error, a formatter), as its text beside its `{:#?}` text
+/// (`Display(text: "…", debug: "…")`, without `debug` for a type that is not
+/// `Debug`), so that replay runs and checks its formatting; else as its
+/// `Debug` text (`Debug("…")`). Snapshots carved before the `Display` form
+/// change for such types: re-record, then accept them with `cargo insta
+/// review`. The `Ok` and `Err` sides of a `Result` (and `Option`s and
+/// tuples) are chosen one by one. Anything else is one compile error at the
+/// type, naming the ways out.
 pub use carve_derive::target;
 
 /// Measures branch coverage of a function, of every method of an impl
@@ -145,7 +155,7 @@ pub mod _macro_support {
     pub use ::serde;
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
-    pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame};
+    pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame, RebuildCheck};
     pub use crate::generation::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
@@ -159,10 +169,19 @@ pub mod _macro_support {
     pub use crate::runner::{main, MainConfig};
     pub use crate::value::form::{
         capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,
-        OutcomeProbe, ViaDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly,
-        ViaText,
+        OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaDebug, ViaDisplay, ViaDisplayDebug,
+        ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly, ViaText,
     };
     pub use crate::value::{CaptureError, Value};
+
+    /// Runs `f`, a part of replaying a call that is not the call: rebuilding
+    /// its arguments, capturing them and their state after it. Outside the
+    /// call's coverage (a parser the target never calls is not in its
+    /// reach), and targets called meanwhile (a `FromStr` calling one) are
+    /// not carved.
+    pub fn setup<R>(f: impl FnOnce() -> R) -> R {
+        crate::coverage::paused(|| crate::carving::record::capturing(f))
+    }
 
     /// Calls a target's body (a closure, so that `return` and `?` keep their meaning).
     #[inline(always)]

@@ -146,13 +146,16 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// Calls `f` quietly and captures how it ended; `capture` captures a
-/// returned value in its form (see [`form`](crate::value::form)).
+/// returned value in its form (see [`form`](crate::value::form)). Capturing
+/// is part of the outcome: a `Display` that panics while its text is taken
+/// is a panic of the call.
 pub fn observe<R>(
     f: impl FnOnce() -> R,
     capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
 ) -> Result<Outcome, CaptureError> {
-    match quietly(|| panic::catch_unwind(AssertUnwindSafe(f))) {
-        Ok(value) => Ok(Outcome::Returned(capture(&value)?)),
+    let called = quietly(|| panic::catch_unwind(AssertUnwindSafe(|| capture(&f()))));
+    match called {
+        Ok(captured) => Ok(Outcome::Returned(captured?)),
         Err(payload) => Ok(Outcome::Panicked(panic_message(&*payload))),
     }
 }
@@ -197,6 +200,21 @@ mod tests {
         assert_eq!(
             ron::to_string(&obs).unwrap(),
             r#"(outcome:Panicked("no"),after:(1,2))"#
+        );
+    }
+
+    #[test]
+    fn a_panic_while_capturing_the_returned_value_is_the_calls_panic() {
+        struct Shown;
+        impl std::fmt::Display for Shown {
+            fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                panic!("no text")
+            }
+        }
+        let capture = |v: &Shown| Ok(Value::Str(v.to_string()));
+        assert_eq!(
+            observe(|| Shown, capture).unwrap(),
+            Outcome::Panicked("no text".into())
         );
     }
 

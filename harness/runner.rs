@@ -265,15 +265,25 @@ fn run_record(args: &TestArgs, registry: &Registry, config: &Config, checker: Ch
     let mut ran = BTreeSet::new();
     let mut kept = Vec::new();
     let mut carved: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+    // Calls not carved because a value does not rebuild: said once per
+    // target and parameter, with the first test (by name) that made one.
+    let mut skipped: Vec<record::Skipped> = Vec::new();
     for (test, run) in runs {
         match run {
             TestRun::Passed {
                 entries,
                 unwritable,
+                skipped: skipped_here,
             } => {
                 for message in unwritable {
                     eprintln!("carve: {message}");
                     store_failed = true;
+                }
+                for call in skipped_here {
+                    match skipped.iter_mut().find(|s| s.same_param(&call)) {
+                        Some(seen) => seen.absorb(&call),
+                        None => skipped.push(call),
+                    }
                 }
                 for (target, entries) in entries {
                     carved.entry(target).or_default().extend(entries);
@@ -313,6 +323,9 @@ fn run_record(args: &TestArgs, registry: &Registry, config: &Config, checker: Ch
         ran.len(),
         display_path(&config.dir)
     );
+    for call in &skipped {
+        eprintln!("{}", call.message());
+    }
     for test in &kept {
         println!(
             "carve: system::{test} failed, so its carve entries were kept as they were \

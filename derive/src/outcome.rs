@@ -2,7 +2,7 @@
 //! of the return type, chosen part by part where the type's spelling shows
 //! its parts (`Result`, `Option`, tuples), so that `Result<Version,
 //! ParseError>` keeps a serde `Version` structured when `ParseError` is
-//! only `Debug`.
+//! only `Display` and `Debug`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -93,8 +93,10 @@ impl Capture {
             .then(|| quote_spanned!(span=> __carve_form.check();));
         quote_spanned!(span=> {
             #[allow(unused_imports)]
-            use ::carve::_macro_support::{ViaDebug as _, ViaNeither as _, ViaSerialize as _};
-            let __carve_form = (&&&::carve::_macro_support::OutcomeProbe(#value)).outcome_form();
+            use ::carve::_macro_support::{
+                ViaDebug as _, ViaDisplay as _, ViaDisplayDebug as _, ViaNeither as _, ViaSerialize as _,
+            };
+            let __carve_form = (&&&&&::carve::_macro_support::OutcomeProbe(#value)).outcome_form();
             #check
             __carve_form.capture(#value)
         })

@@ -127,6 +127,14 @@ impl TargetFn {
             let (name, form, binding) = (&p.name, p.form(), &p.binding);
             quote!(__carve_after.arg(#name, #form.capture(&*#binding));)
         });
+        let checks = self
+            .params
+            .iter()
+            .map(|p| rebuild_check(p, p.view(&p.binding)));
+        let after_checks = self.after_params().map(|p| {
+            let binding = &p.binding;
+            rebuild_check(p, quote!(&*#binding))
+        });
         let ret = match &self.sig.output {
             ReturnType::Default => quote!(()),
             ReturnType::Type(_, ty) => ty.to_token_stream(),
@@ -134,7 +142,11 @@ impl TargetFn {
         let capture = capture_closure(self.return_type(), true, true);
         let body = syn::parse_quote!({
             let __carve_frame = if ::carve::_macro_support::is_recording() {
-                ::carve::_macro_support::begin(&#static_ident, |__carve_args| { #(#captures)* })
+                ::carve::_macro_support::begin(
+                    &#static_ident,
+                    |__carve_args| { #(#captures)* },
+                    |__carve_check| { #(#checks)* },
+                )
             } else {
                 ::core::option::Option::None
             };
@@ -146,6 +158,7 @@ impl TargetFn {
                     ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body)),
                     #capture,
                     |__carve_after| { #(#afters)* },
+                    |__carve_check| { #(#after_checks)* },
                 ),
             }
         });
@@ -236,12 +249,18 @@ impl TargetFn {
                         #[derive(::carve::_macro_support::serde::Serialize, ::carve::_macro_support::serde::Deserialize)]
                         #[serde(crate = "::carve::_macro_support::serde", rename(serialize = "__carve_unnamed", deserialize = "arguments"), deny_unknown_fields)]
                         struct arguments { #( #[serde(rename = #names, serialize_with = #ser_names, deserialize_with = #de_names)] #fields: #owned, )* }
-                        let __carve_args: arguments = ::carve::_macro_support::parse_args(__carve_input)?;
-                        let __carve_args_value = __carve_input.to_value(&__carve_args)?;
+                        // Rebuilding and capturing the arguments is not the call: it
+                        // runs outside its coverage (`setup`); the call and the capture
+                        // of what it returned are the outcome.
+                        let (__carve_args, __carve_args_value) = ::carve::_macro_support::setup(|| {
+                            let __carve_args: arguments = ::carve::_macro_support::parse_args(__carve_input)?;
+                            let __carve_value = __carve_input.to_value(&__carve_args)?;
+                            ::core::result::Result::Ok::<_, ::carve::_macro_support::ReplayError>((__carve_args, __carve_value))
+                        })?;
                         let arguments { #( #fields: mut #fields, )* } = __carve_args;
                         let __carve_outcome = ::carve::_macro_support::observe(|| #call_path(#(#pass),*), #capture);
                         let mut __carve_after = ::carve::_macro_support::ArgsBuilder::default();
-                        #(#afters)*
+                        ::carve::_macro_support::setup(|| { #(#afters)* });
                         ::carve::_macro_support::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
                     }
                     __carve_replay
@@ -257,6 +276,23 @@ impl TargetFn {
             ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::TargetRef(&#static_ident) }
         }
     }
+}
+
+/// Generated code checking, at record time, that parameter `p` (its value
+/// `view`, a reference) rebuilds from its carved form as replay rebuilds it
+/// (see the runtime's `RebuildCheck`).
+fn rebuild_check(p: &Param, view: TokenStream) -> TokenStream {
+    let (name, form, owned) = (&p.name, p.form(), &p.owned);
+    quote!(__carve_check.param(
+        #name,
+        |__carve_d| #form.deserialize(__carve_d),
+        |__carve_r: &#owned, __carve_w: &::carve::_macro_support::Value| {
+            #[allow(unused_imports)]
+            use ::carve::_macro_support::{SameByDebug as _, SameByForm as _};
+            (&&::carve::_macro_support::SameProbe(#view, __carve_r))
+                .same(|__carve_r| #form.capture(__carve_r), __carve_w)
+        },
+    );)
 }
 
 fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {

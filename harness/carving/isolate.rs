@@ -49,16 +49,21 @@ struct Carved {
     files: Vec<(String, String)>,
     /// Why calls that could not be written were left out.
     unwritable: Vec<String>,
+    /// Calls not carved because a value of theirs does not rebuild.
+    #[serde(default)]
+    skipped: Vec<record::Skipped>,
 }
 
 /// How recording one system test in its own process went.
 #[derive(Debug)]
 pub enum TestRun {
-    /// The test passed; these are the entries it carved, per target, and
-    /// why calls that could not be written were left out.
+    /// The test passed; these are the entries it carved, per target, why
+    /// calls that could not be written were left out, and the calls not
+    /// carved because a value of theirs does not rebuild.
     Passed {
         entries: BTreeMap<String, Vec<Entry>>,
         unwritable: Vec<String>,
+        skipped: Vec<record::Skipped>,
     },
     /// The test failed with this message; what it carved is not used.
     Failed(String),
@@ -125,6 +130,7 @@ pub fn record_in_child(
     Ok(TestRun::Passed {
         entries,
         unwritable: carved.unwritable,
+        skipped: carved.skipped,
     })
 }
 
@@ -162,6 +168,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
     record::start();
     let result = run();
     let recordings = record::stop();
+    let skipped = record::take_skipped();
     let mut calls: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut unwritable = Vec::new();
     for recording in &recordings {
@@ -185,6 +192,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
     let carved = Carved {
         failure: result.err(),
         unwritable,
+        skipped,
         files: calls
             .into_iter()
             .map(|(target, entries)| {

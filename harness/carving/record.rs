@@ -10,7 +10,14 @@
 //! distinct call, by the store, after the tests ran.
 //!
 //! Generated code calls [`begin`] before the body and [`CallFrame::finish`]
-//! after it:
+//! after it. Only what replay can rebuild is carved: each distinct set of
+//! arguments (and of `&mut` states after a call) is rebuilt once from the
+//! form carve writes, with the deserialization replay uses, and compared
+//! with the original ([`RebuildCheck`]); a call whose values do not rebuild
+//! is skipped and counted ([`take_skipped`]). While carve captures or
+//! rebuilds a value ([`capturing`]), calls of targets made by the value's
+//! own code (a `Display` that calls a target) are neither carved nor
+//! captured.
 //!
 //! ```
 //! # use carve::carving::record;
@@ -23,25 +30,27 @@
 //! record::start();
 //! record::record_test("doubles", || {
 //!     let x = 21;
-//!     let frame = record::begin(&TARGET, |args| args.arg("x", Value::capture(&x))).unwrap();
+//!     let frame = record::begin(&TARGET, |args| args.arg("x", Value::capture(&x)), |_| {}).unwrap();
 //!     let result = std::panic::catch_unwind(|| double(x));
-//!     assert_eq!(frame.finish(result, |r| Value::capture(r), |_| {}), 42);
+//!     assert_eq!(frame.finish(result, Value::capture, |_| {}, |_| {}), 42);
 //! });
 //! let recordings = record::stop();
 //! assert_eq!(recordings[0].calls.len(), 1);
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::panic;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::outcome::{panic_message, Observation, Outcome};
+use serde::{Deserialize, Serialize};
+
+use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::value::text::UNNAMED;
-use crate::value::{CaptureError, Value};
+use crate::value::text::{to_ron, UNNAMED};
+use crate::value::{depth, CaptureError, Value};
 
 static RECORDING: AtomicBool = AtomicBool::new(false);
 static FINISHED: Mutex<Vec<TestRecording>> = Mutex::new(Vec::new());
@@ -57,6 +66,12 @@ struct ActiveTest {
 
 thread_local! {
     static CURRENT: RefCell<Option<TestRecording>> = const { RefCell::new(None) };
+    /// How many values carve is capturing or rebuilding on this thread now
+    /// (see [`capturing`]).
+    static CAPTURING: Cell<u32> = const { Cell::new(0) };
+    /// The verdict of every set of values checked on this thread, so that
+    /// each distinct one is rebuilt once however often it is passed.
+    static CHECKED: RefCell<Checked> = RefCell::new(Checked::default());
 }
 
 /// One carved call.
@@ -215,9 +230,22 @@ pub struct CallFrame {
     args: Value,
 }
 
-/// Starts carving a call of `target` if this thread records for a system test.
-/// `capture` names and captures each argument.
-pub fn begin(target: &'static Target, capture: impl FnOnce(&mut ArgsBuilder)) -> Option<CallFrame> {
+/// Starts carving a call of `target` if this thread records for a system
+/// test, and carve is not capturing a value on it. `capture` names and
+/// captures each argument; `check` rebuilds each from its captured form
+/// (once per distinct set of arguments): a call whose arguments do not
+/// rebuild is not carved.
+pub fn begin(
+    target: &'static Target,
+    capture: impl FnOnce(&mut ArgsBuilder),
+    check: impl FnOnce(&mut RebuildCheck<'_>),
+) -> Option<CallFrame> {
+    // A call made while a value is captured or rebuilt (a `Display` calling
+    // a target) belongs to carve's work, not the test's: carving it would
+    // capture the value again, and recurse.
+    if CAPTURING.with(Cell::get) > 0 {
+        return None;
+    }
     let attributed = CURRENT.with(|c| c.borrow().is_some()) || lock(&ACTIVE).len() == 1;
     if !attributed {
         if !WARNED_UNATTRIBUTED.swap(true, Ordering::Relaxed) {
@@ -229,35 +257,65 @@ pub fn begin(target: &'static Target, capture: impl FnOnce(&mut ArgsBuilder)) ->
         }
         return None;
     }
-    let mut args = ArgsBuilder::default();
-    capture(&mut args);
-    Some(CallFrame {
-        target,
-        args: args.finish_or_warn(target)?,
-    })
+    let args = capturing(|| {
+        let mut args = ArgsBuilder::default();
+        capture(&mut args);
+        args.finish_or_warn(target)
+    })?;
+    if !rebuilds(target, Side::Before, &args, check) {
+        return None;
+    }
+    Some(CallFrame { target, args })
+}
+
+/// Runs `f`, a capture or rebuild of a value by carve, marked as such on
+/// this thread: targets its code calls (a `Display` or `FromStr` calling
+/// one) are not carved meanwhile ([`begin`] checks the mark).
+pub fn capturing<R>(f: impl FnOnce() -> R) -> R {
+    struct Done;
+    impl Drop for Done {
+        fn drop(&mut self) {
+            CAPTURING.with(|c| c.set(c.get() - 1));
+        }
+    }
+    CAPTURING.with(|c| c.set(c.get() + 1));
+    let _done = Done;
+    f()
 }
 
 impl CallFrame {
     /// Records how the call ended and hands back its result, resuming the
     /// panic if it panicked. `capture` captures a returned value in its form
     /// (see [`form`](crate::value::form)), `after` the `&mut` arguments'
-    /// state.
+    /// state, which `check` rebuilds as [`begin`]'s does the arguments.
     pub fn finish<R>(
         self,
         result: std::thread::Result<R>,
         capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
         after: impl FnOnce(&mut ArgsBuilder),
+        check: impl FnOnce(&mut RebuildCheck<'_>),
     ) -> R {
-        let outcome = match &result {
-            Ok(value) => capture(value).map(Outcome::Returned),
+        let outcome = capturing(|| match &result {
+            // As in replay ([`crate::outcome::observe`]): a panic while the
+            // returned value is captured (its `Display`) is the call's.
+            Ok(value) => match quietly(|| panic::catch_unwind(AssertUnwindSafe(|| capture(value)))) {
+                Ok(captured) => captured.map(Outcome::Returned),
+                Err(payload) => Ok(Outcome::Panicked(panic_message(&*payload))),
+            },
             Err(payload) => Ok(Outcome::Panicked(panic_message(&**payload))),
-        };
-        let mut after_args = ArgsBuilder::default();
-        after(&mut after_args);
-        let after = if after_args.fields.is_empty() && after_args.error.is_none() {
-            Some(None)
-        } else {
-            after_args.finish_or_warn(self.target).map(Some)
+        });
+        let after = capturing(|| {
+            let mut after_args = ArgsBuilder::default();
+            after(&mut after_args);
+            if after_args.fields.is_empty() && after_args.error.is_none() {
+                Some(None)
+            } else {
+                after_args.finish_or_warn(self.target).map(Some)
+            }
+        });
+        let after = match after {
+            Some(Some(state)) if !rebuilds(self.target, Side::After, &state, check) => None,
+            other => other,
         };
         match (outcome, after) {
             (Ok(outcome), Some(after)) => store(Call {
@@ -276,6 +334,245 @@ impl CallFrame {
             Err(payload) => panic::resume_unwind(payload),
         }
     }
+}
+
+/// Which values of a call are checked: its arguments, or the state of its
+/// `&mut` arguments after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Side {
+    /// The arguments, as the call received them.
+    Before,
+    /// The `&mut` arguments' state after the call.
+    After,
+}
+
+/// Rebuilds each value of a call from the form carve writes it in, with the
+/// deserialization replay uses, and compares it with the original:
+/// generated code calls [`RebuildCheck::param`] once per parameter.
+pub struct RebuildCheck<'a> {
+    written: &'a [(&'static str, Value)],
+    failure: Option<NotRebuilt>,
+}
+
+/// A value that does not rebuild from its carved form.
+#[derive(Debug, Clone)]
+struct NotRebuilt {
+    param: &'static str,
+    /// Its carved form, as RON on one line.
+    text: String,
+    reason: String,
+}
+
+impl RebuildCheck<'_> {
+    /// Checks parameter `name`: `rebuild` deserializes it from its carved
+    /// text as replay does, `same` compares the rebuilt value with the
+    /// original (given the captured form, for types without `Debug`). A
+    /// panic in either is a failure to rebuild.
+    pub fn param<T>(
+        &mut self,
+        name: &'static str,
+        rebuild: impl FnOnce(&mut ron::Deserializer<'_>) -> Result<T, ron::Error>,
+        same: impl FnOnce(&T, &Value) -> Result<(), String>,
+    ) {
+        if self.failure.is_some() {
+            return;
+        }
+        let Some((_, written)) = self.written.iter().find(|(n, _)| *n == name) else {
+            return;
+        };
+        // Rebuilding recurses once per level, on the test's own stack: a
+        // value deeper than any stack holds is left to the store's depth check.
+        if depth::depth(written) > depth::SHALLOW {
+            return;
+        }
+        let checked = quietly(|| {
+            panic::catch_unwind(AssertUnwindSafe(|| {
+                let text = to_ron(written).map_err(|e| format!("it cannot be written: {e}"))?;
+                let mut de = ron::Deserializer::from_str_with_options(&text, &depth::options())
+                    .map_err(|e| e.to_string())?;
+                let rebuilt = rebuild(&mut de).map_err(|e| e.to_string())?;
+                de.end().map_err(|e| e.to_string())?;
+                same(&rebuilt, written)
+            }))
+        });
+        let reason = match checked {
+            Ok(Ok(())) => return,
+            Ok(Err(reason)) => reason,
+            Err(payload) => format!("rebuilding it panicked: {}", panic_message(&*payload)),
+        };
+        self.failure = Some(NotRebuilt {
+            param: name,
+            text: shorten(&written.to_compact_ron()),
+            reason,
+        });
+    }
+}
+
+/// `text`, cut to a length a message can show.
+pub(crate) fn shorten(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// Verdicts by the hash of (target, side, values): `None` when the values
+/// rebuild.
+#[derive(Default)]
+struct Checked(HashMap<u64, Vec<Verdict>, BuildHasherDefault<FastHasher>>);
+
+/// Whether the values `.2` of a call of the target at address `.0` rebuild.
+type Verdict = (usize, Side, Value, Option<NotRebuilt>);
+
+/// Whether `values` (`(name: value, …)`) of a call of `target` rebuild,
+/// checked by `check` the first time these values are seen on this thread;
+/// a call whose values do not is counted in [`take_skipped`].
+fn rebuilds(
+    target: &'static Target,
+    side: Side,
+    values: &Value,
+    check: impl FnOnce(&mut RebuildCheck<'_>),
+) -> bool {
+    let Value::Struct(_, written) = values else {
+        return true;
+    };
+    let id = target as *const Target as usize;
+    let mut hasher = FastHasher::default();
+    (id, side, values).hash(&mut hasher);
+    let key = hasher.finish();
+    let known = CHECKED.with(|c| {
+        c.borrow().0.get(&key).and_then(|slot| {
+            slot.iter()
+                .find(|(t, s, v, _)| *t == id && *s == side && v == values)
+                .map(|(_, _, _, verdict)| verdict.clone())
+        })
+    });
+    let verdict = match known {
+        Some(verdict) => verdict,
+        None => {
+            let mut checking = RebuildCheck {
+                written,
+                failure: None,
+            };
+            capturing(|| check(&mut checking));
+            let verdict = checking.failure;
+            CHECKED.with(|c| {
+                c.borrow_mut().0.entry(key).or_default().push((
+                    id,
+                    side,
+                    values.clone(),
+                    verdict.clone(),
+                ))
+            });
+            verdict
+        }
+    };
+    match verdict {
+        None => true,
+        Some(failure) => {
+            skip(target, side, failure);
+            false
+        }
+    }
+}
+
+/// Calls not carved because a value of theirs does not rebuild, by target
+/// and parameter, in the order first seen.
+static SKIPPED: Mutex<Vec<SkippedHere>> = Mutex::new(Vec::new());
+
+/// The first value of a target's parameter that did not rebuild, the test
+/// it was seen in, and how many calls were skipped for the parameter.
+type SkippedHere = (&'static Target, Side, NotRebuilt, String, usize);
+
+fn skip(target: &'static Target, side: Side, failure: NotRebuilt) {
+    let mut skipped = lock(&SKIPPED);
+    let seen = skipped
+        .iter_mut()
+        .find(|(t, s, f, _, _)| std::ptr::eq(*t, target) && *s == side && f.param == failure.param);
+    if let Some((_, _, _, _, calls)) = seen {
+        *calls += 1;
+        return;
+    }
+    let test = CURRENT
+        .with(|c| c.borrow().as_ref().map(|r| r.test.clone()))
+        .or_else(|| lock(&ACTIVE).first().map(|a| a.name.clone()))
+        .unwrap_or_default();
+    skipped.push((target, side, failure, test, 1));
+}
+
+/// Calls that were not carved because a value of theirs does not rebuild
+/// from its carved form: one per target, parameter and side, with the
+/// first such value seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The target's name.
+    pub target: String,
+    /// The parameter.
+    pub param: String,
+    /// Whether its state after the call is what does not rebuild.
+    pub side: Side,
+    /// The first value that does not rebuild, as carve would write it.
+    pub text: String,
+    /// Why it does not rebuild.
+    pub reason: String,
+    /// The system test it was first seen in.
+    pub test: String,
+    /// How many calls were skipped for it.
+    pub calls: usize,
+}
+
+impl Skipped {
+    /// What the run says about it, once: what was not carved and why,
+    /// where it was seen, and the way out.
+    pub fn message(&self) -> String {
+        let Skipped {
+            target,
+            param,
+            side,
+            text,
+            reason,
+            test,
+            calls,
+        } = self;
+        let when = match side {
+            Side::Before => "",
+            Side::After => " in its state after the call",
+        };
+        format!(
+            "carve: not carving calls of `{target}` whose argument `{param}` does not rebuild{when}: \
+             {text} -> {reason} (first seen in system test `{test}`; {calls} such call(s) \
+             skipped). Replay rebuilds arguments from what carve writes: make `FromStr` accept \
+             what `Display` writes (or `Deserialize` read what `Serialize` writes) to carve them."
+        )
+    }
+
+    /// Adds the calls skipped in another run for the same parameter.
+    pub fn absorb(&mut self, other: &Skipped) {
+        self.calls += other.calls;
+    }
+
+    /// Whether `other` is about the same target, parameter and side.
+    pub fn same_param(&self, other: &Skipped) -> bool {
+        (&self.target, &self.param, self.side) == (&other.target, &other.param, other.side)
+    }
+}
+
+/// Takes the calls skipped so far in this process because a value of theirs
+/// does not rebuild.
+pub fn take_skipped() -> Vec<Skipped> {
+    std::mem::take(&mut *lock(&SKIPPED))
+        .into_iter()
+        .map(|(target, side, failure, test, calls)| Skipped {
+            target: target.name(),
+            param: failure.param.to_owned(),
+            side,
+            text: failure.text,
+            reason: failure.reason,
+            test,
+            calls,
+        })
+        .collect()
 }
 
 fn store(call: Call) {
@@ -320,5 +617,155 @@ impl Hasher for FastHasher {
     }
     fn write_u64(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Sites;
+
+    /// The recorder is process-wide: its tests take turns.
+    static TURNS: Mutex<()> = Mutex::new(());
+
+    static SITES: Sites = Sites::new("demo", "half", "", (0, 0), &[], &[]);
+    static HALF: Target = Target {
+        module_path: "demo",
+        fn_name: "half",
+        signature: "fn half(e: Even) -> u32",
+        file: "",
+        line: 0,
+        sites: &SITES,
+        replay: |_| unreachable!(),
+        trace: |_| {},
+    };
+
+    /// A call of `half(e)` as generated code makes it, with `e` rebuilt
+    /// from its text by a parser that rejects odd numbers; counts rebuilds.
+    fn half(e: u32, rebuilds: &Cell<usize>) -> u32 {
+        let frame = begin(
+            &HALF,
+            |args| args.arg("e", Ok(Value::Str(e.to_string()))),
+            |check| {
+                check.param(
+                    "e",
+                    |de| {
+                        rebuilds.set(rebuilds.get() + 1);
+                        let text = <String as serde::Deserialize>::deserialize(de)?;
+                        match text.parse::<u32>() {
+                            Ok(n) if n % 2 == 0 => Ok(n),
+                            _ => Err(ron::Error::Message("odd number".into())),
+                        }
+                    },
+                    |rebuilt, _| match *rebuilt == e {
+                        true => Ok(()),
+                        false => Err("another number".into()),
+                    },
+                )
+            },
+        );
+        match frame {
+            Some(frame) => frame.finish(Ok(e / 2), Value::capture, |_| {}, |_| {}),
+            None => e / 2,
+        }
+    }
+
+    #[test]
+    fn calls_that_do_not_rebuild_are_skipped_and_each_distinct_one_is_rebuilt_once() {
+        let _turn = lock(&TURNS);
+        start();
+        let rebuilds = Cell::new(0);
+        record_test("halves", || {
+            for e in [4, 3, 3, 4, 7] {
+                half(e, &rebuilds);
+            }
+        });
+        let recordings = stop();
+        let mine = recordings.iter().find(|r| r.test == "halves").unwrap();
+        let args: Vec<String> = mine.calls.iter().map(|c| c.args.to_compact_ron()).collect();
+        assert_eq!(args, ["(e:\"4\")"]);
+        assert_eq!(rebuilds.get(), 3, "4, 3 and 7: once each");
+        let skipped: Vec<Skipped> = take_skipped()
+            .into_iter()
+            .filter(|s| s.target == "half")
+            .collect();
+        assert_eq!(
+            skipped,
+            [Skipped {
+                target: "half".into(),
+                param: "e".into(),
+                side: Side::Before,
+                text: "\"3\"".into(),
+                reason: "odd number".into(),
+                test: "halves".into(),
+                calls: 3,
+            }]
+        );
+        assert_eq!(
+            skipped[0].message(),
+            "carve: not carving calls of `half` whose argument `e` does not rebuild: \"3\" -> \
+             odd number (first seen in system test `halves`; 3 such call(s) skipped). Replay \
+             rebuilds arguments from what carve writes: make `FromStr` accept what `Display` \
+             writes (or `Deserialize` read what `Serialize` writes) to carve them."
+        );
+    }
+
+    #[test]
+    fn a_call_whose_state_after_it_does_not_rebuild_is_skipped() {
+        let _turn = lock(&TURNS);
+        start();
+        record_test("pushes", || {
+            let frame = begin(&HALF, |args| args.arg("e", Ok(Value::U64(2))), |_| {});
+            let frame = frame.expect("the arguments rebuild");
+            let refuse = |check: &mut RebuildCheck<'_>| {
+                check.param(
+                    "e",
+                    |_| Err::<u64, _>(ron::Error::Message("no state".into())),
+                    |_, _| Ok(()),
+                )
+            };
+            frame.finish(
+                Ok(1u32),
+                Value::capture,
+                |after| after.arg("e", Ok(Value::U64(3))),
+                refuse,
+            );
+        });
+        let recordings = stop();
+        let mine = recordings.iter().find(|r| r.test == "pushes").unwrap();
+        assert!(mine.calls.is_empty(), "{:?}", mine.calls);
+        let skipped = take_skipped();
+        assert_eq!(
+            skipped.iter().map(Skipped::message).collect::<Vec<_>>(),
+            ["carve: not carving calls of `half` whose argument `e` does not rebuild in its \
+              state after the call: 3 -> no state (first seen in system test `pushes`; 1 such \
+              call(s) skipped). Replay rebuilds arguments from what carve writes: make \
+              `FromStr` accept what `Display` writes (or `Deserialize` read what `Serialize` \
+              writes) to carve them."]
+        );
+    }
+
+    #[test]
+    fn targets_called_while_carve_captures_a_value_are_not_carved() {
+        let _turn = lock(&TURNS);
+        start();
+        let inner = Cell::new(None);
+        record_test("captures", || {
+            let frame = begin(
+                &HALF,
+                |args| {
+                    // A `Display` that calls a target.
+                    inner.set(Some(begin(&HALF, |_| {}, |_| {}).is_some()));
+                    args.arg("e", Ok(Value::U64(2)));
+                },
+                |_| {},
+            );
+            assert!(frame.is_some(), "the call itself is carved");
+            frame.map(|f| f.finish(Ok(1u32), Value::capture, |_| {}, |_| {}));
+        });
+        stop();
+        assert_eq!(inner.get(), Some(false));
+        assert!(!capturing(|| CAPTURING.with(Cell::get) == 0));
+        assert_eq!(CAPTURING.with(Cell::get), 0);
     }
 }

@@ -860,6 +860,31 @@ impl Trace {
     }
 }
 
+/// Runs `f` with this thread's collection, if any, paused: what it runs is
+/// not part of the collected call. Replay rebuilds a call's arguments
+/// (their `FromStr`, their `Deserialize`) this way, so that a parser the
+/// target never calls does not count for it.
+///
+/// ```
+/// # use carve::coverage;
+/// let (paused, _) = coverage::collect(|| coverage::paused(coverage::active));
+/// assert!(!paused);
+/// ```
+pub fn paused<R>(f: impl FnOnce() -> R) -> R {
+    struct Resume(bool, *mut State);
+    impl Drop for Resume {
+        fn drop(&mut self) {
+            ACTIVE.with(|a| a.set(self.0));
+            STATE.with(|s| s.set(self.1));
+        }
+    }
+    let _resume = Resume(
+        ACTIVE.with(|a| a.replace(false)),
+        STATE.with(|s| s.replace(std::ptr::null_mut())),
+    );
+    f()
+}
+
 /// Runs `f` with coverage collected on this thread and returns what it reached.
 ///
 /// ```

@@ -4,8 +4,10 @@
 //! `Serialize + DeserializeOwned`, else as its text when it is
 //! `Display + FromStr` (a version or an address type); byte strings
 //! (`&[u8]`, `Vec<u8>`, `[u8; N]`) are carved as RON byte strings. A return
-//! value is carved as its serde form when it is `Serialize`, else as its
-//! `Debug` text.
+//! value is carved as its serde form when it is `Serialize`; else as its
+//! `Display` text when it has one (an error, a formatter: its text is what
+//! users check, so its formatting runs and is checked), beside its `Debug`
+//! text when it has that too; else as its `Debug` text.
 //!
 //! Rust has no specialization, so the choice is made by *autoref-based
 //! specialization* in code `#[carve::target]` generates, where every type is
@@ -37,6 +39,7 @@ use std::str::FromStr;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::carving::record::shorten;
 use crate::generation::types::{self, ParamType, Traced, Ty};
 use crate::value::{CaptureError, Value};
 
@@ -69,8 +72,9 @@ pub trait DeserializableArg {}
 /// type (see [`CarvableArg`]).
 #[diagnostic::on_unimplemented(
     message = "carve cannot record a return value of type `{Self}`",
-    label = "`{Self}` implements neither `serde::Serialize` nor `Debug`",
+    label = "`{Self}` implements neither `serde::Serialize`, `Display` nor `Debug`",
     note = "ways out: derive `Debug` for it (carve then stores its `Debug` text), \
+            or implement `Display` (carve then stores its text), \
             or `serde::Serialize` (`#[cfg_attr(feature = \"carve\", derive(serde::Serialize))]`); \
             or mark the function `#[carve::instrument]` instead of `#[carve::target]` \
             to measure its coverage without carving its calls"
@@ -359,7 +363,86 @@ impl<'de> Visitor<'de> for BytesVisitor {
     }
 }
 
-/// The probe a return value's form is chosen by: `(&&&OutcomeProbe(&v)).outcome_form()`.
+/// The probe an argument is compared with its rebuilt value by, at record
+/// time: `(&&SameProbe(original, &rebuilt)).same(recapture, written)`
+/// compares their `Debug` texts when the type has `Debug` ([`SameByDebug`]),
+/// else the form the rebuilt value is written in with the original's
+/// ([`SameByForm`]).
+pub struct SameProbe<'a, V: ?Sized, T>(pub &'a V, pub &'a T);
+
+/// First choice: the original and the rebuilt value print the same `Debug`
+/// text.
+pub trait SameByDebug<T> {
+    /// `Ok` when the rebuilt value is the original; else how they differ.
+    fn same(
+        &self,
+        recapture: impl FnOnce(&T) -> Result<Value, CaptureError>,
+        written: &Value,
+    ) -> Result<(), String>;
+}
+
+impl<V: Debug + ?Sized, T: Debug> SameByDebug<T> for &SameProbe<'_, V, T> {
+    fn same(
+        &self,
+        _recapture: impl FnOnce(&T) -> Result<Value, CaptureError>,
+        _written: &Value,
+    ) -> Result<(), String> {
+        same_debug(self.0, self.1)
+    }
+}
+
+/// Fallback: the rebuilt value is written as the original was.
+pub trait SameByForm<T> {
+    /// `Ok` when the rebuilt value is written as the original; else both.
+    fn same(
+        &self,
+        recapture: impl FnOnce(&T) -> Result<Value, CaptureError>,
+        written: &Value,
+    ) -> Result<(), String>;
+}
+
+impl<V: ?Sized, T> SameByForm<T> for SameProbe<'_, V, T> {
+    fn same(
+        &self,
+        recapture: impl FnOnce(&T) -> Result<Value, CaptureError>,
+        written: &Value,
+    ) -> Result<(), String> {
+        let again = recapture(self.1).map_err(|e| format!("the rebuilt value cannot be captured: {e}"))?;
+        if &again == written {
+            return Ok(());
+        }
+        Err(format!(
+            "rebuilt, it is written {}",
+            shorten(&again.to_compact_ron())
+        ))
+    }
+}
+
+/// Compares two values by their `{:#?}` texts. The lines of the two may come
+/// in another order (the entries of a hash map or set are printed in an order
+/// of the map's own): the same lines in any order are the same value.
+fn same_debug(original: &(impl Debug + ?Sized), rebuilt: &(impl Debug + ?Sized)) -> Result<(), String> {
+    let (before, after) = (format!("{original:#?}"), format!("{rebuilt:#?}"));
+    if before == after {
+        return Ok(());
+    }
+    let sorted = |text: &str| {
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort_unstable();
+        lines.join("\n")
+    };
+    if sorted(&before) == sorted(&after) {
+        return Ok(());
+    }
+    Err(format!(
+        "rebuilt as {}, not {}",
+        shorten(&format!("{rebuilt:?}")),
+        shorten(&format!("{original:?}"))
+    ))
+}
+
+/// The probe a return value's form is chosen by:
+/// `(&&&&&OutcomeProbe(&v)).outcome_form()`.
 pub struct OutcomeProbe<'a, T: ?Sized>(pub &'a T);
 
 /// First choice: a `Serialize` return value is carved as itself.
@@ -368,13 +451,38 @@ pub trait ViaSerialize {
     fn outcome_form(&self) -> SerializeOutcome;
 }
 
-impl<T: Serialize + ?Sized> ViaSerialize for &&OutcomeProbe<'_, T> {
+impl<T: Serialize + ?Sized> ViaSerialize for &&&&OutcomeProbe<'_, T> {
     fn outcome_form(&self) -> SerializeOutcome {
         SerializeOutcome
     }
 }
 
-/// Second choice: a `Debug` return value is carved as its `{:#?}` text.
+/// Second choice: a value whose `Display` is what users read (an error, a
+/// formatter) is carved as its text, beside its `{:#?}` text.
+pub trait ViaDisplayDebug {
+    /// The form the value is carved in.
+    fn outcome_form(&self) -> DisplayOutcome<WithDebug>;
+}
+
+impl<T: Display + Debug + ?Sized> ViaDisplayDebug for &&&OutcomeProbe<'_, T> {
+    fn outcome_form(&self) -> DisplayOutcome<WithDebug> {
+        DisplayOutcome(PhantomData)
+    }
+}
+
+/// Third choice: a `Display`-only value is carved as its text.
+pub trait ViaDisplay {
+    /// The form the value is carved in.
+    fn outcome_form(&self) -> DisplayOutcome<WithoutDebug>;
+}
+
+impl<T: Display + ?Sized> ViaDisplay for &&OutcomeProbe<'_, T> {
+    fn outcome_form(&self) -> DisplayOutcome<WithoutDebug> {
+        DisplayOutcome(PhantomData)
+    }
+}
+
+/// Fourth choice: a `Debug` return value is carved as its `{:#?}` text.
 pub trait ViaDebug {
     /// The form the value is carved in.
     fn outcome_form(&self) -> DebugOutcome;
@@ -408,6 +516,35 @@ impl SerializeOutcome {
     /// Captures the value.
     pub fn capture<T: Serialize + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
         Value::capture(value)
+    }
+}
+
+/// A `Display` return value that is not `Serialize`, with its `Debug` text
+/// when it has one ([`WithDebug`]).
+pub struct DisplayOutcome<D>(PhantomData<D>);
+
+/// The type is `Debug` too: its `{:#?}` text is stored beside its text.
+pub struct WithDebug;
+
+/// The type is not `Debug`: its text is all there is.
+pub struct WithoutDebug;
+
+impl<D> DisplayOutcome<D> {
+    /// Compiles: the type is carvable.
+    pub fn check(&self) {}
+}
+
+impl DisplayOutcome<WithDebug> {
+    /// Captures the value's text and its `{:#?}` text.
+    pub fn capture<T: Display + Debug + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
+        Ok(Value::display_text(value.to_string(), Some(format!("{value:#?}"))))
+    }
+}
+
+impl DisplayOutcome<WithoutDebug> {
+    /// Captures the value's text.
+    pub fn capture<T: Display + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
+        Ok(Value::display_text(value.to_string(), None))
     }
 }
 
@@ -533,15 +670,62 @@ mod tests {
     }
 
     #[test]
-    fn return_values_are_carved_as_serde_then_as_debug_text() {
+    fn return_values_are_carved_as_serde_then_display_then_debug_text() {
         let value = vec![1u8];
-        let form = (&&&OutcomeProbe(&value)).outcome_form();
+        let form = (&&&&&OutcomeProbe(&value)).outcome_form();
         assert_eq!(form.capture(&value).unwrap(), Value::capture(&value).unwrap());
         let version = Version(1, 2);
-        let form = (&&&OutcomeProbe(&version)).outcome_form();
+        let form = (&&&&&OutcomeProbe(&version)).outcome_form();
         assert_eq!(
             form.capture(&version).unwrap(),
-            Value::debug_text("Version(\n    1,\n    2,\n)".into())
+            Value::display_text("1.2".into(), Some("Version(\n    1,\n    2,\n)".into()))
+        );
+        struct Shown;
+        impl Display for Shown {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("shown")
+            }
+        }
+        let form = (&&&&&OutcomeProbe(&Shown)).outcome_form();
+        assert_eq!(
+            form.capture(&Shown).unwrap(),
+            Value::display_text("shown".into(), None)
+        );
+        #[derive(Debug)]
+        struct Dumped(#[allow(dead_code)] u8);
+        let form = (&&&&&OutcomeProbe(&Dumped(1))).outcome_form();
+        assert_eq!(
+            form.capture(&Dumped(1)).unwrap(),
+            Value::debug_text("Dumped(\n    1,\n)".into())
+        );
+    }
+
+    #[test]
+    fn a_rebuilt_value_is_the_same_by_debug_in_any_line_order_else_by_its_form() {
+        let original = Version(1, 2);
+        let same = |rebuilt: &Version| {
+            (&&SameProbe(&original, rebuilt)).same(|_| unreachable!(), &Value::Unit)
+        };
+        assert_eq!(same(&Version(1, 2)), Ok(()));
+        assert_eq!(
+            same(&Version(1, 3)),
+            Err("rebuilt as Version(1, 3), not Version(1, 2)".into())
+        );
+        // Hash maps print their entries in an order of their own.
+        let map: std::collections::HashMap<u32, u32> = (0..20).map(|i| (i, i)).collect();
+        let rebuilt: std::collections::HashMap<u32, u32> = (0..20).rev().map(|i| (i, i)).collect();
+        let same_map = (&&SameProbe(&map, &rebuilt)).same(|_| unreachable!(), &Value::Unit);
+        assert_eq!(same_map, Ok(()));
+        // Without `Debug`, the rebuilt value is written again and compared.
+        let written = Value::Str("a".into());
+        let by_form = |rebuilt: &Opaque, text: &str| {
+            let again = Value::Str(text.into());
+            (&&SameProbe(&Opaque, rebuilt)).same(|_| Ok(again), &written)
+        };
+        assert_eq!(by_form(&Opaque, "a"), Ok(()));
+        assert_eq!(
+            by_form(&Opaque, "b"),
+            Err("rebuilt, it is written \"b\"".into())
         );
     }
 

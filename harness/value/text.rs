@@ -7,14 +7,20 @@
 //! - a struct named [`UNNAMED`] (a call's arguments `(name: value, …)`)
 //!   is written without its name;
 //! - the `Debug` text of a return value that is not `Serialize`
-//!   ([`Value::debug_text`]) is written as a raw string over several lines,
-//!   so that a changed field shows as a one-line diff.
+//!   ([`Value::debug_text`]), and the texts of one carved by its `Display`
+//!   ([`Value::display_text`]), are written as raw strings over several
+//!   lines, so that a changed field shows as a one-line diff.
 //!
 //! ```
 //! use carve::value::{text::to_ron, Value};
 //!
 //! let debug = Value::debug_text("Error {\n    at: 3,\n}".into());
 //! assert_eq!(to_ron(&debug).unwrap(), "Debug(r#\"Error {\n    at: 3,\n}\"#)");
+//! let shown = Value::display_text("no digit".into(), Some("E {\n    at: 3,\n}".into()));
+//! assert_eq!(
+//!     to_ron(&shown).unwrap(),
+//!     "Display(\n    text: \"no digit\",\n    debug: r#\"E {\n    at: 3,\n}\"#,\n)"
+//! );
 //! let args = Value::Struct(carve::value::text::UNNAMED, vec![("s", Value::Str("a".into()))]);
 //! assert_eq!(to_ron(&args).unwrap(), "(\n    s: \"a\",\n)");
 //! ```
@@ -30,10 +36,22 @@ pub const UNNAMED: &str = "__carve_unnamed";
 /// The newtype name the `Debug` text of a return value is wrapped in.
 pub const DEBUG: &str = "Debug";
 
+/// The struct name the `Display` text of a return value (and its `Debug`
+/// text) is wrapped in.
+pub const DISPLAY: &str = "Display";
+
 impl Value {
     /// The `Debug` text of a value that is not `Serialize`, as carve stores it.
     pub fn debug_text(text: String) -> Value {
         Value::NewtypeStruct(DEBUG, Box::new(Value::Str(text)))
+    }
+
+    /// The `Display` text of a value that is not `Serialize`, with its
+    /// `{:#?}` text when it has one: `Display(text: "…", debug: "…")`.
+    pub fn display_text(text: String, debug: Option<String>) -> Value {
+        let mut fields = vec![("text", Value::Str(text))];
+        fields.extend(debug.map(|d| ("debug", Value::Str(d))));
+        Value::Struct(DISPLAY, fields)
     }
 }
 
@@ -46,25 +64,41 @@ pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
     // With carve's limit, not ron's default of 128: what carve reads back
     // (`depth::options`), it must be able to write.
     let text = depth::options().to_string_pretty(value, config)?;
-    if !text.contains(UNNAMED) && !text.contains(&format!("{DEBUG}(\"")) {
+    if !text.contains(UNNAMED)
+        && !text.contains(&format!("{DEBUG}(\""))
+        && !text.contains(&format!("{DISPLAY}("))
+    {
         return Ok(text);
     }
     Ok(touch_up(&text))
 }
 
-/// Drops the [`UNNAMED`] names and rewrites each `Debug("…")` string that
-/// spans lines as a raw string.
+/// Drops the [`UNNAMED`] names and rewrites each `Debug("…")` string, and
+/// the strings inside a `Display(…)`, that span lines as raw strings.
 fn touch_up(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    // Inside `Display(…)`: its fields are strings, so no other parenthesis
+    // comes before its end.
+    let mut in_display = false;
     while !rest.is_empty() {
         let Some((token, after)) = next_token(rest) else {
             out.push_str(rest);
             break;
         };
         rest = after;
+        if in_display && token.starts_with('"') {
+            out.push_str(&raw_if_multiline(token));
+            continue;
+        }
         if token != UNNAMED {
             out.push_str(token);
+        }
+        if token == ")" {
+            in_display = false;
+        }
+        if token == DISPLAY && rest.starts_with('(') {
+            in_display = true;
         }
         if token == DEBUG && rest.starts_with("(\"") {
             out.push('(');
@@ -166,6 +200,31 @@ mod tests {
         struct Debug(String);
         let back: (String, char, Debug) = ron::from_str(&written).unwrap();
         assert_eq!(back.2, Debug(text));
+    }
+
+    #[test]
+    fn display_texts_become_raw_strings_that_parse_back() {
+        let debug = "E {\n    msg: \"a\",\n}".to_owned();
+        let value = Value::Tuple(vec![
+            Value::display_text("two\nlines".into(), Some(debug.clone())),
+            Value::Str("after\nit".into()),
+            Value::display_text("one line".into(), None),
+        ]);
+        let written = to_ron(&value).unwrap();
+        assert_eq!(
+            written,
+            "(Display(\n    text: r#\"two\nlines\"#,\n    debug: r#\"E {\n    msg: \"a\",\n}\"#,\n), \"after\\nit\", Display(\n    text: \"one line\",\n))"
+        );
+        #[derive(serde::Deserialize, PartialEq, Debug)]
+        struct Display {
+            text: String,
+            #[serde(default)]
+            debug: String,
+        }
+        let back: (Display, String, Display) = ron::from_str(&written).unwrap();
+        assert_eq!(back.0.debug, debug);
+        assert_eq!(back.0.text, "two\nlines");
+        assert_eq!(back.1, "after\nit", "a string after it stays escaped");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod html;
 mod leftovers;
 mod mutants;
 mod partition;
+mod rebuild;
 mod record;
 mod scale;
 mod setup;
