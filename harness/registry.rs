@@ -491,6 +491,50 @@ pub fn all_sites() -> Vec<&'static Sites> {
     all
 }
 
+/// The methods of one `#[carve::target]` impl block that were left out: no
+/// method was marked, so every public one was to be carved, and these cannot
+/// be (generic, `const fn`, `async fn`, a parameter carve cannot store).
+#[derive(Debug)]
+pub struct Skipped {
+    /// `module_path!()` of the impl block.
+    pub module_path: &'static str,
+    /// `Meters`, or `Meters::From<u32>` for a trait impl.
+    pub impl_name: &'static str,
+    /// Each method left out, with why (`generic`, `const fn`).
+    pub methods: &'static [(&'static str, &'static str)],
+}
+
+impl Skipped {
+    /// `carve: skipped in impl Meters: scale (generic), ZERO (const fn) — …`,
+    /// the line the record summary prints.
+    pub fn line(&self) -> String {
+        let methods: Vec<String> = self
+            .methods
+            .iter()
+            .map(|(name, why)| format!("{name} ({why})"))
+            .collect();
+        format!(
+            "carve: skipped in impl {}: {} — mark methods with #[carve::target] to choose",
+            path_in_crate(self.module_path, self.impl_name),
+            methods.join(", ")
+        )
+    }
+}
+
+#[doc(hidden)]
+pub struct SkippedRef(pub &'static Skipped);
+inventory::collect!(SkippedRef);
+
+/// Every impl block with skipped methods linked into this binary, sorted by name.
+pub fn all_skipped() -> Vec<&'static Skipped> {
+    let mut all: Vec<&'static Skipped> = inventory::iter::<SkippedRef>
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    all.sort_by_key(|s| path_in_crate(s.module_path, s.impl_name));
+    all
+}
+
 #[doc(hidden)]
 pub struct TargetRef(pub &'static Target);
 #[doc(hidden)]

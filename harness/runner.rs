@@ -222,6 +222,9 @@ fn run_record(args: &Arguments, registry: &Registry, config: &Config, checker: C
         Ok(exe) => exe,
         Err(e) => fail_setup(&format!("cannot find this test binary to record in: {e}")),
     };
+    for skipped in crate::registry::all_skipped() {
+        eprintln!("{}", skipped.line());
+    }
     let mut store_failed = !migrate_layout(&config.dir);
     // Each system test records in a process of its own (see `isolate`).
     let runs: Arc<Mutex<BTreeMap<String, TestRun>>> = Arc::default();

@@ -664,22 +664,21 @@ pub fn instrument_fn(
         let (instrumented, found) = instrument(block, sites);
         // The instrumented twin lives in a closure that is never inlined, so
         // that it does not change how the original body is compiled (the
-        // dormant path). `impl Trait` cannot be named in a closure's type.
-        let ret = match output {
-            syn::ReturnType::Default => Some(quote!(())),
-            syn::ReturnType::Type(_, ty) if !matches!(**ty, syn::Type::ImplTrait(_)) => {
-                Some(quote!(#ty))
-            }
-            syn::ReturnType::Type(..) => None,
-        };
-        let body = match ret {
-            Some(ret) => syn::parse_quote!({
+        // dormant path). An `impl Trait` in the return type must have one
+        // defining body (each copy of a closure or `async` block is a type of
+        // its own), and it cannot be named in a closure's type: such a body
+        // is only instrumented.
+        let body = match output {
+            syn::ReturnType::Type(_, ty) if has_impl_trait(ty) => instrumented,
+            syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
-                    ::carve::_macro_support::call_outlined(|| -> #ret #instrumented)
+                    ::carve::_macro_support::call_outlined(|| -> () #instrumented)
                 } else #block
             }),
-            None => syn::parse_quote!({
-                if ::carve::_macro_support::cov::active() #instrumented else #block
+            syn::ReturnType::Type(_, ty) => syn::parse_quote!({
+                if ::carve::_macro_support::cov::active() {
+                    ::carve::_macro_support::call_outlined(|| -> #ty #instrumented)
+                } else #block
             }),
         };
         (body, table(&found))
@@ -695,17 +694,25 @@ pub fn instrument_fn(
     Instrumented { body, sites_static }
 }
 
-/// The name of the static holding the site table of `ident` (a method of
-/// `type_name`, or a function). The line keeps two impl blocks of one type
-/// with methods of the same name (`From<A>`, `From<B>`) apart.
-pub fn sites_ident(type_name: Option<&str>, ident: &Ident) -> Ident {
-    let name = ident.to_string();
-    let name = name.trim_start_matches("r#");
-    let line = span_location(ident.span()).0;
-    match type_name {
-        Some(type_name) => quote::format_ident!("__CARVE_SITES_{}_{}_{}", type_name, name, line),
-        None => quote::format_ident!("__CARVE_SITES_{}_{}", name, line),
+/// Whether `ty` holds an `impl Trait` anywhere (`impl Iterator`,
+/// `Option<impl Fn()>`).
+fn has_impl_trait(ty: &syn::Type) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
     }
+    let mut find = Find(false);
+    syn::visit::Visit::visit_type(&mut find, ty);
+    find.0
+}
+
+/// The name of the static holding a function's site table. It is declared
+/// in the function's body, where no other item sees it, so one name serves
+/// every function.
+pub fn sites_ident() -> Ident {
+    Ident::new("__CARVE_SITES", Span::call_site())
 }
 
 /// Whether a function can get an instrumented twin: `const fn` cannot call
@@ -726,12 +733,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(mut item) => {
-            let sites_static = instrument_item_fn(&mut item);
-            Ok(quote!(#item #sites_static))
+            instrument_item_fn(&mut item);
+            Ok(quote!(#item))
         }
         syn::Item::Impl(mut item) => {
-            let statics = instrument_impl(&mut item)?;
-            Ok(quote!(#item #(#statics)*))
+            instrument_impl(&mut item)?;
+            Ok(quote!(#item))
         }
         syn::Item::Mod(mut item) if item.content.is_some() => {
             instrument_mod(&mut item)?;
@@ -749,51 +756,48 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
 }
 
-fn instrument_item_fn(item: &mut syn::ItemFn) -> TokenStream {
+fn instrument_item_fn(item: &mut syn::ItemFn) {
     if !instrumentable(&item.sig) {
-        return TokenStream::new();
+        return;
     }
-    let sites = sites_ident(None, &item.sig.ident);
     let function = item.sig.ident.to_string();
-    let Instrumented { body, sites_static } = instrument_fn(
+    *item.block = instrumented_body(
         &item.block,
-        &sites,
         function.trim_start_matches("r#"),
         &item.sig.output,
     );
-    *item.block = body;
-    sites_static
 }
 
-fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<Vec<TokenStream>> {
+/// `block` instrumented, with its site table as an item at its start.
+fn instrumented_body(block: &Block, function: &str, output: &syn::ReturnType) -> Block {
+    let Instrumented { body, sites_static } =
+        instrument_fn(block, &sites_ident(), function, output);
+    syn::parse_quote!({ #sites_static #body })
+}
+
+fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<()> {
     let type_name = crate::target::self_type_name(item)?;
-    let mut statics = Vec::new();
     for impl_item in &mut item.items {
-        let syn::ImplItem::Fn(method) = impl_item else {
-            continue;
-        };
-        if let Some(sites_static) = instrument_method(method, &type_name) {
-            statics.push(sites_static);
+        match impl_item {
+            // Its own attribute instruments it.
+            syn::ImplItem::Fn(method) if has_carve_attr(&method.attrs) => {}
+            syn::ImplItem::Fn(method) => instrument_method(method, &type_name),
+            _ => {}
         }
     }
-    Ok(statics)
+    Ok(())
 }
 
-/// Instruments one method of `type_name`; `None` when it cannot be.
-pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) -> Option<TokenStream> {
+/// Instruments one method of `type_name`, when it can be.
+pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) {
     if !instrumentable(&method.sig) {
-        return None;
+        return;
     }
-    let ident = &method.sig.ident;
-    let sites = sites_ident(Some(type_name), ident);
     let function = format!(
         "{type_name}::{}",
-        ident.to_string().trim_start_matches("r#")
+        method.sig.ident.to_string().trim_start_matches("r#")
     );
-    let Instrumented { body, sites_static } =
-        instrument_fn(&method.block, &sites, &function, &method.sig.output);
-    method.block = body;
-    Some(sites_static)
+    method.block = instrumented_body(&method.block, &function, &method.sig.output);
 }
 
 /// Instruments the functions and impl blocks of an inline module and of its
@@ -803,17 +807,16 @@ fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
     let Some((_, items)) = &mut item.content else {
         return Ok(());
     };
-    let mut statics = Vec::new();
     for item in items.iter_mut() {
         match item {
             syn::Item::Fn(f) if !has_carve_attr(&f.attrs) && !is_test(&f.attrs) => {
-                statics.push(instrument_item_fn(f));
+                instrument_item_fn(f);
             }
             // Impl blocks of types carve cannot name are skipped, not errors.
             syn::Item::Impl(i)
                 if !has_carve_attr(&i.attrs) && crate::target::self_type_name(i).is_ok() =>
             {
-                statics.extend(instrument_impl(i)?);
+                instrument_impl(i)?;
             }
             syn::Item::Mod(m)
                 if m.content.is_some() && !has_carve_attr(&m.attrs) && !is_test(&m.attrs) =>
@@ -822,9 +825,6 @@ fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
             }
             _ => {}
         }
-    }
-    for tokens in statics.into_iter().filter(|t| !t.is_empty()) {
-        items.push(syn::Item::Verbatim(tokens));
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use std::process::Command;
 
 use insta::assert_snapshot;
 
+mod contact;
 mod crashes;
 mod files;
 mod html;
