@@ -13,7 +13,8 @@
 //!
 //! Each outcome records its control-dependence parent: the outcome that must
 //! be taken for it to be reached. Closures are instrumented as part of the
-//! body; nested items (`fn`, `impl`) and macro arguments are not.
+//! body; nested items (`fn`, `impl`), `const { … }` blocks and macro
+//! arguments are not.
 //!
 //! The table also lists the body's call sites (the callee's path or method
 //! name as written, with the outcome under which the call is made), so that
@@ -493,6 +494,8 @@ impl VisitMut for Rewriter {
                     *arm.body = syn::parse_quote!({ #hit #body });
                 }
             }
+            // Evaluated at compile time, where nothing can be recorded.
+            Expr::Const(_) => {}
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
     }
