@@ -387,6 +387,9 @@ pub struct Sites {
     pub calls: &'static [CallSite],
     /// Its conditions whose boundaries and mutants are goals.
     pub conditions: &'static [Condition],
+    /// Why its body was compiled as written, without outcomes (`const fn`,
+    /// `async fn`); `None` when it is instrumented.
+    pub uninstrumented: Option<&'static str>,
     /// Its first global outcome index while coverage is collected (given by
     /// [`crate::coverage`] on first use).
     pub(crate) base: AtomicU32,
@@ -413,8 +416,16 @@ impl Sites {
             branches,
             calls,
             conditions: &[],
+            uninstrumented: None,
             base: AtomicU32::new(UNREGISTERED),
         }
+    }
+
+    /// The table of a function compiled uninstrumented, and why (used by
+    /// generated code).
+    pub const fn uninstrumented(mut self, why: &'static str) -> Sites {
+        self.uninstrumented = Some(why);
+        self
     }
 
     /// The table with its conditions (used by generated code).

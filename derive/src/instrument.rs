@@ -718,10 +718,33 @@ pub fn sites_ident() -> Ident {
     Ident::new("__CARVE_SITES", Span::call_site())
 }
 
-/// Whether a function can get an instrumented twin: `const fn` cannot call
-/// the recorder, and an `async fn` body is not run where it is called.
-pub fn instrumentable(sig: &syn::Signature) -> bool {
-    sig.constness.is_none() && sig.asyncness.is_none()
+/// Why a function cannot be instrumented, if it cannot: a `const fn`
+/// cannot call the recorder, and an `async fn` body is not run where it is
+/// called.
+pub fn uninstrumentable(sig: &syn::Signature) -> Option<&'static str> {
+    match (&sig.constness, &sig.asyncness) {
+        (Some(_), _) => Some("const fn"),
+        (_, Some(_)) => Some("async fn"),
+        _ => None,
+    }
+}
+
+/// `block` as written, with a site table at its start that has no outcomes
+/// and says why (`const fn`), so that reports name the function.
+fn uninstrumented_body(block: &Block, function: &str, why: &str) -> Block {
+    let first = span_location(block.brace_token.span.open()).0 as u32;
+    let last = span_location(block.brace_token.span.close()).0 as u32;
+    let sites = sites_ident();
+    let stmts = &block.stmts;
+    syn::parse_quote!({
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
+            ::core::module_path!(), #function, ::core::file!(), (#first, #last), &[], &[],
+        ).uninstrumented(#why);
+        ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
+        #(#stmts)*
+    })
 }
 
 /// `#[carve::instrument]`: branch coverage for a function, every method of
@@ -760,15 +783,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 }
 
 fn instrument_item_fn(item: &mut syn::ItemFn) {
-    if !instrumentable(&item.sig) {
-        return;
-    }
     let function = item.sig.ident.to_string();
-    *item.block = instrumented_body(
-        &item.block,
-        function.trim_start_matches("r#"),
-        &item.sig.output,
-    );
+    let function = function.trim_start_matches("r#");
+    *item.block = match uninstrumentable(&item.sig) {
+        Some(why) => uninstrumented_body(&item.block, function, why),
+        None => instrumented_body(&item.block, function, &item.sig.output),
+    };
 }
 
 /// `block` instrumented, with its site table as an item at its start.
@@ -793,14 +813,14 @@ fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<()> {
 
 /// Instruments one method of `type_name`, when it can be.
 pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) {
-    if !instrumentable(&method.sig) {
-        return;
-    }
     let function = format!(
         "{type_name}::{}",
         method.sig.ident.to_string().trim_start_matches("r#")
     );
-    method.block = instrumented_body(&method.block, &function, &method.sig.output);
+    method.block = match uninstrumentable(&method.sig) {
+        Some(why) => uninstrumented_body(&method.block, &function, why),
+        None => instrumented_body(&method.block, &function, &method.sig.output),
+    };
 }
 
 /// Instruments the functions and impl blocks of an inline module and of its
