@@ -286,18 +286,20 @@ fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
 }
 
 /// Whether a function given to `#[carve::target]` on its own is a method:
-/// it has a receiver, or names `Self`.
+/// it has a receiver, or names `Self` outside the items nested in it.
 fn is_method(item: &ItemFn) -> bool {
-    fn names_self(tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => i == "Self",
-            proc_macro2::TokenTree::Group(g) => names_self(g.stream()),
-            _ => false,
-        })
+    struct FindSelf(bool);
+    impl<'ast> syn::visit::Visit<'ast> for FindSelf {
+        fn visit_ident(&mut self, ident: &'ast syn::Ident) {
+            self.0 |= ident == "Self";
+        }
+        // A nested `impl` has a `Self` of its own.
+        fn visit_item(&mut self, _: &'ast Item) {}
     }
-    item.sig.receiver().is_some()
-        || names_self(item.sig.to_token_stream())
-        || names_self(item.block.to_token_stream())
+    let mut find = FindSelf(item.sig.receiver().is_some());
+    syn::visit::Visit::visit_signature(&mut find, &item.sig);
+    syn::visit::Visit::visit_block(&mut find, &item.block);
+    find.0
 }
 
 /// Whether `path` is `name` or `carve::name`.
