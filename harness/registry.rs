@@ -210,16 +210,18 @@ impl CallSite {
         (self.parent != u32::MAX).then_some(self.parent)
     }
 
-    /// Whether this call may call `function` (`name` or `Type::method`):
-    /// the last path segments agree, and a type written before a call's
-    /// name (`Version::parse`) must be the function's type.
+    /// Whether this call may call `function` (`name`, `Type::method` or
+    /// `Type::Trait<A>::method`): the last path segments agree, and a type
+    /// written before a call's name (`Version::parse`, `Meters::from`) must
+    /// be the function's type.
     pub fn may_call(&self, function: &str) -> bool {
         let mut call = self.callee.rsplit("::");
-        let mut callee = function.rsplit("::");
-        if call.next() != callee.next() {
+        if call.next() != function.rsplit("::").next() {
             return false;
         }
-        match (call.next(), callee.next()) {
+        // The type is the first segment of a method's name.
+        let ty = function.split_once("::").map(|(ty, _)| ty);
+        match (call.next(), ty) {
             (Some(written), Some(ty)) if starts_upper(written) && written != "Self" => {
                 written == ty
             }
@@ -635,6 +637,31 @@ mod tests {
         assert_eq!(
             t("mycrate::bank", "Account::withdraw").name(),
             "bank::Account::withdraw"
+        );
+    }
+
+    #[test]
+    fn calls_find_methods_of_trait_impls_by_their_type() {
+        let call = |callee| CallSite { callee, parent: u32::MAX };
+        assert!(call("Meters::from").may_call("Meters::From<u32>::from"));
+        assert!(call("from").may_call("Meters::From<u32>::from"));
+        assert!(call("Self::from").may_call("Meters::From<u32>::from"));
+        assert!(!call("Feet::from").may_call("Meters::From<u32>::from"));
+        assert!(call("Account::withdraw").may_call("Account::withdraw"));
+        assert!(call("bank::withdraw").may_call("withdraw"));
+    }
+
+    #[test]
+    fn skipped_methods_are_named_in_one_line_with_the_way_out() {
+        let skipped = Skipped {
+            module_path: "mycrate::units",
+            impl_name: "Meters",
+            methods: &[("scale", "generic"), ("zero", "const fn")],
+        };
+        assert_eq!(
+            skipped.line(),
+            "carve: skipped in impl units::Meters: scale (generic), zero (const fn) — mark methods \
+             with #[carve::target] to choose"
         );
     }
 }
