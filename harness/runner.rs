@@ -473,10 +473,16 @@ fn generate_trials(
         Ok(paths) => paths,
         Err(e) => fail_setup(&e.to_string()),
     };
+    // By the file each target's name makes: a path does not always spell
+    // its target back (`Meters/From(u32)/from.ron`).
+    let by_file: BTreeMap<std::path::PathBuf, &str> = registry
+        .targets()
+        .map(|(name, _)| (layout::carve_file(&config.dir, name), name))
+        .collect();
     paths
         .into_iter()
         .filter_map(|path| {
-            let name = CarveFile::target_of(&config.dir, &path);
+            let name = by_file.get(&path)?.to_string();
             let target = registry.target(&name)?;
             let (config, done) = (Arc::clone(config), Arc::clone(done));
             Some(Trial::test(format!("generate::{name}"), move || {
@@ -817,7 +823,7 @@ fn replay_trials(registry: &Registry, checker: &Checker, args: &Arguments) -> Ve
     let checker = Arc::new(checker.clone());
     for path in paths {
         if old_files.contains(&path.as_path())
-            || !may_be_selected(args, &CarveFile::target_of(dir, &path))
+            || !may_be_selected(args, dir, &path)
         {
             continue;
         }
@@ -893,12 +899,15 @@ fn test_names(target: &str, carved: impl IntoIterator<Item = bool>) -> Vec<Strin
 /// Whether a test of `target`'s carve file can pass the filter of `args`.
 /// Only an exact filter (nextest runs each test alone with `--exact`) rules
 /// files out: a substring filter may match any test's number.
-fn may_be_selected(args: &Arguments, target: &str) -> bool {
+fn may_be_selected(args: &Arguments, dir: &Path, path: &Path) -> bool {
     let Some(filter) = args.filter.as_deref().filter(|_| args.exact) else {
         return true;
     };
     // A test's name (`carved::a::b::0001`), or a broken file's (`carved::a::b`).
-    target_of_case(filter).or_else(|| filter.strip_prefix("carved::")) == Some(target)
+    // Compared by file: a path does not always spell its target back.
+    target_of_case(filter)
+        .or_else(|| filter.strip_prefix("carved::"))
+        .is_some_and(|target| layout::carve_file(dir, target) == path)
 }
 
 /// One case per entry of `file`, a carve file in `dir` of `target`, named

@@ -83,6 +83,22 @@ fn code_written_before_carve_compiles_records_and_replays() {
     test system::reads_words ... ok
     test system::shouts ... ok
     ");
+    // Names with `<>` are found from their files, which spell them `()`.
+    let exact = p.test(&[], &["--exact", "carved::Meters::From<u32>::from::0002"]);
+    exact.assert_success();
+    assert_snapshot!(exact.results(), @"test carved::Meters::From<u32>::from::0002 ... ok");
+    let generate = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "20")], &["From<"]);
+    generate.assert_success();
+    let generated: Vec<String> = generate
+        .results()
+        .lines()
+        .filter(|l| l.contains("generate::"))
+        .map(str::to_owned)
+        .collect();
+    assert_snapshot!(generated.join("\n"), @r"
+    test generate::Meters::From<u16>::from ... ok
+    test generate::Meters::From<u32>::from ... ok
+    ");
 }
 
 /// A crate with no `edition` key is Rust 2015, where `::carve` would name a
