@@ -644,9 +644,11 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
 
 /// A function body with its instrumented twin, and the site table static.
 pub struct Instrumented {
-    /// `{ if active() { instrumented } else { original } }`.
+    /// `{ if active() { instrumented } else { original } }`, or only the
+    /// instrumented body where the return type holds an `impl Trait`.
     pub body: Block,
-    /// The `static` holding the site table, registered for reports.
+    /// The `static` holding the site table, registered for reports: items
+    /// for the start of the function's body, where the body sees them.
     pub sites_static: TokenStream,
 }
 
