@@ -165,7 +165,7 @@ pub mod _macro_support {
         };
     }
     pub use crate::outcome::{observe, Observation, Outcome};
-    pub use crate::registry::{SystemTest, SystemTestRef, Target, TargetRef};
+    pub use crate::registry::{Skipped, SkippedRef, SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};
     pub use crate::value::form::{
         capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,

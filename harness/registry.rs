@@ -210,16 +210,18 @@ impl CallSite {
         (self.parent != u32::MAX).then_some(self.parent)
     }
 
-    /// Whether this call may call `function` (`name` or `Type::method`):
-    /// the last path segments agree, and a type written before a call's
-    /// name (`Version::parse`) must be the function's type.
+    /// Whether this call may call `function` (`name`, `Type::method` or
+    /// `Type::Trait<A>::method`): the last path segments agree, and a type
+    /// written before a call's name (`Version::parse`, `Meters::from`) must
+    /// be the function's type.
     pub fn may_call(&self, function: &str) -> bool {
         let mut call = self.callee.rsplit("::");
-        let mut callee = function.rsplit("::");
-        if call.next() != callee.next() {
+        if call.next() != function.rsplit("::").next() {
             return false;
         }
-        match (call.next(), callee.next()) {
+        // The type is the first segment of a method's name.
+        let ty = function.split_once("::").map(|(ty, _)| ty);
+        match (call.next(), ty) {
             (Some(written), Some(ty)) if starts_upper(written) && written != "Self" => {
                 written == ty
             }
@@ -387,6 +389,9 @@ pub struct Sites {
     pub calls: &'static [CallSite],
     /// Its conditions whose boundaries and mutants are goals.
     pub conditions: &'static [Condition],
+    /// Why its body was compiled as written, without outcomes (`const fn`,
+    /// `async fn`); `None` when it is instrumented.
+    pub uninstrumented: Option<&'static str>,
     /// Its first global outcome index while coverage is collected (given by
     /// [`crate::coverage`] on first use).
     pub(crate) base: AtomicU32,
@@ -413,8 +418,16 @@ impl Sites {
             branches,
             calls,
             conditions: &[],
+            uninstrumented: None,
             base: AtomicU32::new(UNREGISTERED),
         }
+    }
+
+    /// The table of a function compiled uninstrumented, and why (used by
+    /// generated code).
+    pub const fn uninstrumented(mut self, why: &'static str) -> Sites {
+        self.uninstrumented = Some(why);
+        self
     }
 
     /// The table with its conditions (used by generated code).
@@ -488,6 +501,50 @@ pub fn all_sites() -> Vec<&'static Sites> {
         .map(|s| s.0)
         .collect();
     all.sort_by_key(|s| s.name());
+    all
+}
+
+/// The methods of one `#[carve::target]` impl block that were left out: no
+/// method was marked, so every public one was to be carved, and these cannot
+/// be (generic, `const fn`, `async fn`, a parameter carve cannot store).
+#[derive(Debug)]
+pub struct Skipped {
+    /// `module_path!()` of the impl block.
+    pub module_path: &'static str,
+    /// `Meters`, or `Meters::From<u32>` for a trait impl.
+    pub impl_name: &'static str,
+    /// Each method left out, with why (`generic`, `const fn`).
+    pub methods: &'static [(&'static str, &'static str)],
+}
+
+impl Skipped {
+    /// `carve: skipped in impl Meters: scale (generic), ZERO (const fn) — …`,
+    /// the line the record summary prints.
+    pub fn line(&self) -> String {
+        let methods: Vec<String> = self
+            .methods
+            .iter()
+            .map(|(name, why)| format!("{name} ({why})"))
+            .collect();
+        format!(
+            "carve: skipped in impl {}: {} — mark methods with #[carve::target] to choose",
+            path_in_crate(self.module_path, self.impl_name),
+            methods.join(", ")
+        )
+    }
+}
+
+#[doc(hidden)]
+pub struct SkippedRef(pub &'static Skipped);
+inventory::collect!(SkippedRef);
+
+/// Every impl block with skipped methods linked into this binary, sorted by name.
+pub fn all_skipped() -> Vec<&'static Skipped> {
+    let mut all: Vec<&'static Skipped> = inventory::iter::<SkippedRef>
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    all.sort_by_key(|s| path_in_crate(s.module_path, s.impl_name));
     all
 }
 
@@ -580,6 +637,31 @@ mod tests {
         assert_eq!(
             t("mycrate::bank", "Account::withdraw").name(),
             "bank::Account::withdraw"
+        );
+    }
+
+    #[test]
+    fn calls_find_methods_of_trait_impls_by_their_type() {
+        let call = |callee| CallSite { callee, parent: u32::MAX };
+        assert!(call("Meters::from").may_call("Meters::From<u32>::from"));
+        assert!(call("from").may_call("Meters::From<u32>::from"));
+        assert!(call("Self::from").may_call("Meters::From<u32>::from"));
+        assert!(!call("Feet::from").may_call("Meters::From<u32>::from"));
+        assert!(call("Account::withdraw").may_call("Account::withdraw"));
+        assert!(call("bank::withdraw").may_call("withdraw"));
+    }
+
+    #[test]
+    fn skipped_methods_are_named_in_one_line_with_the_way_out() {
+        let skipped = Skipped {
+            module_path: "mycrate::units",
+            impl_name: "Meters",
+            methods: &[("scale", "generic"), ("zero", "const fn")],
+        };
+        assert_eq!(
+            skipped.line(),
+            "carve: skipped in impl units::Meters: scale (generic), zero (const fn) — mark methods \
+             with #[carve::target] to choose"
         );
     }
 }

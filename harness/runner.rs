@@ -238,6 +238,9 @@ fn run_record(args: &TestArgs, registry: &Registry, config: &Config, checker: Ch
         Ok(exe) => exe,
         Err(e) => fail_setup(&format!("cannot find this test binary to record in: {e}")),
     };
+    for skipped in crate::registry::all_skipped() {
+        eprintln!("{}", skipped.line());
+    }
     let mut store_failed = !migrate_layout(&config.dir);
     // Each system test records in a process of its own (see `isolate`).
     let runs: Arc<Mutex<BTreeMap<String, TestRun>>> = Arc::default();
@@ -490,10 +493,16 @@ fn generate_trials(
         Ok(paths) => paths,
         Err(e) => fail_setup(&e.to_string()),
     };
+    // By the file each target's name makes: a path does not always spell
+    // its target back (`Meters/From(u32)/from.ron`).
+    let by_file: BTreeMap<std::path::PathBuf, &str> = registry
+        .targets()
+        .map(|(name, _)| (layout::carve_file(&config.dir, name), name))
+        .collect();
     paths
         .into_iter()
         .filter_map(|path| {
-            let name = CarveFile::target_of(&config.dir, &path);
+            let name = by_file.get(&path)?.to_string();
             let target = registry.target(&name)?;
             let (config, done) = (Arc::clone(config), Arc::clone(done));
             Some(Trial::test(format!("generate::{name}"), move || {
@@ -845,7 +854,7 @@ fn replay_trials(registry: &Registry, checker: &Checker, args: &TestArgs) -> Vec
     let checker = Arc::new(checker.clone());
     for path in paths {
         if old_files.contains(&path.as_path())
-            || !may_be_selected(args, &CarveFile::target_of(dir, &path))
+            || !may_be_selected(args, dir, &path)
         {
             continue;
         }
@@ -921,13 +930,16 @@ fn test_names(target: &str, carved: impl IntoIterator<Item = bool>) -> Vec<Strin
 /// Whether a test of `target`'s carve file can pass the filters of `args`.
 /// Only exact filters (nextest runs each test alone with `--exact`) rule
 /// files out: a substring filter may match any test's number.
-fn may_be_selected(args: &TestArgs, target: &str) -> bool {
+fn may_be_selected(args: &TestArgs, dir: &Path, path: &Path) -> bool {
     if !args.libtest.exact || args.filters.is_empty() {
         return true;
     }
-    // A test's name (`carved::a::b::0001`), or a broken file's (`carved::a::b`).
+    // A test's name (`carved::a::b::0001`), or a broken file's (`carved::a::b`),
+    // compared by file: a path does not always spell its target back.
     args.filters.iter().any(|filter| {
-        target_of_case(filter).or_else(|| filter.strip_prefix("carved::")) == Some(target)
+        target_of_case(filter)
+            .or_else(|| filter.strip_prefix("carved::"))
+            .is_some_and(|target| layout::carve_file(dir, target) == path)
     })
 }
 

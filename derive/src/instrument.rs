@@ -13,7 +13,8 @@
 //!
 //! Each outcome records its control-dependence parent: the outcome that must
 //! be taken for it to be reached. Closures are instrumented as part of the
-//! body; nested items (`fn`, `impl`) and macro arguments are not.
+//! body; nested items (`fn`, `impl`), `const { … }` blocks and macro
+//! arguments are not.
 //!
 //! The table also lists the body's call sites (the callee's path or method
 //! name as written, with the outcome under which the call is made), so that
@@ -493,6 +494,8 @@ impl VisitMut for Rewriter {
                     *arm.body = syn::parse_quote!({ #hit #body });
                 }
             }
+            // Evaluated at compile time, where nothing can be recorded.
+            Expr::Const(_) => {}
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
     }
@@ -641,9 +644,11 @@ pub fn pretty(tokens: &dyn ToTokens) -> String {
 
 /// A function body with its instrumented twin, and the site table static.
 pub struct Instrumented {
-    /// `{ if active() { instrumented } else { original } }`.
+    /// `{ if active() { instrumented } else { original } }`, or only the
+    /// instrumented body where the return type holds an `impl Trait`.
     pub body: Block,
-    /// The `static` holding the site table, registered for reports.
+    /// The `static` holding the site table, registered for reports: items
+    /// for the start of the function's body, where the body sees them.
     pub sites_static: TokenStream,
 }
 
@@ -664,22 +669,21 @@ pub fn instrument_fn(
         let (instrumented, found) = instrument(block, sites);
         // The instrumented twin lives in a closure that is never inlined, so
         // that it does not change how the original body is compiled (the
-        // dormant path). `impl Trait` cannot be named in a closure's type.
-        let ret = match output {
-            syn::ReturnType::Default => Some(quote!(())),
-            syn::ReturnType::Type(_, ty) if !matches!(**ty, syn::Type::ImplTrait(_)) => {
-                Some(quote!(#ty))
-            }
-            syn::ReturnType::Type(..) => None,
-        };
-        let body = match ret {
-            Some(ret) => syn::parse_quote!({
+        // dormant path). An `impl Trait` in the return type must have one
+        // defining body (each copy of a closure or `async` block is a type of
+        // its own), and it cannot be named in a closure's type: such a body
+        // is only instrumented.
+        let body = match output {
+            syn::ReturnType::Type(_, ty) if has_impl_trait(ty) => instrumented,
+            syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
-                    ::carve::_macro_support::call_outlined(|| -> #ret #instrumented)
+                    ::carve::_macro_support::call_outlined(|| -> () #instrumented)
                 } else #block
             }),
-            None => syn::parse_quote!({
-                if ::carve::_macro_support::cov::active() #instrumented else #block
+            syn::ReturnType::Type(_, ty) => syn::parse_quote!({
+                if ::carve::_macro_support::cov::active() {
+                    ::carve::_macro_support::call_outlined(|| -> #ty #instrumented)
+                } else #block
             }),
         };
         (body, table(&found))
@@ -695,23 +699,54 @@ pub fn instrument_fn(
     Instrumented { body, sites_static }
 }
 
-/// The name of the static holding the site table of `ident` (a method of
-/// `type_name`, or a function). The line keeps two impl blocks of one type
-/// with methods of the same name (`From<A>`, `From<B>`) apart.
-pub fn sites_ident(type_name: Option<&str>, ident: &Ident) -> Ident {
-    let name = ident.to_string();
-    let name = name.trim_start_matches("r#");
-    let line = span_location(ident.span()).0;
-    match type_name {
-        Some(type_name) => quote::format_ident!("__CARVE_SITES_{}_{}_{}", type_name, name, line),
-        None => quote::format_ident!("__CARVE_SITES_{}_{}", name, line),
+/// Whether `ty` holds an `impl Trait` anywhere (`impl Iterator`,
+/// `Option<impl Fn()>`).
+fn has_impl_trait(ty: &syn::Type) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut find = Find(false);
+    syn::visit::Visit::visit_type(&mut find, ty);
+    find.0
+}
+
+/// The name of the static holding a function's site table. It is declared
+/// in the function's body, where no other item sees it, so one name serves
+/// every function.
+pub fn sites_ident() -> Ident {
+    Ident::new("__CARVE_SITES", Span::call_site())
+}
+
+/// Why a function cannot be instrumented, if it cannot: a `const fn`
+/// cannot call the recorder, and an `async fn` body is not run where it is
+/// called.
+pub fn uninstrumentable(sig: &syn::Signature) -> Option<&'static str> {
+    match (&sig.constness, &sig.asyncness) {
+        (Some(_), _) => Some("const fn"),
+        (_, Some(_)) => Some("async fn"),
+        _ => None,
     }
 }
 
-/// Whether a function can get an instrumented twin: `const fn` cannot call
-/// the recorder, and an `async fn` body is not run where it is called.
-pub fn instrumentable(sig: &syn::Signature) -> bool {
-    sig.constness.is_none() && sig.asyncness.is_none()
+/// `block` as written, with a site table at its start that has no outcomes
+/// and says why (`const fn`), so that reports name the function.
+fn uninstrumented_body(block: &Block, function: &str, why: &str) -> Block {
+    let first = span_location(block.brace_token.span.open()).0 as u32;
+    let last = span_location(block.brace_token.span.close()).0 as u32;
+    let sites = sites_ident();
+    let stmts = &block.stmts;
+    syn::parse_quote!({
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
+            ::core::module_path!(), #function, ::core::file!(), (#first, #last), &[], &[],
+        ).uninstrumented(#why);
+        ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
+        #(#stmts)*
+    })
 }
 
 /// `#[carve::instrument]`: branch coverage for a function, every method of
@@ -726,12 +761,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(mut item) => {
-            let sites_static = instrument_item_fn(&mut item);
-            Ok(quote!(#item #sites_static))
+            instrument_item_fn(&mut item);
+            Ok(quote!(#item))
         }
         syn::Item::Impl(mut item) => {
-            let statics = instrument_impl(&mut item)?;
-            Ok(quote!(#item #(#statics)*))
+            instrument_impl(&mut item)?;
+            Ok(quote!(#item))
         }
         syn::Item::Mod(mut item) if item.content.is_some() => {
             instrument_mod(&mut item)?;
@@ -749,51 +784,45 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
 }
 
-fn instrument_item_fn(item: &mut syn::ItemFn) -> TokenStream {
-    if !instrumentable(&item.sig) {
-        return TokenStream::new();
-    }
-    let sites = sites_ident(None, &item.sig.ident);
+fn instrument_item_fn(item: &mut syn::ItemFn) {
     let function = item.sig.ident.to_string();
-    let Instrumented { body, sites_static } = instrument_fn(
-        &item.block,
-        &sites,
-        function.trim_start_matches("r#"),
-        &item.sig.output,
-    );
-    *item.block = body;
-    sites_static
+    let function = function.trim_start_matches("r#");
+    *item.block = match uninstrumentable(&item.sig) {
+        Some(why) => uninstrumented_body(&item.block, function, why),
+        None => instrumented_body(&item.block, function, &item.sig.output),
+    };
 }
 
-fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<Vec<TokenStream>> {
+/// `block` instrumented, with its site table as an item at its start.
+fn instrumented_body(block: &Block, function: &str, output: &syn::ReturnType) -> Block {
+    let Instrumented { body, sites_static } =
+        instrument_fn(block, &sites_ident(), function, output);
+    syn::parse_quote!({ #sites_static #body })
+}
+
+fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<()> {
     let type_name = crate::target::self_type_name(item)?;
-    let mut statics = Vec::new();
     for impl_item in &mut item.items {
-        let syn::ImplItem::Fn(method) = impl_item else {
-            continue;
-        };
-        if let Some(sites_static) = instrument_method(method, &type_name) {
-            statics.push(sites_static);
+        match impl_item {
+            // Its own attribute instruments it.
+            syn::ImplItem::Fn(method) if has_carve_attr(&method.attrs) => {}
+            syn::ImplItem::Fn(method) => instrument_method(method, &type_name),
+            _ => {}
         }
     }
-    Ok(statics)
+    Ok(())
 }
 
-/// Instruments one method of `type_name`; `None` when it cannot be.
-pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) -> Option<TokenStream> {
-    if !instrumentable(&method.sig) {
-        return None;
-    }
-    let ident = &method.sig.ident;
-    let sites = sites_ident(Some(type_name), ident);
+/// Instruments one method of `type_name`, when it can be.
+pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) {
     let function = format!(
         "{type_name}::{}",
-        ident.to_string().trim_start_matches("r#")
+        method.sig.ident.to_string().trim_start_matches("r#")
     );
-    let Instrumented { body, sites_static } =
-        instrument_fn(&method.block, &sites, &function, &method.sig.output);
-    method.block = body;
-    Some(sites_static)
+    method.block = match uninstrumentable(&method.sig) {
+        Some(why) => uninstrumented_body(&method.block, &function, why),
+        None => instrumented_body(&method.block, &function, &method.sig.output),
+    };
 }
 
 /// Instruments the functions and impl blocks of an inline module and of its
@@ -803,17 +832,16 @@ fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
     let Some((_, items)) = &mut item.content else {
         return Ok(());
     };
-    let mut statics = Vec::new();
     for item in items.iter_mut() {
         match item {
             syn::Item::Fn(f) if !has_carve_attr(&f.attrs) && !is_test(&f.attrs) => {
-                statics.push(instrument_item_fn(f));
+                instrument_item_fn(f);
             }
             // Impl blocks of types carve cannot name are skipped, not errors.
             syn::Item::Impl(i)
                 if !has_carve_attr(&i.attrs) && crate::target::self_type_name(i).is_ok() =>
             {
-                statics.extend(instrument_impl(i)?);
+                instrument_impl(i)?;
             }
             syn::Item::Mod(m)
                 if m.content.is_some() && !has_carve_attr(&m.attrs) && !is_test(&m.attrs) =>
@@ -822,9 +850,6 @@ fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
             }
             _ => {}
         }
-    }
-    for tokens in statics.into_iter().filter(|t| !t.is_empty()) {
-        items.push(syn::Item::Verbatim(tokens));
     }
     Ok(())
 }

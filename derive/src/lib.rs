@@ -21,7 +21,7 @@ use quote::ToTokens;
 pub fn target(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
     match target::expand(attr.into(), item.clone()) {
-        Ok(expanded) => expanded.into(),
+        Ok(expanded) => any_edition(expanded).into(),
         Err(error) => with_error(target::keep(item), error),
     }
 }
@@ -31,7 +31,7 @@ pub fn target(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn instrument(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
     match instrument::expand(attr.into(), item.clone()) {
-        Ok(expanded) => expanded.into(),
+        Ok(expanded) => any_edition(expanded).into(),
         Err(error) => with_error(item, error),
     }
 }
@@ -41,7 +41,7 @@ pub fn instrument(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn system_test(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
     match system_test::expand(attr.into(), item.clone()) {
-        Ok(expanded) => expanded.into(),
+        Ok(expanded) => any_edition(expanded).into(),
         Err(error) => with_error(system_test::keep(item), error),
     }
 }
@@ -55,6 +55,43 @@ fn with_error(item: proc_macro2::TokenStream, error: syn::Error) -> TokenStream 
     tokens.into()
 }
 
+/// Makes the paths `::carve::…` and `::core::…` of generated code resolve
+/// in every edition. Tokens spanned at the user's code (so that errors
+/// point there) resolve with the user's edition, and in Rust 2015 `::carve`
+/// means a `carve` module at the crate root, which is not there. Resolved at
+/// the macro's call site instead, they keep their place in messages and
+/// resolve through the extern prelude, as in later editions.
+fn any_edition(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, Span, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_colon =
+        |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+    let is_root = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Ident(i)) if i == "carve" || i == "core");
+    // Which tokens start `::carve` or `::core`: the two colons and the name.
+    let mut respan = vec![false; tokens.len()];
+    for i in 0..tokens.len() {
+        if is_colon(tokens.get(i)) && is_colon(tokens.get(i + 1)) && is_root(tokens.get(i + 2)) {
+            respan[i..i + 3].fill(true);
+        }
+    }
+    tokens
+        .into_iter()
+        .zip(respan)
+        .map(|(mut token, respan)| {
+            match &mut token {
+                TokenTree::Group(group) => {
+                    let mut new = Group::new(group.delimiter(), any_edition(group.stream()));
+                    new.set_span(group.span());
+                    token = TokenTree::Group(new);
+                }
+                other if respan => other.set_span(other.span().resolved_at(Span::call_site())),
+                _ => {}
+            }
+            token
+        })
+        .collect()
+}
+
 /// Collects errors so that one expansion reports all of them at once.
 ///
 /// Dropping it without [`Errors::check`] panics, as serde_derive's `Ctxt`
@@ -63,6 +100,9 @@ fn with_error(item: proc_macro2::TokenStream, error: syn::Error) -> TokenStream 
 struct Errors {
     first: Option<syn::Error>,
     checked: bool,
+    /// Another way out, added to each message [`Errors::spanned`] makes
+    /// (`leave it out: …`).
+    note: Option<String>,
 }
 
 impl Errors {
@@ -74,6 +114,16 @@ impl Errors {
     }
 
     fn spanned(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+        let message = match &self.note {
+            Some(note) => {
+                let message = message.to_string();
+                match message.strip_suffix('.') {
+                    Some(sentence) => format!("{sentence}. Or {note}."),
+                    None => format!("{message}; or {note}"),
+                }
+            }
+            None => message.to_string(),
+        };
         self.push(syn::Error::new_spanned(tokens, message));
     }
 

@@ -87,6 +87,13 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
             "carve cannot carve an `async fn` yet: carve the synchronous functions it calls",
         );
     }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        errors.spanned(
+            u,
+            "carve cannot carve an `unsafe fn`: a replayed call cannot uphold its safety \
+             conditions. Carve the safe function that calls it",
+        );
+    }
     if let Some(v) = &sig.variadic {
         errors.spanned(v, "carve cannot carve a variadic function");
     }

@@ -3,6 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::visit_mut::VisitMut;
 use syn::{
     Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility,
 };
@@ -37,6 +38,7 @@ pub fn keep(item: TokenStream) -> TokenStream {
             for impl_item in &mut item.items {
                 if let ImplItem::Fn(method) = impl_item {
                     take_target_markers(&mut method.attrs);
+                    take_markers(&mut method.attrs, "instrument");
                 }
             }
             item.into_token_stream()
@@ -63,6 +65,9 @@ struct TargetFn {
 }
 
 impl TargetFn {
+    /// `self_ty`: for a method, the impl's type (its lifetimes `'static`)
+    /// and the name its methods are registered under (`Meters`, or
+    /// `Meters::From<u32>` in a trait impl).
     fn new(
         mut sig: Signature,
         self_ty: Option<(&Type, &str)>,
@@ -73,18 +78,15 @@ impl TargetFn {
         let params = analyze(&mut sig, self_ty.map(|(ty, _)| ty), errors);
         let ident = sig.ident.to_string();
         let ident = ident.trim_start_matches("r#");
-        let (fn_name, static_ident, sites_ident) = match self_ty {
-            Some((_, type_name)) => (
-                format!("{type_name}::{ident}"),
-                format_ident!("__CARVE_TARGET_{}_{}", type_name, ident),
-                crate::instrument::sites_ident(Some(type_name), &sig.ident),
-            ),
-            None => (
-                ident.to_owned(),
-                format_ident!("__CARVE_TARGET_{}", ident),
-                crate::instrument::sites_ident(None, &sig.ident),
-            ),
+        let fn_name = match self_ty {
+            Some((_, prefix)) => format!("{prefix}::{ident}"),
+            None => ident.to_owned(),
         };
+        // Both statics live in the function's body, where no other item
+        // sees them: two impls of one type with methods of the same name
+        // (`From<u32>`, `From<u16>`) do not clash.
+        let static_ident = format_ident!("__CARVE_TARGET");
+        let sites_ident = crate::instrument::sites_ident();
         // A return value that borrows from the call's arguments keeps a `&mut`
         // argument borrowed, so its state after the call cannot be read then.
         let returns_borrow = match &sig.output {
@@ -107,13 +109,14 @@ impl TargetFn {
     }
 
     /// The body: capture arguments when recording, run the original body (or
-    /// its instrumented twin while coverage is collected). Also returns the
-    /// site table static.
-    fn body(&self, block: &Block) -> (Block, TokenStream) {
+    /// its instrumented twin while coverage is collected). The registration
+    /// and the site table are items at its start.
+    fn body(&self, block: &Block) -> Block {
         let Instrumented {
             body: block,
             sites_static,
         } = instrument_fn(block, &self.sites_ident, &self.fn_name, &self.sig.output);
+        let registration = self.registration();
         let static_ident = &self.static_ident;
         let captures = self.params.iter().map(|p| {
             let (name, form, view) = (&p.name, p.form(), p.view(&p.binding));
@@ -140,7 +143,9 @@ impl TargetFn {
             ReturnType::Type(_, ty) => ty.to_token_stream(),
         };
         let capture = capture_closure(self.return_type(), true, true);
-        let body = syn::parse_quote!({
+        syn::parse_quote!({
+            #registration
+            #sites_static
             let __carve_frame = if ::carve::_macro_support::is_recording() {
                 ::carve::_macro_support::begin(
                     &#static_ident,
@@ -161,8 +166,7 @@ impl TargetFn {
                     |__carve_check| { #(#after_checks)* },
                 ),
             }
-        });
-        (body, sites_static)
+        })
     }
 
     /// The return type, `None` for `()` written as nothing.
@@ -296,30 +300,60 @@ fn rebuild_check(p: &Param, view: TokenStream) -> TokenStream {
 }
 
 fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
+    if is_method(&item) {
+        // Its registration would need the impl's type, which only the impl
+        // block's attribute sees.
+        return Err(errors.fail(syn::Error::new_spanned(
+            &item.sig.ident,
+            format!(
+                "`#[carve::target]` on the method `{}` needs `#[carve::target]` on its impl \
+                 block too: `#[carve::target] impl Type {{ #[carve::target] fn {}(…) }}` \
+                 (the block carves only the methods marked in it)",
+                item.sig.ident, item.sig.ident
+            ),
+        )));
+    }
     let ident = &item.sig.ident;
     let target = TargetFn::new(item.sig.clone(), None, quote!(#ident), &mut errors);
     errors.check()?;
-    let (body, sites) = target.body(&item.block);
-    *item.block = body;
+    *item.block = target.body(&item.block);
     item.sig = target.sig.clone();
-    let registration = target.registration();
-    Ok(quote!(#item #registration #sites))
+    Ok(quote!(#item))
 }
 
-fn is_target_path(path: &syn::Path) -> bool {
-    path.is_ident("target")
+/// Whether a function given to `#[carve::target]` on its own is a method:
+/// it has a receiver, or names `Self` outside the items nested in it.
+fn is_method(item: &ItemFn) -> bool {
+    struct FindSelf(bool);
+    impl<'ast> syn::visit::Visit<'ast> for FindSelf {
+        fn visit_ident(&mut self, ident: &'ast syn::Ident) {
+            self.0 |= ident == "Self";
+        }
+        // A nested `impl` has a `Self` of its own.
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut find = FindSelf(item.sig.receiver().is_some());
+    syn::visit::Visit::visit_signature(&mut find, &item.sig);
+    syn::visit::Visit::visit_block(&mut find, &item.block);
+    find.0
+}
+
+/// Whether `path` is `name` or `carve::name`.
+fn is_carve_path(path: &syn::Path, name: &str) -> bool {
+    path.is_ident(name)
         || (path.segments.len() == 2
             && path.segments[0].ident == "carve"
-            && path.segments[1].ident == "target")
+            && path.segments[1].ident == name)
 }
 
-/// Whether `attr` marks a method as a target: `#[carve::target]`, or
-/// `#[cfg_attr(feature = "carve", carve::target)]` (inner attributes reach
-/// the impl block's macro before their `cfg_attr` is expanded).
-fn is_target_attr(attr: &Attribute) -> bool {
-    is_target_path(attr.path())
+/// Whether `attr` is the carve attribute `name` (`target`, `instrument`):
+/// `#[carve::target]`, or `#[cfg_attr(feature = "carve", carve::target)]`
+/// (inner attributes reach the impl block's macro before their `cfg_attr`
+/// is expanded).
+fn is_carve_attr(attr: &Attribute, name: &str) -> bool {
+    is_carve_path(attr.path(), name)
         || cfg_attr_parts(attr)
-            .is_some_and(|(_, metas)| metas.iter().any(|m| is_target_path(m.path())))
+            .is_some_and(|(_, metas)| metas.iter().any(|m| is_carve_path(m.path(), name)))
 }
 
 /// The predicate and attributes of a `#[cfg_attr(predicate, attr, …)]`.
@@ -334,12 +368,12 @@ fn cfg_attr_parts(attr: &Attribute) -> Option<(syn::Meta, Vec<syn::Meta>)> {
     Some((parts.next()?, parts.collect()))
 }
 
-/// Removes the target markers from a method's attributes, keeping whatever
-/// else a `cfg_attr` holds; says whether there was one.
-fn take_target_markers(attrs: &mut Vec<Attribute>) -> bool {
-    let marked = attrs.iter().any(is_target_attr);
+/// Removes the carve attributes `name` from a method's attributes, keeping
+/// whatever else a `cfg_attr` holds; says whether there was one.
+fn take_markers(attrs: &mut Vec<Attribute>, name: &str) -> bool {
+    let marked = attrs.iter().any(|a| is_carve_attr(a, name));
     attrs.retain_mut(|attr| {
-        if is_target_path(attr.path()) {
+        if is_carve_path(attr.path(), name) {
             return false;
         }
         let Some((predicate, metas)) = cfg_attr_parts(attr) else {
@@ -347,7 +381,7 @@ fn take_target_markers(attrs: &mut Vec<Attribute>) -> bool {
         };
         let rest: Vec<_> = metas
             .into_iter()
-            .filter(|m| !is_target_path(m.path()))
+            .filter(|m| !is_carve_path(m.path(), name))
             .collect();
         if rest.is_empty() {
             return false;
@@ -358,10 +392,23 @@ fn take_target_markers(attrs: &mut Vec<Attribute>) -> bool {
     marked
 }
 
+/// Removes the target markers from a method's attributes; says whether
+/// there was one.
+fn take_target_markers(attrs: &mut Vec<Attribute>) -> bool {
+    take_markers(attrs, "target")
+}
+
 fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStream> {
-    if !item.generics.params.is_empty() {
+    // Lifetimes are fine: carved values own their data, and the statics
+    // name the type with `'static` or elided lifetimes.
+    if let Some(param) = item
+        .generics
+        .params
+        .iter()
+        .find(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+    {
         errors.spanned(
-            &item.generics,
+            param,
             "carve cannot carve methods of a generic impl block: carve a concrete function that calls them",
         );
     }
@@ -371,46 +418,196 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
         errors.push(e);
         String::new()
     });
-    let self_ty = (*item.self_ty).clone();
-    let call_prefix = match &item.trait_ {
-        Some((path, _)) => quote!(<#self_ty as #path>::),
-        None => quote!(<#self_ty>::),
+    let owned_ty = with_lifetimes(&item.self_ty, "'static");
+    let call_ty = with_lifetimes(&item.self_ty, "'_");
+    let (prefix, call_prefix) = match &item.trait_ {
+        Some((path, _)) => {
+            let call_trait = with_lifetimes_in_path(path, "'_");
+            (
+                format!("{type_name}::{}", trait_name(path)),
+                quote!(<#call_ty as #call_trait>::),
+            )
+        }
+        None => (type_name.clone(), quote!(<#call_ty>::)),
     };
-    let any_marked = item
-        .items
-        .iter()
-        .any(|i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(is_target_attr)));
-    let mut registrations = Vec::new();
+    let lifetimes = !item.generics.params.is_empty();
+    let any_marked = item.items.iter().any(
+        |i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(|a| is_carve_attr(a, "target"))),
+    );
+    let mut skipped = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
             continue;
         };
+        let marker = method
+            .attrs
+            .iter()
+            .find(|a| is_carve_attr(a, "target"))
+            .cloned();
         let marked = take_target_markers(&mut method.attrs);
+        // `#[carve::instrument]` on a method of the block: instrumented here,
+        // not carved (its own expansion would find no impl block around it).
+        let helper = take_markers(&mut method.attrs, "instrument");
         let carved = if any_marked {
             marked
         } else {
-            item.trait_.is_some() || matches!(method.vis, Visibility::Public(_))
+            !helper && (item.trait_.is_some() || matches!(method.vis, Visibility::Public(_)))
         };
+        if carved && !any_marked {
+            if let Some(why) = uncarvable(&method.sig, &owned_ty, lifetimes) {
+                skipped.push((method.sig.ident.to_string(), why));
+                crate::instrument::instrument_method(method, &type_name);
+                continue;
+            }
+        }
         if !carved {
             // The methods a target calls count for its coverage too.
-            registrations.extend(crate::instrument::instrument_method(method, &type_name));
+            crate::instrument::instrument_method(method, &type_name);
             continue;
         }
         let ident = &method.sig.ident;
+        // A method marked by hand that cannot be carved: its errors say how
+        // to leave it out.
+        errors.note = marker.map(|m| match is_carve_path(m.path(), "target") {
+            true => format!("leave `{ident}` out: remove its `#[carve::target]`"),
+            false => format!("leave `{ident}` out: remove `carve::target` from its `cfg_attr`"),
+        });
         let target = TargetFn::new(
             method.sig.clone(),
-            Some((&self_ty, &type_name)),
+            Some((&owned_ty, &prefix)),
             quote!(#call_prefix #ident),
             &mut errors,
         );
-        let (body, sites) = target.body(&method.block);
-        method.block = body;
+        errors.note = None;
+        method.block = target.body(&method.block);
         method.sig = target.sig.clone();
-        registrations.push(target.registration());
-        registrations.push(sites);
     }
     errors.check()?;
-    Ok(quote!(#item #(#registrations)*))
+    let skipped = (!skipped.is_empty()).then(|| {
+        let methods = skipped.iter().map(|(name, why)| quote!((#name, #why)));
+        quote! {
+            const _: () = {
+                static __CARVE_SKIPPED: ::carve::_macro_support::Skipped = ::carve::_macro_support::Skipped {
+                    module_path: ::core::module_path!(),
+                    impl_name: #prefix,
+                    methods: &[#(#methods),*],
+                };
+                ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::SkippedRef(&__CARVE_SKIPPED) }
+            };
+        }
+    });
+    Ok(quote!(#item #skipped))
+}
+
+/// Why a method of a block with no method marked cannot be carved, in a
+/// few words (`generic`, `const fn`, ``parameter `f` ``); `None` when it
+/// can be (as far as its signature shows).
+fn uncarvable(sig: &Signature, self_ty: &Type, lifetimes: bool) -> Option<String> {
+    let why = if sig.constness.is_some() {
+        "const fn"
+    } else if sig.asyncness.is_some() {
+        "async fn"
+    } else if matches!(sig.safety, syn::Safety::Unsafe(_)) {
+        "unsafe fn"
+    } else if sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+    {
+        "generic"
+    } else if lifetimes && sig.receiver().is_some() {
+        // The receiver's type borrows: its values cannot be rebuilt owned.
+        "borrowing receiver"
+    } else {
+        let mut probe = Errors::default();
+        analyze(&mut sig.clone(), Some(self_ty), &mut probe);
+        let error = probe.check().err()?;
+        // `carve cannot carve parameter `f`: …` → ``parameter `f` ``.
+        let message = error.to_string();
+        let what = message
+            .strip_prefix("carve cannot carve ")
+            .and_then(|rest| rest.split(':').next())
+            .unwrap_or("cannot be carved");
+        return Some(what.to_owned());
+    };
+    Some(why.to_owned())
+}
+
+/// `ty` with every lifetime replaced by `lifetime` (`'static` to name an
+/// owned value's type outside the impl, `'_` in a call path).
+fn with_lifetimes(ty: &Type, lifetime: &str) -> Type {
+    let mut ty = ty.clone();
+    SetLifetimes(lifetime).visit_type_mut(&mut ty);
+    ty
+}
+
+fn with_lifetimes_in_path(path: &syn::Path, lifetime: &str) -> syn::Path {
+    let mut path = path.clone();
+    SetLifetimes(lifetime).visit_path_mut(&mut path);
+    path
+}
+
+struct SetLifetimes<'a>(&'a str);
+
+impl VisitMut for SetLifetimes<'_> {
+    fn visit_lifetime_mut(&mut self, lifetime: &mut syn::Lifetime) {
+        *lifetime = syn::Lifetime::new(self.0, lifetime.span());
+    }
+}
+
+/// How a trait impl's methods are named after their type: the trait's last
+/// segment and its arguments, each path in them by its last segment and
+/// without lifetimes (`From<u32>`, `From<Vec<String>>`, `From<&str>`), so
+/// that the name holds no `::` (its separator).
+fn trait_name(path: &syn::Path) -> String {
+    struct Short;
+    impl VisitMut for Short {
+        fn visit_path_mut(&mut self, path: &mut syn::Path) {
+            if let Some(last) = path.segments.pop() {
+                path.segments = std::iter::once(last).collect();
+                path.leading_colon = None;
+            }
+            syn::visit_mut::visit_path_mut(self, path);
+        }
+        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+            ty.qself = None;
+            syn::visit_mut::visit_type_path_mut(self, ty);
+        }
+        fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
+            ty.lifetime = None;
+            syn::visit_mut::visit_type_reference_mut(self, ty);
+        }
+        fn visit_angle_bracketed_generic_arguments_mut(
+            &mut self,
+            args: &mut syn::AngleBracketedGenericArguments,
+        ) {
+            args.args = std::mem::take(&mut args.args)
+                .into_iter()
+                .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+                .collect();
+            syn::visit_mut::visit_angle_bracketed_generic_arguments_mut(self, args);
+        }
+    }
+    let mut path = path.clone();
+    Short.visit_path_mut(&mut path);
+    let mut name = path.to_token_stream().to_string();
+    for (from, to) in [
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        ("& ", "&"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+        (" (", "("),
+    ] {
+        name = name.replace(from, to);
+    }
+    name
 }
 
 /// `Account` for `impl Account` (or `impl Trait for Account`).
@@ -452,5 +649,82 @@ mod tests {
         let mut attrs: Vec<Attribute> = vec![syn::parse_quote!(#[cfg_attr(test, derive(Debug))])];
         assert!(!take_target_markers(&mut attrs));
         assert_eq!(attrs.len(), 1);
+    }
+
+    #[test]
+    fn trait_impl_methods_are_named_after_the_trait_and_its_arguments() {
+        let name = |path: syn::Path| trait_name(&path);
+        assert_eq!(name(syn::parse_quote!(From<u32>)), "From<u32>");
+        assert_eq!(name(syn::parse_quote!(fmt::Display)), "Display");
+        assert_eq!(
+            name(syn::parse_quote!(
+                ::std::convert::From<Vec<std::string::String>>
+            )),
+            "From<Vec<String>>"
+        );
+        assert_eq!(name(syn::parse_quote!(From<&'a str>)), "From<&str>");
+        assert_eq!(name(syn::parse_quote!(Cow<'a, [u8; 4]>)), "Cow<[u8; 4]>");
+        assert_eq!(name(syn::parse_quote!(Add<(u8, u16)>)), "Add<(u8, u16)>");
+    }
+
+    #[test]
+    fn unmarked_methods_that_cannot_be_carved_say_why_in_a_few_words() {
+        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), false);
+        assert_eq!(why(syn::parse_quote!(fn get(&self) -> u32)), None);
+        assert_eq!(
+            why(syn::parse_quote!(fn scale<T: Into<u32>>(&self, by: T) -> u32)).as_deref(),
+            Some("generic")
+        );
+        assert_eq!(
+            why(syn::parse_quote!(const fn zero() -> Meters)).as_deref(),
+            Some("const fn")
+        );
+        assert_eq!(
+            why(syn::parse_quote!(async fn fetch(&self) -> u32)).as_deref(),
+            Some("async fn")
+        );
+        assert_eq!(
+            why(syn::parse_quote!(unsafe fn peek(&self) -> u32)).as_deref(),
+            Some("unsafe fn")
+        );
+        assert_eq!(
+            why(syn::parse_quote!(fn apply(&self, f: impl Fn(u32) -> u32) -> u32)).as_deref(),
+            Some("parameter `f`")
+        );
+        assert_eq!(
+            why(syn::parse_quote!(fn iter(&self) -> impl Iterator<Item = u32>)).as_deref(),
+            Some("the return type")
+        );
+        let borrowed = uncarvable(
+            &syn::parse_quote!(fn count(&self) -> usize),
+            &syn::parse_quote!(Words<'static>),
+            true,
+        );
+        assert_eq!(borrowed.as_deref(), Some("borrowing receiver"));
+    }
+
+    #[test]
+    fn a_lone_method_is_told_from_a_function() {
+        let method = |item: ItemFn| is_method(&item);
+        assert!(method(syn::parse_quote!(
+            fn get(&self) -> u32 {
+                1
+            }
+        )));
+        assert!(method(syn::parse_quote!(
+            fn new() -> Self {
+                todo!()
+            }
+        )));
+        assert!(method(syn::parse_quote!(
+            fn new() -> Meters {
+                Self(1)
+            }
+        )));
+        assert!(!method(syn::parse_quote!(
+            fn cgi_decode(s: &str) -> String {
+                s.into()
+            }
+        )));
     }
 }

@@ -46,10 +46,14 @@ use crate::carving::store::{display_path, StoreError};
 /// The file or folder name that stands for one segment of a target's path
 /// (`bank`, `Account`, `withdraw`), valid on every OS.
 ///
-/// Segments are Rust identifiers, so the only names an OS rejects are
-/// Windows' reserved device names: `CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`
-/// and `LPT0`–`LPT9` (and `COM¹²³`, `LPT¹²³`), in any case and with any
-/// extension (`con.ron` is rejected too). Those get a `_` appended
+/// Segments are Rust identifiers, or the trait of a trait impl's method
+/// (`Meters::From<u32>::from`). Windows rejects `<`, `>` and a few more
+/// characters in file names: the angle brackets become parentheses, which
+/// no identifier holds (`From<u32>` → `From(u32)`), and the others (`:`,
+/// `"`, `/`, `\`, `|`, `?`, `*`, control characters) `_`. Windows also
+/// rejects its reserved device names: `CON`, `PRN`, `AUX`, `NUL`,
+/// `COM0`–`COM9` and `LPT0`–`LPT9` (and `COM¹²³`, `LPT¹²³`), in any case and
+/// with any extension (`con.ron` is rejected too). Those get a `_` appended
 /// (`con` → `con_`, file `con_.ron`). A raw identifier loses its `r#`
 /// (`r#type` → `type`).
 ///
@@ -61,13 +65,26 @@ use crate::carving::store::{display_path, StoreError};
 /// assert_eq!(path_segment("Con"), "Con_");
 /// assert_eq!(path_segment("lpt1"), "lpt1_");
 /// assert_eq!(path_segment("console"), "console");
+/// assert_eq!(path_segment("From<Vec<u8>>"), "From(Vec(u8))");
+/// assert_eq!(path_segment("Add<&'static str>"), "Add(&'static str)");
+/// assert_eq!(path_segment("Fn<*const u8>"), "Fn(_const u8)");
 /// ```
 pub fn path_segment(segment: &str) -> String {
     let name = segment.strip_prefix("r#").unwrap_or(segment);
-    if is_reserved_on_windows(name) {
+    let name: String = name
+        .chars()
+        .map(|c| match c {
+            '<' => '(',
+            '>' => ')',
+            ':' | '"' | '/' | '\\' | '|' | '?' | '*' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .collect();
+    if is_reserved_on_windows(&name) {
         format!("{name}_")
     } else {
-        name.to_owned()
+        name
     }
 }
 

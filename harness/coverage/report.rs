@@ -666,6 +666,10 @@ impl Report {
                         t.generated_calls
                     )
                 }
+                _ if f.sites.uninstrumented.is_some() => format!(
+                    "not instrumented ({})",
+                    f.sites.uninstrumented.unwrap_or_default()
+                ),
                 _ if f.reached_from.is_empty() => "not reached".to_owned(),
                 _ => format!(
                     "reached from {}",

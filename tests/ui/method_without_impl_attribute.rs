@@ -8,6 +8,11 @@ impl Account {
     pub fn balance(&self) -> u64 {
         self.balance
     }
+
+    #[carve::target]
+    pub fn open(balance: u64) -> Self {
+        Account { balance }
+    }
 }
 
 fn main() {}

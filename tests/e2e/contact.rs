@@ -1,0 +1,138 @@
+//! First contact: code written before anyone thought of carve (`contact/`,
+//! `contact2015/`) compiles with carve's attributes on it, records and
+//! replays. Trait impls of one type with one method name, impl blocks whose
+//! public methods include some carve cannot carve, helpers marked inside a
+//! target block, `impl Trait` returns, `const`/`async`/`unsafe` functions,
+//! a lifetime-generic impl, and a crate of every edition.
+
+use insta::assert_snapshot;
+
+use crate::Project;
+
+#[test]
+fn code_written_before_carve_compiles_records_and_replays() {
+    let p = Project::of("contact", "contact");
+    let record = p.record();
+    record.assert_success();
+    // Methods carve cannot carve are named once, when recording.
+    let output = record.output();
+    let skipped: Vec<&str> = output
+        .lines()
+        .filter(|l| l.contains("skipped in impl"))
+        .collect();
+    assert_snapshot!(skipped.join("\n"), @r"
+    carve: skipped in impl Meters: scale (generic), zero (const fn), is_zero (const fn), fetch (async fn), apply (parameter `f`), join (parameter `parts`) — mark methods with #[carve::target] to choose
+    carve: skipped in impl Words: count (borrowing receiver) — mark methods with #[carve::target] to choose
+    ");
+    // Each trait impl's method has a name and a file of its own.
+    let files: Vec<String> = p
+        .carved()
+        .into_keys()
+        .filter(|f| f.ends_with(".ron"))
+        .collect();
+    assert_snapshot!(files.join("\n"), @r"
+    Meters/From(u16)/from.ron
+    Meters/From(u32)/from.ron
+    Meters/halve.ron
+    Meters/new.ron
+    Words/new.ron
+    shout.ron
+    ");
+    assert_snapshot!(record.summary(), @r"
+    carve: branch coverage of instrumented functions by carved and generated calls
+      function                 kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+      Meters::From<u16>::from  target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+      Meters::From<u32>::from  target     2/2    100.0%        0/1             4/5   reach    2/2    100.0%  (2 carved, 0 generated calls)
+      Meters::apply            helper     -                    -               -     not reached
+      Meters::fetch            helper     -                    -               -     not instrumented (async fn)
+      Meters::halve            target     -                    -               -     reach    1/2     50.0%  (1 carved, 0 generated calls)
+      Meters::is_zero          helper     -                    -               -     not instrumented (const fn)
+      Meters::join             helper     -                    -               -     not reached
+      Meters::mask             helper     1/2     50.0%        0/1             3/5   reached from Meters::halve
+      Meters::new              target     -                    -               -     reach    -              (2 carved, 0 generated calls)
+      Meters::scale            helper     -                    -               -     not reached
+      Meters::zero             helper     -                    -               -     not instrumented (const fn)
+      Words::count             helper     -                    -               -     not reached
+      Words::new               target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+      adder                    helper     1/2     50.0%        0/1             3/5   reached from shout
+      cube                     helper     -                    -               -     not instrumented (const fn)
+      digits                   helper     3/6     50.0%        0/2             6/10  reached from shout
+      double                   helper     0/2      0.0%        0/1             0/5   not reached
+      largest                  helper     4/4    100.0%        -               4/5   reached from shout
+      later                    helper     -                    -               -     not instrumented (async fn)
+      peek                     helper     1/2     50.0%        -               1/1   reached from shout
+      shout                    target     4/6     66.7%        0/2             6/10  reach   15/24    62.5%  (2 carved, 0 generated calls)
+      soon                     helper     0/2      0.0%        0/1             0/5   reached from shout
+      upper                    helper     2/2    100.0%        0/2             4/5   reached from shout
+      total                              18/30    60.0%        0/11           31/56
+    carve: hint: `Meters::From<u16>::from`, `Meters::new`, `Words::new` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+    ");
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_snapshot!(replay.results(), @r"
+    test carved::Meters::From<u16>::from::0001 ... ok
+    test carved::Meters::From<u32>::from::0001 ... ok
+    test carved::Meters::From<u32>::from::0002 ... ok
+    test carved::Meters::halve::0001 ... ok
+    test carved::Meters::new::0001 ... ok
+    test carved::Meters::new::0002 ... ok
+    test carved::Words::new::0001 ... ok
+    test carved::shout::0001 ... ok
+    test carved::shout::0002 ... ok
+    test system::converts ... ok
+    test system::reads_words ... ok
+    test system::shouts ... ok
+    ");
+    // Names with `<>` are found from their files, which spell them `()`.
+    let exact = p.test(&[], &["--exact", "carved::Meters::From<u32>::from::0002"]);
+    exact.assert_success();
+    assert_snapshot!(exact.results(), @"test carved::Meters::From<u32>::from::0002 ... ok");
+    let generate = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "20")], &["From<"]);
+    generate.assert_success();
+    let generated: Vec<String> = generate
+        .results()
+        .lines()
+        .filter(|l| l.contains("generate::"))
+        .map(str::to_owned)
+        .collect();
+    assert_snapshot!(generated.join("\n"), @r"
+    test generate::Meters::From<u16>::from ... ok
+    test generate::Meters::From<u32>::from ... ok
+    ");
+}
+
+/// A crate with no `edition` key is Rust 2015, where `::carve` would name a
+/// module at the crate root; the same crate then builds and replays as
+/// 2018, 2021 and 2024.
+#[test]
+fn crates_of_every_edition_compile_record_and_replay() {
+    let p = Project::of("contact2015", "contact2015");
+    assert!(!p.read("Cargo.toml").contains("edition"));
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r"
+    test carved::Meters::From<u16>::from::0001 ... ok
+    test carved::Meters::add::0001 ... ok
+    test carved::parse::0001 ... ok
+    test carved::parse::0002 ... ok
+    test system::parses ... ok
+    ");
+    let manifest = p.read("Cargo.toml");
+    for edition in ["2018", "2021", "2024"] {
+        p.write(
+            "Cargo.toml",
+            &manifest.replace(
+                "publish = false",
+                &format!("publish = false\nedition = \"{edition}\""),
+            ),
+        );
+        let replay = p.test(&[], &[]);
+        replay.assert_success();
+        assert_eq!(
+            replay.results(),
+            record.results(),
+            "edition {edition}:\n{}",
+            replay.output()
+        );
+    }
+}
