@@ -2,12 +2,14 @@
 //! its stack or never returns cannot take generation down with it.
 //!
 //! The test binary re-executes itself as a worker (`CARVE_WORKER=<target>`)
-//! that runs [`generate`] in-process, saves every kept call and failure to
-//! the carve file as soon as it is found (atomically, under the carve
-//! folder's lock), and reports to its parent ([`protocol`]): progress, and
-//! a heartbeat every 100 ms that says whether the call running now has
-//! overrun the call timeout ([`liveness`]). A worker that cannot save stops
-//! at once and fails the run.
+//! that runs [`generate`] in-process and reports to its parent
+//! ([`protocol`]): every kept call and failure as soon as it is found, with
+//! its entry, progress, and a heartbeat every 100 ms that says whether the
+//! call running now has overrun the call timeout ([`liveness`]). The parent
+//! keeps the entries and adds them to the carve file once each worker has
+//! ended (atomically, under the carve folder's lock): a worker that dies
+//! loses nothing it reported, and a run without crashes writes the file
+//! once, not once per kept call. A save that fails fails the run.
 //!
 //! A worker that dies in a call of the target, or whose call overran,
 //! crashed on that call: before each call it marks the call's number and
@@ -155,6 +157,7 @@ pub fn generate_in_workers(
     let base = std::fs::read(&path).map_err(|e| Error::Save(StoreError::io(&path, e)))?;
     std::fs::write(journal::base_path(scratch.dir()), base).map_err(Error::WorkerIo)?;
     let mut summary = Summary::default();
+    let mut found = Vec::new();
     // With other targets generating beside it, a bar would overwrite theirs.
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
@@ -173,7 +176,7 @@ pub fn generate_in_workers(
         };
         CallMarker::reset(scratch.dir()).map_err(Error::WorkerIo)?;
         let history = &mut summary.history;
-        let run = run_worker(
+        let ran = run_worker(
             &exe,
             target_name,
             Limits {
@@ -199,9 +202,18 @@ pub fn generate_in_workers(
                     });
                 }
             },
-        )?;
-        summary.kept += run.kept;
-        summary.failures += run.failures;
+            &mut found,
+        );
+        // Saved before the next worker starts: it retraces the run, and
+        // leaves out what the carve file holds by then.
+        let stored = store_found(&config.dir, &path, std::mem::take(&mut found));
+        let run = ran?;
+        let (kept, failures) = stored.map_err(|e| Error::Worker {
+            target: target_name.to_owned(),
+            message: Error::Save(e).to_string(),
+        })?;
+        summary.kept += kept;
+        summary.failures += failures;
         summary.executions = run.executions;
         summary.undeserializable = run.undeserializable;
         let Some(ended) = run.crash else {
@@ -350,8 +362,6 @@ struct WorkerRun {
     /// Calls made so far in the run, as the worker last said.
     executions: u64,
     undeserializable: u64,
-    kept: usize,
-    failures: usize,
     /// Whether it said it finished.
     done: bool,
     /// How it crashed, if it did.
@@ -367,6 +377,7 @@ impl WorkerRun {
         &mut self,
         message: WorkerMessage,
         on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+        found: &mut Vec<Found>,
     ) -> Result<(), String> {
         match message {
             WorkerMessage::Alive => {}
@@ -381,8 +392,8 @@ impl WorkerRun {
                 self.undeserializable = undeserializable;
                 on_progress(executions, covered as usize, phase);
             }
-            WorkerMessage::Kept => self.kept += 1,
-            WorkerMessage::Failure => self.failures += 1,
+            WorkerMessage::Kept { entry } => found.push(Found::Kept(entry)),
+            WorkerMessage::Failure { entry } => found.push(Found::Failure(entry)),
             WorkerMessage::Error { message } => return Err(message),
             WorkerMessage::Done {
                 executions,
@@ -397,15 +408,23 @@ impl WorkerRun {
     }
 }
 
+/// What a worker found, for the carve file.
+#[derive(Debug)]
+enum Found {
+    Kept(Entry),
+    Failure(Entry),
+}
+
 /// Runs one worker to its end: generation finished, the worker crashed
 /// (died, a call overran the call timeout, or the worker froze), or it
-/// failed.
+/// failed. What it found is added to `found` in every case.
 fn run_worker(
     exe: &Path,
     target_name: &str,
     limits: Limits,
     scratch: &Path,
     on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+    found: &mut Vec<Found>,
 ) -> Result<WorkerRun, Error> {
     let (mut child, lines, stderr) = spawn_worker(exe, target_name, limits, scratch)?;
     let stop = |child: &mut Child| {
@@ -415,8 +434,6 @@ fn run_worker(
     let mut run = WorkerRun {
         executions: 0,
         undeserializable: 0,
-        kept: 0,
-        failures: 0,
         done: false,
         crash: None,
         stderr_tail: String::new(),
@@ -438,7 +455,7 @@ fn run_worker(
             .parse::<WorkerMessage>()
             .map_err(Error::from)
             .and_then(|message| {
-                run.apply(message, on_progress)
+                run.apply(message, on_progress, found)
                     .map_err(|message| Error::Worker {
                         target: target_name.to_owned(),
                         message,
@@ -523,26 +540,39 @@ fn spawn_worker(
     Ok((child, rx, stderr))
 }
 
-/// Adds `entry` to the carve file at `path` in the carve folder `dir`,
-/// unless an entry already there `stands_for` it. Loaded, changed and
-/// written under the carve folder's lock, so that what another process (a
-/// generate with another seed, a record) wrote meanwhile is kept. Returns
-/// whether it was added.
-fn append_entry(
-    dir: &Path,
-    path: &Path,
-    entry: Entry,
-    stands_for: impl Fn(&Entry) -> bool,
-) -> Result<bool, StoreError> {
-    let _lock = CarveDirLock::acquire(dir)?;
-    let file = CarveFile::load(dir, path)?;
-    if file.entries.iter().any(stands_for) {
-        return Ok(false);
+/// Adds what workers `found` to the carve file at `path` in the carve
+/// folder `dir`, in the order found, each unless an entry already there has
+/// its arguments. Loaded, changed and written once, under the carve
+/// folder's lock, so that what another process (a generate with another
+/// seed, a record) wrote meanwhile is kept. Returns how many kept calls and
+/// failures were added.
+fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<(usize, usize), StoreError> {
+    if found.is_empty() {
+        return Ok((0, 0));
     }
-    let mut entries = file.entries;
-    entries.push(entry);
-    CarveFile::write(path, &CarveFile::render(&file.target, &entries))?;
-    Ok(true)
+    let _lock = CarveDirLock::acquire(dir)?;
+    let CarveFile {
+        target,
+        mut entries,
+        ..
+    } = CarveFile::load(dir, path)?;
+    let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
+    let (mut kept, mut failures) = (0, 0);
+    for found in found {
+        let entry = match found {
+            Found::Kept(entry) => (entry, &mut kept),
+            Found::Failure(entry) => (entry, &mut failures),
+        };
+        let (entry, count) = entry;
+        if stored.insert(entry.args.clone()) {
+            *count += 1;
+            entries.push(entry);
+        }
+    }
+    if kept + failures > 0 {
+        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
+    }
+    Ok((kept, failures))
 }
 
 /// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
@@ -616,6 +646,7 @@ fn worker(
         liveness,
         dir: &config.dir,
         path: &path,
+        stored: None,
         seed: config.seed,
         budget: config.budget,
         timeout: config.timeout.unwrap_or(MIN_TIMEOUT),
@@ -782,6 +813,10 @@ struct Reporter<'a> {
     dir: &'a Path,
     /// The target's carve file in it.
     path: &'a Path,
+    /// The arguments of the calls in the carve file, read once, when a call
+    /// answered from the journal is kept: what the workers before this one
+    /// found is in it by then.
+    stored: Option<HashSet<String>>,
     seed: u64,
     budget: Budget,
     /// The call timeout.
@@ -827,33 +862,37 @@ impl Reporter<'_> {
         });
     }
 
-    /// Adds a call to the carve file: loaded, changed and written under the
-    /// carve folder's lock, so that what another process (a generate with
-    /// another seed, a record) wrote since this worker started is kept.
-    /// Reports it to the parent (`message`) only if it was added: another
-    /// run, or an earlier worker of this one, may have stored it already.
-    /// A call answered from the journal runs again for its observation.
-    /// Ends the worker if the save fails.
-    fn save(&self, origin: Origin, args: &Value, observation: &Observation, message: WorkerMessage) {
-        let added = (|| -> Result<bool, Error> {
+    /// Sends a call's entry to the parent (`message`), which adds it to
+    /// the carve file unless an entry there has its arguments. A call
+    /// answered from the journal is left out if an earlier worker of this
+    /// run stored it already, and runs again for its observation otherwise.
+    /// Ends the worker if the entry cannot be made or the file not read.
+    fn save(
+        &mut self,
+        origin: Origin,
+        args: &Value,
+        observation: &Observation,
+        message: fn(Entry) -> WorkerMessage,
+    ) {
+        let entry = (|| -> Result<Option<Entry>, Error> {
             let mut entry = Entry::from_values(origin.clone(), args, observation)?;
             if self.replayed.contains(&args_hash(args)) {
-                let stored = CarveFile::load(self.dir, self.path)?;
-                if stored.entries.iter().any(|e| e.args == entry.args) {
-                    return Ok(false);
+                if self.stored.is_none() {
+                    let file = CarveFile::load(self.dir, self.path)?;
+                    self.stored = Some(file.entries.into_iter().map(|e| e.args).collect());
+                }
+                if self.stored.as_ref().is_some_and(|s| s.contains(&entry.args)) {
+                    return Ok(None);
                 }
                 if let Some(observation) = self.run_again(args) {
                     entry = Entry::from_values(origin, args, &observation)?;
                 }
             }
-            let args = entry.args.clone();
-            self.liveness
-                .write(|| append_entry(self.dir, self.path, entry, |e| e.args == args))
-                .map_err(Error::Save)
+            Ok(Some(entry))
         })();
-        match added {
-            Ok(true) => self.send(message),
-            Ok(false) => {}
+        match entry {
+            Ok(Some(entry)) => self.send(message(entry)),
+            Ok(None) => {}
             Err(e) => fail(self.liveness, &e),
         }
     }
@@ -957,7 +996,7 @@ impl Observer for Reporter<'_> {
             },
             &kept.args,
             &kept.observation,
-            WorkerMessage::Kept,
+            |entry| WorkerMessage::Kept { entry },
         );
     }
 
@@ -971,7 +1010,7 @@ impl Observer for Reporter<'_> {
             origin,
             &failure.args,
             &failure.observation,
-            WorkerMessage::Failure,
+            |entry| WorkerMessage::Failure { entry },
         );
     }
 
@@ -1017,6 +1056,55 @@ mod tests {
         assert_eq!(derived(Duration::from_millis(300)), Duration::from_secs(3));
         let set = config(Some("500ms"));
         assert_eq!(call_timeout(&set, Duration::from_secs(2)), Duration::from_millis(500));
+    }
+
+    /// What workers found goes into the carve file in one write, in the
+    /// order found, each call once: what the file holds already (another
+    /// run, an earlier worker of this one) is left out and not counted.
+    #[test]
+    fn found_entries_are_stored_in_one_write_each_call_once() {
+        let dir = std::env::temp_dir().join(format!("carve-store-found-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "f");
+        let entry = |origin: Origin, x: u32| {
+            let outcome = crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
+            Entry::new(origin, &format!("(x: {x})"), outcome, None)
+        };
+        let generated = || Origin::Generated {
+            seed: 1,
+            added: vec![],
+        };
+        let found = || Origin::Found {
+            seed: 1,
+            at: "src/lib.rs:1".into(),
+            expected: false,
+        };
+        let system = entry(Origin::System("t".into()), 1);
+        CarveFile::write(&path, &CarveFile::render("f", std::slice::from_ref(&system))).unwrap();
+        let stored = store_found(
+            &dir,
+            &path,
+            vec![
+                Found::Kept(entry(generated(), 2)),
+                Found::Kept(entry(generated(), 1)),
+                Found::Failure(entry(found(), 3)),
+                Found::Kept(entry(generated(), 2)),
+            ],
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Nothing new: nothing counted.
+        let again = store_found(&dir, &path, vec![Found::Kept(entry(generated(), 3))]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(stored.unwrap(), (1, 1));
+        assert_eq!(
+            text,
+            CarveFile::render(
+                "f",
+                &[system, entry(generated(), 2), entry(found(), 3)]
+            )
+        );
+        assert_eq!(again.unwrap(), (0, 0));
     }
 
     #[test]
