@@ -98,10 +98,9 @@ const STDERR_TAIL: usize = 16 * 1024;
 pub struct Summary {
     /// Calls run.
     pub executions: u64,
-    /// Calls kept.
-    pub kept: usize,
-    /// Failures found (panics, aborts, stack overflows, timeouts).
-    pub failures: usize,
+    /// What was added to the carve file, in its order: calls kept and
+    /// failures found (panics, aborts, stack overflows, timeouts).
+    pub stored: Vec<Found>,
     /// Worker processes that crashed, confirmed: the crashing call, run
     /// again in a fresh worker, crashed it too.
     pub crashes: u32,
@@ -208,12 +207,11 @@ pub fn generate_in_workers(
         // leaves out what the carve file holds by then.
         let stored = store_found(&config.dir, &path, std::mem::take(&mut found));
         let run = ran?;
-        let (kept, failures) = stored.map_err(|e| Error::Worker {
+        let stored = stored.map_err(|e| Error::Worker {
             target: target_name.to_owned(),
             message: Error::Save(e).to_string(),
         })?;
-        summary.kept += kept;
-        summary.failures += failures;
+        summary.stored.extend(stored);
         summary.executions = run.executions;
         summary.undeserializable = run.undeserializable;
         let Some(ended) = run.crash else {
@@ -303,6 +301,19 @@ pub fn generate_in_workers(
 }
 
 impl Summary {
+    /// Calls kept.
+    pub fn kept(&self) -> usize {
+        self.stored.len() - self.failures()
+    }
+
+    /// Failures found.
+    pub fn failures(&self) -> usize {
+        self.stored
+            .iter()
+            .filter(|found| matches!(found, Found::Failure(_)))
+            .count()
+    }
+
     fn count_unconfirmed(&mut self, crash: &Pending) {
         match crash.timeout {
             true => self.unconfirmed_timeouts += 1,
@@ -409,10 +420,21 @@ impl WorkerRun {
 }
 
 /// What a worker found, for the carve file.
-#[derive(Debug)]
-enum Found {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// A generated call that covered new goals.
     Kept(Entry),
+    /// A failing input.
     Failure(Entry),
+}
+
+impl Found {
+    /// Its entry.
+    pub fn entry(&self) -> &Entry {
+        match self {
+            Found::Kept(entry) | Found::Failure(entry) => entry,
+        }
+    }
 }
 
 /// Runs one worker to its end: generation finished, the worker crashed
@@ -544,11 +566,10 @@ fn spawn_worker(
 /// folder `dir`, in the order found, each unless an entry already there has
 /// its arguments. Loaded, changed and written once, under the carve
 /// folder's lock, so that what another process (a generate with another
-/// seed, a record) wrote meanwhile is kept. Returns how many kept calls and
-/// failures were added.
-fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<(usize, usize), StoreError> {
+/// seed, a record) wrote meanwhile is kept. Returns what was added.
+fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<Vec<Found>, StoreError> {
     if found.is_empty() {
-        return Ok((0, 0));
+        return Ok(Vec::new());
     }
     let _lock = CarveDirLock::acquire(dir)?;
     let CarveFile {
@@ -557,22 +578,15 @@ fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<(usize, usi
         ..
     } = CarveFile::load(dir, path)?;
     let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
-    let (mut kept, mut failures) = (0, 0);
-    for found in found {
-        let entry = match found {
-            Found::Kept(entry) => (entry, &mut kept),
-            Found::Failure(entry) => (entry, &mut failures),
-        };
-        let (entry, count) = entry;
-        if stored.insert(entry.args.clone()) {
-            *count += 1;
-            entries.push(entry);
-        }
-    }
-    if kept + failures > 0 {
+    let added: Vec<Found> = found
+        .into_iter()
+        .filter(|found| stored.insert(found.entry().args.clone()))
+        .collect();
+    if !added.is_empty() {
+        entries.extend(added.iter().map(|found| found.entry().clone()));
         CarveFile::write(path, &CarveFile::render(&target, &entries))?;
     }
-    Ok((kept, failures))
+    Ok(added)
 }
 
 /// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
@@ -724,70 +738,129 @@ pub fn existing_calls(
     dir: &Path,
     seed: u64,
 ) -> Result<Existing, Error> {
-    let mut seeds = Vec::new();
-    let mut known_failures = BTreeSet::new();
-    let mut entered: Vec<&'static crate::registry::Sites> = Vec::new();
-    let mut passing = Vec::new();
-    let mut replay = |called: &'static Target, entry: &Entry| {
+    Ok(Baseline::replay(registry, target, file, dir, seed)?.existing())
+}
+
+/// What replaying the carve files showed ([`existing_calls`]), kept so that
+/// the calls generation adds are replayed alone, not every file again, to
+/// tell what it covered.
+pub struct Baseline {
+    target: &'static Target,
+    /// Arguments of the target's own calls that replayed.
+    seeds: Vec<Value>,
+    known_failures: BTreeSet<String>,
+    /// The functions the target's own calls enter, in the order first
+    /// entered.
+    entered: Vec<&'static crate::registry::Sites>,
+    /// What each passing call, of any target, reached.
+    passing: Vec<Trace>,
+    /// The longest one of the target's own calls took.
+    slowest: Duration,
+}
+
+impl Baseline {
+    /// Replays the carve files in `dir` as [`existing_calls`] says.
+    pub fn replay(
+        registry: &Registry,
+        target: &'static Target,
+        file: &CarveFile,
+        dir: &Path,
+        seed: u64,
+    ) -> Result<Baseline, Error> {
+        let mut baseline = Baseline {
+            target,
+            seeds: Vec::new(),
+            known_failures: BTreeSet::new(),
+            entered: Vec::new(),
+            passing: Vec::new(),
+            slowest: Duration::ZERO,
+        };
+        baseline.add(&file.entries);
+        for path in CarveFile::list(dir)? {
+            if path == file.path {
+                continue;
+            }
+            // A file that does not load fails its own test; here it only
+            // covers nothing.
+            let Ok(other) = CarveFile::load(dir, &path) else {
+                continue;
+            };
+            let Some(called) = registry.target(&other.target) else {
+                continue;
+            };
+            for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
+                baseline.replay_one(called, entry);
+            }
+        }
+        Ok(baseline)
+    }
+
+    /// Replays `entries` of the target's own, added to its carve file after
+    /// those replayed so far: what generation stored.
+    pub fn add(&mut self, entries: &[Entry]) {
+        for entry in entries {
+            if let Origin::Found { at, .. } = &entry.origin {
+                self.known_failures.insert(at.clone());
+            }
+            let started = Instant::now();
+            let replayed = self.replay_one(self.target, entry);
+            // The call timeout is derived from how long these take.
+            self.slowest = self.slowest.max(started.elapsed());
+            if let Some((args, functions)) = replayed {
+                for sites in functions {
+                    if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                        self.entered.push(sites);
+                    }
+                }
+                self.seeds.extend(args);
+            }
+        }
+    }
+
+    /// Replays one call of `called`: its arguments, if they deserialized,
+    /// and the functions it entered. A passing call's trace is kept.
+    #[allow(clippy::type_complexity)]
+    fn replay_one(
+        &mut self,
+        called: &'static Target,
+        entry: &Entry,
+    ) -> Option<(Option<Value>, Vec<&'static crate::registry::Sites>)> {
         if entry.outcome.is_crash() {
             return None;
         }
         let (replayed, trace) =
             coverage::collect(|| quietly(|| (called.replay)(ArgsInput::Ron(&entry.args))));
         let replayed = replayed.ok()?;
+        let functions = trace.functions().collect();
         if matches!(replayed.observation.outcome, Outcome::Returned(_)) {
-            passing.push(trace.clone());
+            self.passing.push(trace);
         }
-        Some((replayed, trace))
-    };
-    // The call timeout is derived from how long these take.
-    let mut slowest = Duration::ZERO;
-    for entry in &file.entries {
-        if let Origin::Found { at, .. } = &entry.origin {
-            known_failures.insert(at.clone());
-        }
-        let started = Instant::now();
-        let replayed = replay(target, entry);
-        slowest = slowest.max(started.elapsed());
-        if let Some((replayed, trace)) = replayed {
-            for sites in trace.functions() {
-                if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
-                    entered.push(sites);
-                }
-            }
-            seeds.extend(replayed.args);
+        Some((replayed.args, functions))
+    }
+
+    /// Where generation starts, or what it reached.
+    pub fn existing(&self) -> Existing {
+        let reach = Reach::new(
+            self.target.sites,
+            self.entered.iter().copied(),
+            &crate::registry::all_sites(),
+        )
+        .with_goals();
+        let covered = self
+            .passing
+            .iter()
+            .flat_map(|trace| reach.covered(trace))
+            .collect();
+        let inapplicable = reach.inapplicable(&self.passing);
+        Existing {
+            reach,
+            seeds: self.seeds.clone(),
+            covered,
+            inapplicable,
+            known_failures: self.known_failures.clone(),
+            slowest: self.slowest,
         }
     }
-    for path in CarveFile::list(dir)? {
-        if path == file.path {
-            continue;
-        }
-        // A file that does not load fails its own test; here it only
-        // covers nothing.
-        let Ok(other) = CarveFile::load(dir, &path) else {
-            continue;
-        };
-        let Some(called) = registry.target(&other.target) else {
-            continue;
-        };
-        for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
-            replay(called, entry);
-        }
-    }
-    let reach = Reach::new(target.sites, entered, &crate::registry::all_sites()).with_goals();
-    let covered = passing
-        .iter()
-        .flat_map(|trace| reach.covered(trace))
-        .collect();
-    let inapplicable = reach.inapplicable(&passing);
-    Ok(Existing {
-        reach,
-        seeds,
-        covered,
-        inapplicable,
-        known_failures,
-        slowest,
-    })
 }
 
 /// Whether generation with `seed` made the entry of this `origin`.
@@ -1096,7 +1169,10 @@ mod tests {
         // Nothing new: nothing counted.
         let again = store_found(&dir, &path, vec![Found::Kept(entry(generated(), 3))]);
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(stored.unwrap(), (1, 1));
+        assert_eq!(
+            stored.unwrap(),
+            [Found::Kept(entry(generated(), 2)), Found::Failure(entry(found(), 3))]
+        );
         assert_eq!(
             text,
             CarveFile::render(
@@ -1104,7 +1180,7 @@ mod tests {
                 &[system, entry(generated(), 2), entry(found(), 3)]
             )
         );
-        assert_eq!(again.unwrap(), (0, 0));
+        assert_eq!(again.unwrap(), []);
     }
 
     #[test]
