@@ -8,7 +8,7 @@
 //! carve file (the only ones listed, so nextest runs and partitions them),
 //! then the replay.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
@@ -548,10 +548,8 @@ fn generate_for(
     config: &Config,
     out: &mut Vec<String>,
 ) -> Result<(GenerationStats, Option<RunHistory>), Error> {
-    let existing = |file: &CarveFile| {
-        worker::existing_calls(registry, target, file, &config.dir, config.seed)
-    };
-    let before = existing(file)?;
+    let mut baseline = worker::Baseline::replay(registry, target, file, &config.dir, config.seed)?;
+    let before = baseline.existing();
     if before.reach.is_empty() {
         out.push(format!(
             "carve: {}: skipped: no branch outcomes in reach (mark the functions that hold its \
@@ -561,8 +559,11 @@ fn generate_for(
         return Ok((GenerationStats::default(), None));
     }
     let summary = worker::generate_in_workers(&file.target, &before, config)?;
-    let after_file = CarveFile::load(&config.dir, &file.path)?;
-    let after = existing(&after_file)?;
+    // Only what generation added is replayed: the rest replayed the same
+    // before it (other targets' calls of this seed are left out either way).
+    let stored: Vec<Entry> = summary.stored.iter().map(|f| f.entry().clone()).collect();
+    baseline.add(&stored);
+    let after = baseline.existing();
     let (covered_before, total_before) = before.count(None);
     let (covered_after, total_after) = after.count(None);
     // Boundaries and mutants apart from branch coverage, never mixed in.
@@ -577,8 +578,8 @@ fn generate_for(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
          {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}{}",
         file.target,
-        summary.kept,
-        summary.failures,
+        summary.kept(),
+        summary.failures(),
         summary.executions,
         summary.undeserializable,
         match summary.crashes {
@@ -587,18 +588,8 @@ fn generate_for(
         },
         summary.unconfirmed(),
     ));
-    // New entries of this run's seed: another run (another seed, a record)
-    // may have changed the file meanwhile.
-    let before: HashSet<_> = file.entries.iter().map(Entry::call_key).collect();
-    let new = after_file
-        .entries
-        .iter()
-        .filter(|entry| !before.contains(&entry.call_key()));
-    for entry in new {
-        if let Origin::Found { at, seed, .. } = &entry.origin {
-            if *seed != config.seed {
-                continue;
-            }
+    for entry in &stored {
+        if let Origin::Found { at, .. } = &entry.origin {
             out.push(format!(
                 "carve: {}: found a failing input, minimized: {}{} fails at {at}",
                 file.target,
@@ -607,6 +598,7 @@ fn generate_for(
             ));
         }
     }
+    let failures = summary.failures();
     let history = RunHistory {
         seed: config.seed,
         budget: config.budget.to_string(),
@@ -616,7 +608,7 @@ fn generate_for(
     Ok((
         GenerationStats {
             executions: summary.executions,
-            failures: summary.failures,
+            failures,
         },
         Some(history),
     ))

@@ -195,3 +195,49 @@ fn generation_from_the_carved_calls_covers_the_helpers() {
     assert!(missed.is_empty(), "missed: {missed:#?}");
     assert!(!run.kept.is_empty());
 }
+
+/// After generation only the calls it added are replayed: the baseline
+/// extended with them is what replaying every carve file again gives.
+#[test]
+fn a_baseline_extended_with_new_calls_is_a_fresh_replay() {
+    use carve::_internals::carving::store::{Entry, Origin};
+    use carve::_internals::generation::worker::Baseline;
+
+    carve::_internals::outcome::install_panic_hook();
+    let registry = Registry::collect();
+    let target = registry.target("url::parse_query").unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
+    let file = CarveFile::load(&dir, &CarveFile::path_for(&dir, "url::parse_query")).unwrap();
+    let mut baseline = Baseline::replay(&registry, target, &file, &dir, 1).unwrap();
+    let before = baseline.existing();
+    let settings = Settings {
+        seed: 1,
+        budget: Budget::Executions(2_000),
+        phases: Phases::All,
+    };
+    let run = generate(target, "url::parse_query", &before, settings, &mut Quiet);
+    let origin = || Origin::Generated {
+        seed: 1,
+        added: vec![],
+    };
+    let added: Vec<Entry> = run
+        .kept
+        .iter()
+        .map(|k| Entry::from_values(origin(), &k.args, &k.observation).unwrap())
+        .collect();
+    assert!(!added.is_empty());
+    baseline.add(&added);
+    let extended = baseline.existing();
+    let mut after_file = file.clone();
+    after_file.entries.extend(added);
+    let fresh = existing_calls(&registry, target, &after_file, &dir, 1).unwrap();
+    assert_eq!(
+        names(extended.reach.functions().iter().copied()),
+        names(fresh.reach.functions().iter().copied())
+    );
+    assert_eq!(extended.covered, fresh.covered);
+    assert!(extended.covered.len() > before.covered.len());
+    assert_eq!(extended.inapplicable, fresh.inapplicable);
+    assert_eq!(extended.known_failures, fresh.known_failures);
+    assert_eq!(extended.seeds.len(), fresh.seeds.len());
+}

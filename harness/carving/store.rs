@@ -248,6 +248,16 @@ impl StoredOutcome {
         })
     }
 
+    /// An outcome from the RON text it is written as (`Returned(…)`,
+    /// `Panicked("…")` or `Crashed("…")`), kept as it is.
+    pub fn parse(text: &str) -> Result<StoredOutcome, ron::error::SpannedError> {
+        let ending = depth::with_stack(|| depth::options().from_str::<ParsedOutcome>(text))?;
+        Ok(StoredOutcome {
+            ending: ending.ending(),
+            text: text.to_owned(),
+        })
+    }
+
     /// Whether the call crashed its process, so replaying it would too.
     pub fn is_crash(&self) -> bool {
         matches!(self.ending, Ending::Crashed(_))

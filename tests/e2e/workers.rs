@@ -148,7 +148,7 @@ fn concurrent_generates_lose_no_entry() {
     assert!(stray.is_empty(), "{stray:?}");
 }
 
-/// A carve folder nobody may write: generation stops at the first save,
+/// A carve folder nobody may write: saving what generation found fails,
 /// names the file and the OS error, does not claim to have kept anything,
 /// and the run fails. root may write anywhere, so as root the test binary
 /// runs as `nobody` (uid 65534).

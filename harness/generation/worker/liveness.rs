@@ -2,7 +2,7 @@
 //!
 //! **Parent → worker: is this worker hung?** Only a call of the target can
 //! hang; carve's own work (loading and mining a carve file that holds a
-//! megabyte-long argument, saving, waiting for the carve folder's lock) may
+//! megabyte-long argument) may
 //! take long but ends. So the worker times each call itself, from that
 //! call's own start ([`Liveness::call_started`], [`Liveness::call_ended`]),
 //! and a heartbeat thread tells the parent every [`HEARTBEAT`] either that
@@ -13,15 +13,13 @@
 //! [`SILENCE_LIMIT`] is frozen as a whole.
 //!
 //! **Worker → parent: is the parent still there?** A worker whose parent
-//! died (the test binary was killed) must not live on and write to the
-//! carve folder. The heartbeat write fails with a broken pipe at most one
-//! [`HEARTBEAT`] after the parent is gone, and every save first checks that
-//! the parent is still there ([`Liveness::write`]). An orphaned worker
-//! exits, but never in the middle of a save: it waits for the save to end,
-//! so it leaves neither a torn carve file nor a temporary file behind.
+//! died (the test binary was killed) must not live on. The heartbeat write
+//! fails with a broken pipe at most one [`HEARTBEAT`] after the parent is
+//! gone, and the worker exits. It writes nothing to the carve folder (its
+//! parent stores what it reports), so exiting anywhere leaves nothing torn.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::protocol::{Channel, WorkerMessage};
@@ -34,8 +32,8 @@ pub const SILENCE_LIMIT: Duration = Duration::from_secs(5);
 /// The exit code of a worker that found its parent gone (nobody reads it).
 const ORPHANED: i32 = 4;
 
-/// The worker's side of liveness: its channel to the parent, the clock of
-/// the call running now, and the lock saves hold.
+/// The worker's side of liveness: its channel to the parent and the clock
+/// of the call running now.
 pub struct Liveness {
     channel: Channel,
     /// When the worker started: call times are measured from it.
@@ -45,11 +43,6 @@ pub struct Liveness {
     /// Milliseconds from `epoch` to the start of the call running now, plus
     /// one; 0 between calls.
     call_started: AtomicU64,
-    /// Held by every save; an orphaned worker takes it before exiting.
-    saving: Mutex<()>,
-    /// The parent's process id when the worker started.
-    #[cfg(unix)]
-    parent: u32,
 }
 
 impl Liveness {
@@ -61,9 +54,6 @@ impl Liveness {
             epoch: Instant::now(),
             timeout,
             call_started: AtomicU64::new(0),
-            saving: Mutex::new(()),
-            #[cfg(unix)]
-            parent: std::os::unix::process::parent_id(),
         });
         let heart = Arc::clone(&liveness);
         std::thread::spawn(move || loop {
@@ -95,17 +85,6 @@ impl Liveness {
         self.call_started.store(0, Ordering::Relaxed);
     }
 
-    /// Runs `save` (a load, change and write of the carve file) once no
-    /// other save runs, if the parent is still there; exits otherwise.
-    pub fn write<T>(&self, save: impl FnOnce() -> T) -> T {
-        let _saving = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
-        if !self.parent_alive() {
-            drop(_saving);
-            self.orphaned()
-        }
-        save()
-    }
-
     /// Whether the call running now started longer than the call timeout ago.
     fn call_overran(&self) -> bool {
         let started = self.call_started.load(Ordering::Relaxed);
@@ -116,22 +95,8 @@ impl Liveness {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1)
     }
 
-    /// Whether the process that started this worker is still its parent (a
-    /// dead parent's children are handed to another process).
-    fn parent_alive(&self) -> bool {
-        #[cfg(unix)]
-        {
-            std::os::unix::process::parent_id() == self.parent
-        }
-        #[cfg(not(unix))]
-        {
-            true
-        }
-    }
-
-    /// The parent is gone: exit, after any save in progress.
+    /// The parent is gone: exit.
     fn orphaned(&self) -> ! {
-        let _saving = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
         std::process::exit(ORPHANED)
     }
 }
@@ -140,6 +105,7 @@ impl Liveness {
 mod tests {
     use super::*;
     use std::io::{self, Write};
+    use std::sync::Mutex;
 
     /// A writer whose lines the test reads.
     #[derive(Clone, Default)]

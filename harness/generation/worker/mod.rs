@@ -2,12 +2,14 @@
 //! its stack or never returns cannot take generation down with it.
 //!
 //! The test binary re-executes itself as a worker (`CARVE_WORKER=<target>`)
-//! that runs [`generate`] in-process, saves every kept call and failure to
-//! the carve file as soon as it is found (atomically, under the carve
-//! folder's lock), and reports to its parent ([`protocol`]): progress, and
-//! a heartbeat every 100 ms that says whether the call running now has
-//! overrun the call timeout ([`liveness`]). A worker that cannot save stops
-//! at once and fails the run.
+//! that runs [`generate`] in-process and reports to its parent
+//! ([`protocol`]): every kept call and failure as soon as it is found, with
+//! its entry, progress, and a heartbeat every 100 ms that says whether the
+//! call running now has overrun the call timeout ([`liveness`]). The parent
+//! keeps the entries and adds them to the carve file once each worker has
+//! ended (atomically, under the carve folder's lock): a worker that dies
+//! loses nothing it reported, and a run without crashes writes the file
+//! once, not once per kept call. A save that fails fails the run.
 //!
 //! A worker that dies in a call of the target, or whose call overran,
 //! crashed on that call: before each call it marks the call's number and
@@ -96,10 +98,9 @@ const STDERR_TAIL: usize = 16 * 1024;
 pub struct Summary {
     /// Calls run.
     pub executions: u64,
-    /// Calls kept.
-    pub kept: usize,
-    /// Failures found (panics, aborts, stack overflows, timeouts).
-    pub failures: usize,
+    /// What was added to the carve file, in its order: calls kept and
+    /// failures found (panics, aborts, stack overflows, timeouts).
+    pub stored: Vec<Found>,
     /// Worker processes that crashed, confirmed: the crashing call, run
     /// again in a fresh worker, crashed it too.
     pub crashes: u32,
@@ -155,6 +156,7 @@ pub fn generate_in_workers(
     let base = std::fs::read(&path).map_err(|e| Error::Save(StoreError::io(&path, e)))?;
     std::fs::write(journal::base_path(scratch.dir()), base).map_err(Error::WorkerIo)?;
     let mut summary = Summary::default();
+    let mut found = Vec::new();
     // With other targets generating beside it, a bar would overwrite theirs.
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
@@ -173,7 +175,7 @@ pub fn generate_in_workers(
         };
         CallMarker::reset(scratch.dir()).map_err(Error::WorkerIo)?;
         let history = &mut summary.history;
-        let run = run_worker(
+        let ran = run_worker(
             &exe,
             target_name,
             Limits {
@@ -199,9 +201,17 @@ pub fn generate_in_workers(
                     });
                 }
             },
-        )?;
-        summary.kept += run.kept;
-        summary.failures += run.failures;
+            &mut found,
+        );
+        // Saved before the next worker starts: it retraces the run, and
+        // leaves out what the carve file holds by then.
+        let stored = store_found(&config.dir, &path, std::mem::take(&mut found));
+        let run = ran?;
+        let stored = stored.map_err(|e| Error::Worker {
+            target: target_name.to_owned(),
+            message: Error::Save(e).to_string(),
+        })?;
+        summary.stored.extend(stored);
         summary.executions = run.executions;
         summary.undeserializable = run.undeserializable;
         let Some(ended) = run.crash else {
@@ -291,6 +301,19 @@ pub fn generate_in_workers(
 }
 
 impl Summary {
+    /// Calls kept.
+    pub fn kept(&self) -> usize {
+        self.stored.len() - self.failures()
+    }
+
+    /// Failures found.
+    pub fn failures(&self) -> usize {
+        self.stored
+            .iter()
+            .filter(|found| matches!(found, Found::Failure(_)))
+            .count()
+    }
+
     fn count_unconfirmed(&mut self, crash: &Pending) {
         match crash.timeout {
             true => self.unconfirmed_timeouts += 1,
@@ -350,8 +373,6 @@ struct WorkerRun {
     /// Calls made so far in the run, as the worker last said.
     executions: u64,
     undeserializable: u64,
-    kept: usize,
-    failures: usize,
     /// Whether it said it finished.
     done: bool,
     /// How it crashed, if it did.
@@ -367,6 +388,7 @@ impl WorkerRun {
         &mut self,
         message: WorkerMessage,
         on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+        found: &mut Vec<Found>,
     ) -> Result<(), String> {
         match message {
             WorkerMessage::Alive => {}
@@ -381,8 +403,8 @@ impl WorkerRun {
                 self.undeserializable = undeserializable;
                 on_progress(executions, covered as usize, phase);
             }
-            WorkerMessage::Kept => self.kept += 1,
-            WorkerMessage::Failure => self.failures += 1,
+            WorkerMessage::Kept { entry } => found.push(Found::Kept(entry)),
+            WorkerMessage::Failure { entry } => found.push(Found::Failure(entry)),
             WorkerMessage::Error { message } => return Err(message),
             WorkerMessage::Done {
                 executions,
@@ -397,15 +419,34 @@ impl WorkerRun {
     }
 }
 
+/// What a worker found, for the carve file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// A generated call that covered new goals.
+    Kept(Entry),
+    /// A failing input.
+    Failure(Entry),
+}
+
+impl Found {
+    /// Its entry.
+    pub fn entry(&self) -> &Entry {
+        match self {
+            Found::Kept(entry) | Found::Failure(entry) => entry,
+        }
+    }
+}
+
 /// Runs one worker to its end: generation finished, the worker crashed
 /// (died, a call overran the call timeout, or the worker froze), or it
-/// failed.
+/// failed. What it found is added to `found` in every case.
 fn run_worker(
     exe: &Path,
     target_name: &str,
     limits: Limits,
     scratch: &Path,
     on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+    found: &mut Vec<Found>,
 ) -> Result<WorkerRun, Error> {
     let (mut child, lines, stderr) = spawn_worker(exe, target_name, limits, scratch)?;
     let stop = |child: &mut Child| {
@@ -415,8 +456,6 @@ fn run_worker(
     let mut run = WorkerRun {
         executions: 0,
         undeserializable: 0,
-        kept: 0,
-        failures: 0,
         done: false,
         crash: None,
         stderr_tail: String::new(),
@@ -438,7 +477,7 @@ fn run_worker(
             .parse::<WorkerMessage>()
             .map_err(Error::from)
             .and_then(|message| {
-                run.apply(message, on_progress)
+                run.apply(message, on_progress, found)
                     .map_err(|message| Error::Worker {
                         target: target_name.to_owned(),
                         message,
@@ -523,26 +562,31 @@ fn spawn_worker(
     Ok((child, rx, stderr))
 }
 
-/// Adds `entry` to the carve file at `path` in the carve folder `dir`,
-/// unless an entry already there `stands_for` it. Loaded, changed and
-/// written under the carve folder's lock, so that what another process (a
-/// generate with another seed, a record) wrote meanwhile is kept. Returns
-/// whether it was added.
-fn append_entry(
-    dir: &Path,
-    path: &Path,
-    entry: Entry,
-    stands_for: impl Fn(&Entry) -> bool,
-) -> Result<bool, StoreError> {
-    let _lock = CarveDirLock::acquire(dir)?;
-    let file = CarveFile::load(dir, path)?;
-    if file.entries.iter().any(stands_for) {
-        return Ok(false);
+/// Adds what workers `found` to the carve file at `path` in the carve
+/// folder `dir`, in the order found, each unless an entry already there has
+/// its arguments. Loaded, changed and written once, under the carve
+/// folder's lock, so that what another process (a generate with another
+/// seed, a record) wrote meanwhile is kept. Returns what was added.
+fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<Vec<Found>, StoreError> {
+    if found.is_empty() {
+        return Ok(Vec::new());
     }
-    let mut entries = file.entries;
-    entries.push(entry);
-    CarveFile::write(path, &CarveFile::render(&file.target, &entries))?;
-    Ok(true)
+    let _lock = CarveDirLock::acquire(dir)?;
+    let CarveFile {
+        target,
+        mut entries,
+        ..
+    } = CarveFile::load(dir, path)?;
+    let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
+    let added: Vec<Found> = found
+        .into_iter()
+        .filter(|found| stored.insert(found.entry().args.clone()))
+        .collect();
+    if !added.is_empty() {
+        entries.extend(added.iter().map(|found| found.entry().clone()));
+        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
+    }
+    Ok(added)
 }
 
 /// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
@@ -616,6 +660,7 @@ fn worker(
         liveness,
         dir: &config.dir,
         path: &path,
+        stored: None,
         seed: config.seed,
         budget: config.budget,
         timeout: config.timeout.unwrap_or(MIN_TIMEOUT),
@@ -693,70 +738,129 @@ pub fn existing_calls(
     dir: &Path,
     seed: u64,
 ) -> Result<Existing, Error> {
-    let mut seeds = Vec::new();
-    let mut known_failures = BTreeSet::new();
-    let mut entered: Vec<&'static crate::registry::Sites> = Vec::new();
-    let mut passing = Vec::new();
-    let mut replay = |called: &'static Target, entry: &Entry| {
+    Ok(Baseline::replay(registry, target, file, dir, seed)?.existing())
+}
+
+/// What replaying the carve files showed ([`existing_calls`]), kept so that
+/// the calls generation adds are replayed alone, not every file again, to
+/// tell what it covered.
+pub struct Baseline {
+    target: &'static Target,
+    /// Arguments of the target's own calls that replayed.
+    seeds: Vec<Value>,
+    known_failures: BTreeSet<String>,
+    /// The functions the target's own calls enter, in the order first
+    /// entered.
+    entered: Vec<&'static crate::registry::Sites>,
+    /// What each passing call, of any target, reached.
+    passing: Vec<Trace>,
+    /// The longest one of the target's own calls took.
+    slowest: Duration,
+}
+
+impl Baseline {
+    /// Replays the carve files in `dir` as [`existing_calls`] says.
+    pub fn replay(
+        registry: &Registry,
+        target: &'static Target,
+        file: &CarveFile,
+        dir: &Path,
+        seed: u64,
+    ) -> Result<Baseline, Error> {
+        let mut baseline = Baseline {
+            target,
+            seeds: Vec::new(),
+            known_failures: BTreeSet::new(),
+            entered: Vec::new(),
+            passing: Vec::new(),
+            slowest: Duration::ZERO,
+        };
+        baseline.add(&file.entries);
+        for path in CarveFile::list(dir)? {
+            if path == file.path {
+                continue;
+            }
+            // A file that does not load fails its own test; here it only
+            // covers nothing.
+            let Ok(other) = CarveFile::load(dir, &path) else {
+                continue;
+            };
+            let Some(called) = registry.target(&other.target) else {
+                continue;
+            };
+            for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
+                baseline.replay_one(called, entry);
+            }
+        }
+        Ok(baseline)
+    }
+
+    /// Replays `entries` of the target's own, added to its carve file after
+    /// those replayed so far: what generation stored.
+    pub fn add(&mut self, entries: &[Entry]) {
+        for entry in entries {
+            if let Origin::Found { at, .. } = &entry.origin {
+                self.known_failures.insert(at.clone());
+            }
+            let started = Instant::now();
+            let replayed = self.replay_one(self.target, entry);
+            // The call timeout is derived from how long these take.
+            self.slowest = self.slowest.max(started.elapsed());
+            if let Some((args, functions)) = replayed {
+                for sites in functions {
+                    if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                        self.entered.push(sites);
+                    }
+                }
+                self.seeds.extend(args);
+            }
+        }
+    }
+
+    /// Replays one call of `called`: its arguments, if they deserialized,
+    /// and the functions it entered. A passing call's trace is kept.
+    #[allow(clippy::type_complexity)]
+    fn replay_one(
+        &mut self,
+        called: &'static Target,
+        entry: &Entry,
+    ) -> Option<(Option<Value>, Vec<&'static crate::registry::Sites>)> {
         if entry.outcome.is_crash() {
             return None;
         }
         let (replayed, trace) =
             coverage::collect(|| quietly(|| (called.replay)(ArgsInput::Ron(&entry.args))));
         let replayed = replayed.ok()?;
+        let functions = trace.functions().collect();
         if matches!(replayed.observation.outcome, Outcome::Returned(_)) {
-            passing.push(trace.clone());
+            self.passing.push(trace);
         }
-        Some((replayed, trace))
-    };
-    // The call timeout is derived from how long these take.
-    let mut slowest = Duration::ZERO;
-    for entry in &file.entries {
-        if let Origin::Found { at, .. } = &entry.origin {
-            known_failures.insert(at.clone());
-        }
-        let started = Instant::now();
-        let replayed = replay(target, entry);
-        slowest = slowest.max(started.elapsed());
-        if let Some((replayed, trace)) = replayed {
-            for sites in trace.functions() {
-                if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
-                    entered.push(sites);
-                }
-            }
-            seeds.extend(replayed.args);
+        Some((replayed.args, functions))
+    }
+
+    /// Where generation starts, or what it reached.
+    pub fn existing(&self) -> Existing {
+        let reach = Reach::new(
+            self.target.sites,
+            self.entered.iter().copied(),
+            &crate::registry::all_sites(),
+        )
+        .with_goals();
+        let covered = self
+            .passing
+            .iter()
+            .flat_map(|trace| reach.covered(trace))
+            .collect();
+        let inapplicable = reach.inapplicable(&self.passing);
+        Existing {
+            reach,
+            seeds: self.seeds.clone(),
+            covered,
+            inapplicable,
+            known_failures: self.known_failures.clone(),
+            slowest: self.slowest,
         }
     }
-    for path in CarveFile::list(dir)? {
-        if path == file.path {
-            continue;
-        }
-        // A file that does not load fails its own test; here it only
-        // covers nothing.
-        let Ok(other) = CarveFile::load(dir, &path) else {
-            continue;
-        };
-        let Some(called) = registry.target(&other.target) else {
-            continue;
-        };
-        for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
-            replay(called, entry);
-        }
-    }
-    let reach = Reach::new(target.sites, entered, &crate::registry::all_sites()).with_goals();
-    let covered = passing
-        .iter()
-        .flat_map(|trace| reach.covered(trace))
-        .collect();
-    let inapplicable = reach.inapplicable(&passing);
-    Ok(Existing {
-        reach,
-        seeds,
-        covered,
-        inapplicable,
-        known_failures,
-        slowest,
-    })
 }
 
 /// Whether generation with `seed` made the entry of this `origin`.
@@ -782,6 +886,10 @@ struct Reporter<'a> {
     dir: &'a Path,
     /// The target's carve file in it.
     path: &'a Path,
+    /// The arguments of the calls in the carve file, read once, when a call
+    /// answered from the journal is kept: what the workers before this one
+    /// found is in it by then.
+    stored: Option<HashSet<String>>,
     seed: u64,
     budget: Budget,
     /// The call timeout.
@@ -827,33 +935,37 @@ impl Reporter<'_> {
         });
     }
 
-    /// Adds a call to the carve file: loaded, changed and written under the
-    /// carve folder's lock, so that what another process (a generate with
-    /// another seed, a record) wrote since this worker started is kept.
-    /// Reports it to the parent (`message`) only if it was added: another
-    /// run, or an earlier worker of this one, may have stored it already.
-    /// A call answered from the journal runs again for its observation.
-    /// Ends the worker if the save fails.
-    fn save(&self, origin: Origin, args: &Value, observation: &Observation, message: WorkerMessage) {
-        let added = (|| -> Result<bool, Error> {
+    /// Sends a call's entry to the parent (`message`), which adds it to
+    /// the carve file unless an entry there has its arguments. A call
+    /// answered from the journal is left out if an earlier worker of this
+    /// run stored it already, and runs again for its observation otherwise.
+    /// Ends the worker if the entry cannot be made or the file not read.
+    fn save(
+        &mut self,
+        origin: Origin,
+        args: &Value,
+        observation: &Observation,
+        message: fn(Entry) -> WorkerMessage,
+    ) {
+        let entry = (|| -> Result<Option<Entry>, Error> {
             let mut entry = Entry::from_values(origin.clone(), args, observation)?;
             if self.replayed.contains(&args_hash(args)) {
-                let stored = CarveFile::load(self.dir, self.path)?;
-                if stored.entries.iter().any(|e| e.args == entry.args) {
-                    return Ok(false);
+                if self.stored.is_none() {
+                    let file = CarveFile::load(self.dir, self.path)?;
+                    self.stored = Some(file.entries.into_iter().map(|e| e.args).collect());
+                }
+                if self.stored.as_ref().is_some_and(|s| s.contains(&entry.args)) {
+                    return Ok(None);
                 }
                 if let Some(observation) = self.run_again(args) {
                     entry = Entry::from_values(origin, args, &observation)?;
                 }
             }
-            let args = entry.args.clone();
-            self.liveness
-                .write(|| append_entry(self.dir, self.path, entry, |e| e.args == args))
-                .map_err(Error::Save)
+            Ok(Some(entry))
         })();
-        match added {
-            Ok(true) => self.send(message),
-            Ok(false) => {}
+        match entry {
+            Ok(Some(entry)) => self.send(message(entry)),
+            Ok(None) => {}
             Err(e) => fail(self.liveness, &e),
         }
     }
@@ -957,7 +1069,7 @@ impl Observer for Reporter<'_> {
             },
             &kept.args,
             &kept.observation,
-            WorkerMessage::Kept,
+            |entry| WorkerMessage::Kept { entry },
         );
     }
 
@@ -971,7 +1083,7 @@ impl Observer for Reporter<'_> {
             origin,
             &failure.args,
             &failure.observation,
-            WorkerMessage::Failure,
+            |entry| WorkerMessage::Failure { entry },
         );
     }
 
@@ -1017,6 +1129,58 @@ mod tests {
         assert_eq!(derived(Duration::from_millis(300)), Duration::from_secs(3));
         let set = config(Some("500ms"));
         assert_eq!(call_timeout(&set, Duration::from_secs(2)), Duration::from_millis(500));
+    }
+
+    /// What workers found goes into the carve file in one write, in the
+    /// order found, each call once: what the file holds already (another
+    /// run, an earlier worker of this one) is left out and not counted.
+    #[test]
+    fn found_entries_are_stored_in_one_write_each_call_once() {
+        let dir = std::env::temp_dir().join(format!("carve-store-found-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "f");
+        let entry = |origin: Origin, x: u32| {
+            let outcome = crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
+            Entry::new(origin, &format!("(x: {x})"), outcome, None)
+        };
+        let generated = || Origin::Generated {
+            seed: 1,
+            added: vec![],
+        };
+        let found = || Origin::Found {
+            seed: 1,
+            at: "src/lib.rs:1".into(),
+            expected: false,
+        };
+        let system = entry(Origin::System("t".into()), 1);
+        CarveFile::write(&path, &CarveFile::render("f", std::slice::from_ref(&system))).unwrap();
+        let stored = store_found(
+            &dir,
+            &path,
+            vec![
+                Found::Kept(entry(generated(), 2)),
+                Found::Kept(entry(generated(), 1)),
+                Found::Failure(entry(found(), 3)),
+                Found::Kept(entry(generated(), 2)),
+            ],
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Nothing new: nothing counted.
+        let again = store_found(&dir, &path, vec![Found::Kept(entry(generated(), 3))]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            stored.unwrap(),
+            [Found::Kept(entry(generated(), 2)), Found::Failure(entry(found(), 3))]
+        );
+        assert_eq!(
+            text,
+            CarveFile::render(
+                "f",
+                &[system, entry(generated(), 2), entry(found(), 3)]
+            )
+        );
+        assert_eq!(again.unwrap(), []);
     }
 
     #[test]

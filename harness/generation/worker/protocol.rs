@@ -9,7 +9,7 @@
 //! ```text
 //! carve-worker alive
 //! carve-worker progress 498 7 3
-//! carve-worker kept
+//! carve-worker kept (origin:Generated(seed:1,added:["…"]),args:"(x: 3)",outcome:"Returned(9)",after:None)
 //! carve-worker done 20000 14
 //! ```
 
@@ -18,6 +18,9 @@ use std::io::{self, Write};
 use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
 
+use serde::{Deserialize, Serialize};
+
+use crate::carving::store::{Entry, Origin, StoredOutcome};
 use crate::generation::history::Phase;
 
 const PREFIX: &str = "carve-worker";
@@ -42,10 +45,10 @@ pub enum WorkerMessage {
         undeserializable: u64,
         phase: Option<Phase>,
     },
-    /// A generated call was kept and saved.
-    Kept,
-    /// A failing input was found and saved.
-    Failure,
+    /// A generated call was kept: the parent stores its entry.
+    Kept { entry: Entry },
+    /// A failing input was found: the parent stores its entry.
+    Failure { entry: Entry },
     /// The worker could not go on (e.g. saving to the carve file failed).
     Error { message: String },
     /// Generation finished: calls made, arguments that did not deserialize.
@@ -73,8 +76,8 @@ impl fmt::Display for WorkerMessage {
                     None => Ok(()),
                 }
             }
-            WorkerMessage::Kept => write!(f, "kept"),
-            WorkerMessage::Failure => write!(f, "failure"),
+            WorkerMessage::Kept { entry } => write!(f, "kept {}", wire(entry)?),
+            WorkerMessage::Failure { entry } => write!(f, "failure {}", wire(entry)?),
             // Quoted as a RON string: escapes keep the message on one line.
             WorkerMessage::Error { message } => write!(f, "error {}", quote(message)),
             WorkerMessage::Done {
@@ -83,6 +86,38 @@ impl fmt::Display for WorkerMessage {
             } => write!(f, "done {executions} {undeserializable}"),
         }
     }
+}
+
+/// An entry as it travels: its texts as RON strings, whose escapes keep it
+/// on one line.
+#[derive(Serialize, Deserialize)]
+struct WireEntry {
+    origin: Origin,
+    args: String,
+    outcome: String,
+    after: Option<String>,
+}
+
+fn wire(entry: &Entry) -> Result<String, fmt::Error> {
+    let wire = WireEntry {
+        origin: entry.origin.clone(),
+        args: entry.args.clone(),
+        outcome: entry.outcome.text.clone(),
+        after: entry.after.clone(),
+    };
+    ron::to_string(&wire).map_err(|_| fmt::Error)
+}
+
+fn unwire(text: &str) -> Option<Entry> {
+    let wire: WireEntry = ron::from_str(text).ok()?;
+    Some(Entry {
+        origin: wire.origin,
+        args: wire.args,
+        outcome: StoredOutcome::parse(&wire.outcome).ok()?,
+        after: wire.after,
+        args_position: Default::default(),
+        outcome_position: Default::default(),
+    })
 }
 
 fn quote(text: &str) -> String {
@@ -145,8 +180,12 @@ impl FromStr for WorkerMessage {
             }
             "alive" if rest.is_empty() => WorkerMessage::Alive,
             "timeout" if rest.is_empty() => WorkerMessage::TimedOut,
-            "kept" if rest.is_empty() => WorkerMessage::Kept,
-            "failure" if rest.is_empty() => WorkerMessage::Failure,
+            "kept" => WorkerMessage::Kept {
+                entry: unwire(rest).ok_or_else(malformed)?,
+            },
+            "failure" => WorkerMessage::Failure {
+                entry: unwire(rest).ok_or_else(malformed)?,
+            },
             "error" => WorkerMessage::Error {
                 message: ron::from_str(rest).map_err(|_| malformed())?,
             },
@@ -224,6 +263,7 @@ impl Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::carving::store::CarveFile;
 
     #[test]
     fn every_message_reads_back_as_itself() {
@@ -242,8 +282,29 @@ mod tests {
                 undeserializable: 0,
                 phase: None,
             },
-            WorkerMessage::Kept,
-            WorkerMessage::Failure,
+            WorkerMessage::Kept {
+                entry: entry(
+                    Origin::Generated {
+                        seed: 7,
+                        added: vec!["src/lib.rs:3:8 `x > 1` true".into()],
+                    },
+                    "(\n    s: \"a\\n\\\"b\\\" é\\t\",\n)",
+                    "Returned(\"ok\")",
+                    Some("(\n    v: [\n        1,\n    ],\n)"),
+                ),
+            },
+            WorkerMessage::Failure {
+                entry: entry(
+                    Origin::Found {
+                        seed: 7,
+                        at: "src/lib.rs:12".into(),
+                        expected: false,
+                    },
+                    "(x: 0)",
+                    "Crashed(\"abort: at src/lib.rs:12\")",
+                    None,
+                ),
+            },
             WorkerMessage::Error {
                 message: "carved/x.ron: Permission denied (os error 13)".into(),
             },
@@ -257,6 +318,37 @@ mod tests {
             assert!(!line.contains('\n'), "{line}");
             assert_eq!(line.parse::<WorkerMessage>(), Ok(message));
         }
+    }
+
+    fn entry(origin: Origin, args: &str, outcome: &str, after: Option<&str>) -> Entry {
+        let outcome = StoredOutcome::parse(outcome).unwrap();
+        Entry::new(origin, args, outcome, after)
+    }
+
+    /// An entry arrives as the worker made it, so the carve file the parent
+    /// writes is the one the worker would have written: multi-line texts,
+    /// escapes and all.
+    #[test]
+    fn an_entry_arrives_byte_for_byte() {
+        let sent = entry(
+            Origin::System("tests::a".into()),
+            "(\n    s: \"tab\\there\",\n    c: '\\'',\n)",
+            "Panicked(\"boom\\nline two\")",
+            None,
+        );
+        let line = WorkerMessage::Kept {
+            entry: sent.clone(),
+        }
+        .to_string();
+        let Ok(WorkerMessage::Kept { entry: got }) = line.parse::<WorkerMessage>() else {
+            panic!("{line}");
+        };
+        assert_eq!(got.args, sent.args);
+        assert_eq!(got.outcome, sent.outcome);
+        assert_eq!(
+            CarveFile::render("a", &[got]),
+            CarveFile::render("a", &[sent])
+        );
     }
 
     #[test]
@@ -298,6 +390,10 @@ mod tests {
             "carve-worker progress 1 2 x",
             "carve-worker progress 1 2 3 4",
             "carve-worker kept now",
+            "carve-worker kept",
+            "carve-worker failure",
+            "carve-worker kept (origin:System(\"t\"),args:\"()\",outcome:\"Nope(1)\",after:None)",
+            "carve-worker kept (origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None) 1",
             "carve-worker alive 1",
             "carve-worker error not-ron",
             "partial linecarve-worker kept",
