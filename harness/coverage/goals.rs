@@ -211,6 +211,16 @@ impl Goal {
         self.mutation
     }
 
+    /// The comparison whose goal slots the goal is read off, and the slots
+    /// it reads (a bit per [`slot`]); `None` for a goal read off branch
+    /// outcomes only.
+    pub fn slots_read(&self) -> Option<(u32, u8)> {
+        match self.test {
+            Test::Slots { index, any, needs } => Some((index, any | needs)),
+            _ => None,
+        }
+    }
+
     /// `file:line:col` and the label.
     pub fn describe(&self, sites: &Sites) -> String {
         let location = match sites.branches.get(self.branch as usize) {

@@ -113,7 +113,9 @@ thread_local! {
     /// (no destructor, no borrow flag) keeps recording to a few instructions.
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
     /// Buffers of the previous collection, reused.
-    static SPARE: RefCell<State> = const { RefCell::new(State { distance: Vec::new(), touched: Vec::new() }) };
+    static SPARE: RefCell<State> = const {
+        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), skip: Vec::new() })
+    };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
 }
@@ -123,6 +125,11 @@ struct State {
     /// Smallest distance per global outcome index; infinity when not reached.
     distance: Vec<f64>,
     touched: Vec<u32>,
+    /// Per comparison, at the global index of its first goal slot: a bit
+    /// per [`slot`] not to record ([`skip_goal_slots`]); absent or 0:
+    /// record every slot. It stays with the buffers from one collection
+    /// to the next.
+    skip: Vec<u8>,
 }
 
 /// Whether the current thread collects coverage (generated code checks this
@@ -137,32 +144,64 @@ pub fn active() -> bool {
 // most of what recording a branch cost.
 #[inline(always)]
 fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
-    record_two(sites, id, distances, id, []);
+    let base = base(sites);
+    if let Some(state) = state() {
+        keep_smallest(state, (base + id) as usize, distances);
+    }
 }
 
-/// Keeps the smallest distance of outcomes `id..` and of `other..` with one
-/// look-up of the thread's state (a comparison records its branch outcomes
-/// and its goal slots). An infinite distance records nothing.
+/// The state of the collection in progress on this thread, if any.
 #[inline(always)]
-fn record_two<const N: usize, const M: usize>(
-    sites: &'static Sites,
-    id: u32,
-    distances: [f64; N],
-    other: u32,
-    others: [f64; M],
-) {
-    let base = base(sites);
+fn state<'a>() -> Option<&'a mut State> {
     let state = STATE.with(Cell::get);
     if state.is_null() {
-        return;
+        return None;
     }
     // SAFETY: `collect` points STATE at a `State` in its own frame, on this
     // thread, only while `f` runs, and resets it (even on unwind) before it
-    // touches the `State` again; `record` calls nothing that could reach
-    // the pointer, so this is the only reference while it lives.
-    let state = unsafe { &mut *state };
-    keep_smallest(state, (base + id) as usize, distances);
-    keep_smallest(state, (base + other) as usize, others);
+    // touches the `State` again; the recording functions call nothing that
+    // could reach the pointer while they hold the reference, so it is the
+    // only one while it lives.
+    Some(unsafe { &mut *state })
+}
+
+/// Every goal slot bit ([`slot`]).
+const ALL_SLOTS: u8 = (1 << slot::COUNT) - 1;
+
+/// Makes this thread's collections leave out the goal slots in `skips`:
+/// `(table, comparison index, a bit per slot)` ([`slot`]); every other
+/// slot is recorded, and an empty list records them all again.
+/// Generation skips the slots that only goals it has met for good read,
+/// so that a comparison whose goals are all met costs its branch outcomes
+/// only. Call it outside [`collect`] (where it does nothing).
+///
+/// ```
+/// use carve::coverage::{self, slot, Cmp, Op};
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// let x_gt_3 = || coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
+/// coverage::skip_goal_slots(&[(&SITES, 0, 1 << slot::BOUNDARY)]);
+/// let (_, trace) = coverage::collect(x_gt_3);
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), None);
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::GREATER), Some(1.0));
+/// coverage::skip_goal_slots(&[]);
+/// let (_, trace) = coverage::collect(x_gt_3);
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), Some(0.0));
+/// ```
+pub fn skip_goal_slots(skips: &[(&'static Sites, u32, u8)]) {
+    SPARE.with(|spare| {
+        let Ok(mut spare) = spare.try_borrow_mut() else {
+            return;
+        };
+        let skip = &mut spare.skip;
+        skip.clear();
+        for &(sites, index, bits) in skips {
+            let at = (base(sites) + goal_slot(sites, index, 0)) as usize;
+            if at >= skip.len() {
+                skip.resize(at + 1, 0);
+            }
+            skip[at] = bits & ALL_SLOTS;
+        }
+    });
 }
 
 #[inline(always)]
@@ -354,13 +393,25 @@ pub fn compare_with_goals(
         None if op.is_relational() => order(),
         None => None,
     };
-    record_two(
-        sites,
-        id,
-        branch_distances(value, op, info),
-        goal_slot(sites, index, 0),
-        goal_distances(op, value, info, order),
-    );
+    let base = base(sites);
+    if let Some(state) = state() {
+        keep_smallest(state, (base + id) as usize, branch_distances(value, op, info));
+        // Goal slots that no open goal reads are not computed at all: once
+        // generation met a comparison's goals, it costs its outcomes only.
+        let first = (base + goal_slot(sites, index, 0)) as usize;
+        let skip = state.skip.get(first).copied().unwrap_or(0);
+        if skip != ALL_SLOTS {
+            let mut goals = goal_distances(op, value, info, order);
+            if skip != 0 {
+                for (slot, distance) in goals.iter_mut().enumerate() {
+                    if skip & (1 << slot) != 0 {
+                        *distance = f64::INFINITY;
+                    }
+                }
+            }
+            keep_smallest(state, first, goals);
+        }
+    }
     if MUTATING.load(Ordering::Relaxed) != 0 {
         match active_mutant(sites, id) {
             Some(Replacement::Op(mutant)) => {
@@ -923,7 +974,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
         if tables.len() != REGISTERED.load(Ordering::Acquire) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        let State { distance, touched } = &mut state;
+        let State { distance, touched, .. } = &mut state;
         // Sorted indices come table by table (bases ascend), ids ascending
         // within each: one walk over the tables finds each index's table.
         touched.sort_unstable();
