@@ -211,12 +211,11 @@ impl Goal {
         self.mutation
     }
 
-    /// The comparison whose goal slots the goal is read off, and the slots
-    /// it reads (a bit per [`slot`]); `None` for a goal read off branch
-    /// outcomes only.
-    pub fn slots_read(&self) -> Option<(u32, u8)> {
+    /// The comparison whose goal slots the goal is read off; `None` for a
+    /// goal read off branch outcomes only.
+    pub fn comparison(&self) -> Option<u32> {
         match self.test {
-            Test::Slots { index, any, needs } => Some((index, any | needs)),
+            Test::Slots { index, .. } => Some(index),
             _ => None,
         }
     }

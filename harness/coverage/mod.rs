@@ -114,7 +114,7 @@ thread_local! {
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
     /// Buffers of the previous collection, reused.
     static SPARE: RefCell<State> = const {
-        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), skip: Vec::new() })
+        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), met: Vec::new() })
     };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
@@ -125,11 +125,10 @@ struct State {
     /// Smallest distance per global outcome index; infinity when not reached.
     distance: Vec<f64>,
     touched: Vec<u32>,
-    /// Per comparison, at the global index of its first goal slot: a bit
-    /// per [`slot`] not to record ([`skip_goal_slots`]); absent or 0:
-    /// record every slot. It stays with the buffers from one collection
-    /// to the next.
-    skip: Vec<u8>,
+    /// Per comparison, at the global index of its first goal slot: whether
+    /// its goal slots are left out ([`skip_goal_slots`]); absent: recorded.
+    /// It stays with the buffers from one collection to the next.
+    met: Vec<bool>,
 }
 
 /// Whether the current thread collects coverage (generated code checks this
@@ -165,41 +164,37 @@ fn state<'a>() -> Option<&'a mut State> {
     Some(unsafe { &mut *state })
 }
 
-/// Every goal slot bit ([`slot`]).
-const ALL_SLOTS: u8 = (1 << slot::COUNT) - 1;
-
-/// Makes this thread's collections leave out the goal slots in `skips`:
-/// `(table, comparison index, a bit per slot)` ([`slot`]); every other
-/// slot is recorded, and an empty list records them all again.
-/// Generation skips the slots that only goals it has met for good read,
-/// so that a comparison whose goals are all met costs its branch outcomes
-/// only. Call it outside [`collect`] (where it does nothing).
+/// Makes this thread's collections leave out the goal slots of the
+/// comparisons in `met`: `(table, comparison index)`; every other
+/// comparison records them, and an empty list records them all again.
+/// Generation names the comparisons whose goals it has met for good, so
+/// that they cost their branch outcomes only. Call it outside [`collect`]
+/// (where it does nothing).
 ///
 /// ```
 /// use carve::coverage::{self, slot, Cmp, Op};
 /// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
 /// let x_gt_3 = || coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
-/// coverage::skip_goal_slots(&[(&SITES, 0, 1 << slot::BOUNDARY)]);
+/// coverage::skip_goal_slots(&[(&SITES, 0)]);
 /// let (_, trace) = coverage::collect(x_gt_3);
 /// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), None);
-/// assert_eq!(trace.slot_distance(&SITES, 0, slot::GREATER), Some(1.0));
 /// coverage::skip_goal_slots(&[]);
 /// let (_, trace) = coverage::collect(x_gt_3);
 /// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), Some(0.0));
 /// ```
-pub fn skip_goal_slots(skips: &[(&'static Sites, u32, u8)]) {
+pub fn skip_goal_slots(met: &[(&'static Sites, u32)]) {
     SPARE.with(|spare| {
         let Ok(mut spare) = spare.try_borrow_mut() else {
             return;
         };
-        let skip = &mut spare.skip;
-        skip.clear();
-        for &(sites, index, bits) in skips {
+        let flags = &mut spare.met;
+        flags.clear();
+        for &(sites, index) in met {
             let at = (base(sites) + goal_slot(sites, index, 0)) as usize;
-            if at >= skip.len() {
-                skip.resize(at + 1, 0);
+            if at >= flags.len() {
+                flags.resize(at + 1, false);
             }
-            skip[at] = bits & ALL_SLOTS;
+            flags[at] = true;
         }
     });
 }
@@ -396,20 +391,11 @@ pub fn compare_with_goals(
     let base = base(sites);
     if let Some(state) = state() {
         keep_smallest(state, (base + id) as usize, branch_distances(value, op, info));
-        // Goal slots that no open goal reads are not computed at all: once
-        // generation met a comparison's goals, it costs its outcomes only.
+        // Once generation met a comparison's goals, its goal distances are
+        // not computed at all: it costs its outcomes only.
         let first = (base + goal_slot(sites, index, 0)) as usize;
-        let skip = state.skip.get(first).copied().unwrap_or(0);
-        if skip != ALL_SLOTS {
-            let mut goals = goal_distances(op, value, info, order);
-            if skip != 0 {
-                for (slot, distance) in goals.iter_mut().enumerate() {
-                    if skip & (1 << slot) != 0 {
-                        *distance = f64::INFINITY;
-                    }
-                }
-            }
-            keep_smallest(state, first, goals);
+        if !state.met.get(first).copied().unwrap_or(false) {
+            keep_smallest(state, first, goal_distances(op, value, info, order));
         }
     }
     if MUTATING.load(Ordering::Relaxed) != 0 {

@@ -269,24 +269,30 @@ impl Reach {
         goals.fold((0, 0), |(c, t), g| (c + usize::from(covered.contains(&g)), t + 1))
     }
 
-    /// The goal slots of the comparisons in reach that no goal `open`
-    /// names reads, as [`crate::coverage::skip_goal_slots`] takes them:
-    /// `(table, comparison index, slot bits)`, comparisons with nothing to
-    /// skip left out.
-    pub fn slot_skips(&self, open: impl Fn(u32) -> bool) -> Vec<(&'static Sites, u32, u8)> {
-        let mut read: BTreeMap<(usize, u32), u8> = BTreeMap::new();
-        for (i, (f, goal)) in self.extra.iter().enumerate() {
-            if let Some((index, slots)) = goal.slots_read() {
-                let bits = read.entry((*f, index)).or_insert(0);
-                if open(self.goals + i as u32) {
-                    *bits |= slots;
+    /// The comparisons in reach whose goal slots no goal `open` names
+    /// reads, as [`crate::coverage::skip_goal_slots`] takes them: `(table,
+    /// comparison index)`. (Recording more than open goals read is always
+    /// right; the slots of a comparison are left out only all together,
+    /// where that saves computing them.)
+    pub fn met_comparisons(&self, open: impl Fn(u32) -> bool) -> Vec<(&'static Sites, u32)> {
+        // Without goals of its own in reach (a reach made without
+        // `with_goals`), nothing reads a comparison's slots.
+        let mut read: BTreeMap<(usize, u32), bool> = BTreeMap::new();
+        for (f, sites) in self.functions.iter().enumerate() {
+            for condition in sites.conditions {
+                if let crate::registry::Form::Compare { index, .. } = condition.form {
+                    read.insert((f, index), false);
                 }
             }
         }
-        let all = (1u8 << crate::coverage::slot::COUNT) - 1;
+        for (i, (f, goal)) in self.extra.iter().enumerate() {
+            if let Some(index) = goal.comparison() {
+                *read.entry((*f, index)).or_insert(false) |= open(self.goals + i as u32);
+            }
+        }
         read.into_iter()
-            .filter(|(_, bits)| *bits != all)
-            .map(|((f, index), bits)| (self.functions[f], index, all & !bits))
+            .filter(|(_, read)| !read)
+            .map(|((f, index), _)| (self.functions[f], index))
             .collect()
     }
 
@@ -530,37 +536,33 @@ mod tests {
     }
 
     #[test]
-    fn goal_slots_are_skipped_only_where_no_open_goal_reads_them() {
+    fn goal_slots_are_skipped_only_once_every_goal_reading_them_is_met() {
         use crate::coverage::{slot, Cmp, Op};
         use crate::registry::{Condition, Form};
         // `if x > limit`: one boundary, five operator mutants.
         static GT: Sites = Sites::new("k::m", "gt", "m.rs", (1, 2), &[branch(Side::True, u32::MAX), branch(Side::False, u32::MAX)], &[])
             .with_conditions(&[Condition { branch: 0, form: Form::Compare { op: Op::Gt, index: 0 } }]);
         let reach = Reach::single(&GT).with_goals();
-        let (boundary, first) = (reach.len(), reach.len() + 1);
-        let all = (1 << slot::COUNT) - 1;
-        let skips = |open: &dyn Fn(u32) -> bool| {
-            reach.slot_skips(open).into_iter().map(|(_, index, bits)| (index, bits)).collect::<Vec<_>>()
+        let (boundary, last) = (reach.len(), reach.all_len() - 1);
+        let met = |open: &dyn Fn(u32) -> bool| {
+            reach.met_comparisons(open).into_iter().map(|(_, index)| index).collect::<Vec<_>>()
         };
-        // Every goal open: the slots no goal of `>` reads (below, above).
-        assert_eq!(skips(&|_| true), [(0, (1 << slot::BELOW) | (1 << slot::ABOVE))]);
-        // Only the boundary open: the orders are no longer read.
-        assert_eq!(skips(&|g| g == boundary), [(0, all & !(1 << slot::BOUNDARY))]);
-        // All met: nothing of the comparison is computed.
-        assert_eq!(skips(&|_| false), [(0, all)]);
-        // `>` → `<` open: it reads `l < r` and `l > r`.
-        assert_eq!(
-            skips(&|g| g == first),
-            [(0, all & !((1 << slot::LESS) | (1 << slot::GREATER)))]
-        );
-        // Collections skip them until told otherwise; branch outcomes stay.
+        assert_eq!(met(&|_| true), [] as [u32; 0]);
+        let branches_only = Reach::single(&GT);
+        assert_eq!(branches_only.met_comparisons(|_| true).len(), 1, "no goal reads its slots");
+        assert_eq!(met(&|g| g == boundary), [] as [u32; 0], "the boundary is open");
+        assert_eq!(met(&|g| g == last), [] as [u32; 0], "a mutant is open");
+        // Branch outcomes are read off the outcomes, not the goal slots.
+        assert_eq!(met(&|g| g < reach.len()), [0]);
+        // Collections skip them until told otherwise; outcomes stay.
         let x_gt_3 = || coverage::compare_with_goals(&GT, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
-        coverage::skip_goal_slots(&reach.slot_skips(|_| false));
+        coverage::skip_goal_slots(&reach.met_comparisons(|_| false));
         let (_, met) = collect(x_gt_3);
         coverage::skip_goal_slots(&[]);
         let (_, open) = collect(x_gt_3);
         assert_eq!(met.entries().len(), 2, "{met:?}");
         assert_eq!((met.distance(&GT, 0), met.distance(&GT, 1)), (Some(1.0), Some(0.0)));
+        assert_eq!(met.slot_distance(&GT, 0, slot::BOUNDARY), None);
         assert_eq!(open.slot_distance(&GT, 0, slot::BOUNDARY), Some(0.0));
         assert!(reach.covered(&open).contains(&boundary));
     }

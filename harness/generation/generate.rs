@@ -460,9 +460,9 @@ struct Generator<'o> {
     /// mutants) still aims at, as of its last turn: it reads them off
     /// traces even once met, so their goal slots are still recorded.
     pinned: [BTreeSet<u32>; 2],
-    /// The goal slots this thread's collections skip now
-    /// ([`coverage::skip_goal_slots`]).
-    skips: Vec<(&'static Sites, u32, u8)>,
+    /// The comparisons whose goal slots this thread's collections skip
+    /// now ([`coverage::skip_goal_slots`]).
+    skips: Vec<(&'static Sites, u32)>,
     /// Whether every goal slot is recorded for now (the existing calls
     /// run as search starts: their traces are read for met goals too).
     all_open: bool,
@@ -540,15 +540,16 @@ impl Generator<'_> {
             true => Vec::new(),
             false => {
                 let (after, pinned) = (&self.run.after, &self.pinned);
-                self.reach
-                    .slot_skips(|goal| !after.contains(&goal) || pinned.iter().any(|p| p.contains(&goal)))
+                self.reach.met_comparisons(|goal| {
+                    !after.contains(&goal) || pinned.iter().any(|p| p.contains(&goal))
+                })
             }
         };
         let same = skips.len() == self.skips.len()
             && skips
                 .iter()
                 .zip(&self.skips)
-                .all(|(a, b)| std::ptr::eq(a.0, b.0) && (a.1, a.2) == (b.1, b.2));
+                .all(|(a, b)| std::ptr::eq(a.0, b.0) && a.1 == b.1);
         if !same {
             coverage::skip_goal_slots(&skips);
             self.skips = skips;
