@@ -8,7 +8,10 @@
 //!   instrumentation compiled in) while nothing records, against an untouched
 //!   copy (goal ≤ 1.05x);
 //! - branch recording: the same call while coverage is collected, with
-//!   branch distances (aim ≤ 3x);
+//!   branch distances and every goal slot, as replay records them (aim ≤ 3x);
+//! - branch recording, goals met: the same once generation met every
+//!   goal of the function's comparisons, which then record their branch
+//!   outcomes only (goal ≤ 2x);
 //! - recording: one carved call against the plain call (goal ≤ 5x), beside
 //!   the naive design that writes RON text per call;
 //! - generation executions: one execution as generation makes it (a call
@@ -218,6 +221,39 @@ fn main() {
         "branch recording (coverage)      {:>10.1?}/call   {:.2}x plain (aim <= 3x)",
         covered,
         ratio(covered, plain_again)
+    );
+
+    // The same once generation met every goal of cgi_decode's comparisons:
+    // their goal slots are neither computed nor recorded, only the
+    // branch outcomes.
+    let decode_sites = Registry::collect()
+        .target("cgi::cgi_decode")
+        .expect("registered")
+        .sites;
+    let met = carve::_internals::coverage::reach::Reach::single(decode_sites)
+        .with_goals()
+        .met_comparisons(|_| false);
+    carve::_internals::coverage::skip_goal_slots(&met);
+    let [plain_met, covered_met] = compare(
+        100_000,
+        [
+            &mut || {
+                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
+            },
+            &mut || {
+                black_box(carve::_internals::coverage::collect(|| {
+                    cgi::cgi_decode(black_box(INPUT))
+                }))
+                .0
+                .ok();
+            },
+        ],
+    );
+    carve::_internals::coverage::skip_goal_slots(&[]);
+    println!(
+        "branch recording, goals met      {:>10.1?}/call   {:.2}x plain (goal <= 2x)",
+        covered_met,
+        ratio(covered_met, plain_met)
     );
 
     // Generation's execution: a call from a value tree (deserialize, call,

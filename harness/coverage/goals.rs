@@ -211,6 +211,15 @@ impl Goal {
         self.mutation
     }
 
+    /// The comparison whose goal slots the goal is read off; `None` for a
+    /// goal read off branch outcomes only.
+    pub fn comparison(&self) -> Option<u32> {
+        match self.test {
+            Test::Slots { index, .. } => Some(index),
+            _ => None,
+        }
+    }
+
     /// `file:line:col` and the label.
     pub fn describe(&self, sites: &Sites) -> String {
         let location = match sites.branches.get(self.branch as usize) {

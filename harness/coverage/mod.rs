@@ -113,7 +113,9 @@ thread_local! {
     /// (no destructor, no borrow flag) keeps recording to a few instructions.
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
     /// Buffers of the previous collection, reused.
-    static SPARE: RefCell<State> = const { RefCell::new(State { distance: Vec::new(), touched: Vec::new() }) };
+    static SPARE: RefCell<State> = const {
+        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), met: Vec::new() })
+    };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
 }
@@ -123,6 +125,10 @@ struct State {
     /// Smallest distance per global outcome index; infinity when not reached.
     distance: Vec<f64>,
     touched: Vec<u32>,
+    /// Per comparison, at the global index of its first goal slot: whether
+    /// its goal slots are left out ([`skip_goal_slots`]); absent: recorded.
+    /// It stays with the buffers from one collection to the next.
+    met: Vec<bool>,
 }
 
 /// Whether the current thread collects coverage (generated code checks this
@@ -137,32 +143,60 @@ pub fn active() -> bool {
 // most of what recording a branch cost.
 #[inline(always)]
 fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
-    record_two(sites, id, distances, id, []);
+    let base = base(sites);
+    if let Some(state) = state() {
+        keep_smallest(state, (base + id) as usize, distances);
+    }
 }
 
-/// Keeps the smallest distance of outcomes `id..` and of `other..` with one
-/// look-up of the thread's state (a comparison records its branch outcomes
-/// and its goal slots). An infinite distance records nothing.
+/// The state of the collection in progress on this thread, if any.
 #[inline(always)]
-fn record_two<const N: usize, const M: usize>(
-    sites: &'static Sites,
-    id: u32,
-    distances: [f64; N],
-    other: u32,
-    others: [f64; M],
-) {
-    let base = base(sites);
+fn state<'a>() -> Option<&'a mut State> {
     let state = STATE.with(Cell::get);
     if state.is_null() {
-        return;
+        return None;
     }
     // SAFETY: `collect` points STATE at a `State` in its own frame, on this
     // thread, only while `f` runs, and resets it (even on unwind) before it
-    // touches the `State` again; `record` calls nothing that could reach
-    // the pointer, so this is the only reference while it lives.
-    let state = unsafe { &mut *state };
-    keep_smallest(state, (base + id) as usize, distances);
-    keep_smallest(state, (base + other) as usize, others);
+    // touches the `State` again; the recording functions call nothing that
+    // could reach the pointer while they hold the reference, so it is the
+    // only one while it lives.
+    Some(unsafe { &mut *state })
+}
+
+/// Makes this thread's collections leave out the goal slots of the
+/// comparisons in `met`: `(table, comparison index)`; every other
+/// comparison records them, and an empty list records them all again.
+/// Generation names the comparisons whose goals it has met for good, so
+/// that they cost their branch outcomes only. Call it outside [`collect`]
+/// (where it does nothing).
+///
+/// ```
+/// use carve::coverage::{self, slot, Cmp, Op};
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// let x_gt_3 = || coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
+/// coverage::skip_goal_slots(&[(&SITES, 0)]);
+/// let (_, trace) = coverage::collect(x_gt_3);
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), None);
+/// coverage::skip_goal_slots(&[]);
+/// let (_, trace) = coverage::collect(x_gt_3);
+/// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), Some(0.0));
+/// ```
+pub fn skip_goal_slots(met: &[(&'static Sites, u32)]) {
+    SPARE.with(|spare| {
+        let Ok(mut spare) = spare.try_borrow_mut() else {
+            return;
+        };
+        let flags = &mut spare.met;
+        flags.clear();
+        for &(sites, index) in met {
+            let at = (base(sites) + goal_slot(sites, index, 0)) as usize;
+            if at >= flags.len() {
+                flags.resize(at + 1, false);
+            }
+            flags[at] = true;
+        }
+    });
 }
 
 #[inline(always)]
@@ -354,13 +388,16 @@ pub fn compare_with_goals(
         None if op.is_relational() => order(),
         None => None,
     };
-    record_two(
-        sites,
-        id,
-        branch_distances(value, op, info),
-        goal_slot(sites, index, 0),
-        goal_distances(op, value, info, order),
-    );
+    let base = base(sites);
+    if let Some(state) = state() {
+        keep_smallest(state, (base + id) as usize, branch_distances(value, op, info));
+        // Once generation met a comparison's goals, its goal distances are
+        // not computed at all: it costs its outcomes only.
+        let first = (base + goal_slot(sites, index, 0)) as usize;
+        if !state.met.get(first).copied().unwrap_or(false) {
+            keep_smallest(state, first, goal_distances(op, value, info, order));
+        }
+    }
     if MUTATING.load(Ordering::Relaxed) != 0 {
         match active_mutant(sites, id) {
             Some(Replacement::Op(mutant)) => {
@@ -923,7 +960,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
         if tables.len() != REGISTERED.load(Ordering::Acquire) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        let State { distance, touched } = &mut state;
+        let State { distance, touched, .. } = &mut state;
         // Sorted indices come table by table (bases ascend), ids ascending
         // within each: one walk over the tables finds each index's table.
         touched.sort_unstable();

@@ -17,7 +17,7 @@
 //! assert_eq!(reach.len(), 0);
 //! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::coverage::goals::{self, Goal, GoalKind};
 use crate::coverage::{normalize, Trace};
@@ -269,6 +269,33 @@ impl Reach {
         goals.fold((0, 0), |(c, t), g| (c + usize::from(covered.contains(&g)), t + 1))
     }
 
+    /// The comparisons in reach whose goal slots no goal `open` names
+    /// reads, as [`crate::coverage::skip_goal_slots`] takes them: `(table,
+    /// comparison index)`. (Recording more than open goals read is always
+    /// right; the slots of a comparison are left out only all together,
+    /// where that saves computing them.)
+    pub fn met_comparisons(&self, open: impl Fn(u32) -> bool) -> Vec<(&'static Sites, u32)> {
+        // Without goals of its own in reach (a reach made without
+        // `with_goals`), nothing reads a comparison's slots.
+        let mut read: BTreeMap<(usize, u32), bool> = BTreeMap::new();
+        for (f, sites) in self.functions.iter().enumerate() {
+            for condition in sites.conditions {
+                if let crate::registry::Form::Compare { index, .. } = condition.form {
+                    read.insert((f, index), false);
+                }
+            }
+        }
+        for (i, (f, goal)) in self.extra.iter().enumerate() {
+            if let Some(index) = goal.comparison() {
+                *read.entry((*f, index)).or_insert(false) |= open(self.goals + i as u32);
+            }
+        }
+        read.into_iter()
+            .filter(|(_, read)| !read)
+            .map(|((f, index), _)| (self.functions[f], index))
+            .collect()
+    }
+
     /// Whether there is nothing to cover.
     pub fn is_empty(&self) -> bool {
         self.goals == 0
@@ -506,5 +533,37 @@ mod tests {
             }
         );
         assert_eq!(reach.covered(&trace), BTreeSet::from([0, 3]));
+    }
+
+    #[test]
+    fn goal_slots_are_skipped_only_once_every_goal_reading_them_is_met() {
+        use crate::coverage::{slot, Cmp, Op};
+        use crate::registry::{Condition, Form};
+        // `if x > limit`: one boundary, five operator mutants.
+        static GT: Sites = Sites::new("k::m", "gt", "m.rs", (1, 2), &[branch(Side::True, u32::MAX), branch(Side::False, u32::MAX)], &[])
+            .with_conditions(&[Condition { branch: 0, form: Form::Compare { op: Op::Gt, index: 0 } }]);
+        let reach = Reach::single(&GT).with_goals();
+        let (boundary, last) = (reach.len(), reach.all_len() - 1);
+        let met = |open: &dyn Fn(u32) -> bool| {
+            reach.met_comparisons(open).into_iter().map(|(_, index)| index).collect::<Vec<_>>()
+        };
+        assert_eq!(met(&|_| true), [] as [u32; 0]);
+        let branches_only = Reach::single(&GT);
+        assert_eq!(branches_only.met_comparisons(|_| true).len(), 1, "no goal reads its slots");
+        assert_eq!(met(&|g| g == boundary), [] as [u32; 0], "the boundary is open");
+        assert_eq!(met(&|g| g == last), [] as [u32; 0], "a mutant is open");
+        // Branch outcomes are read off the outcomes, not the goal slots.
+        assert_eq!(met(&|g| g < reach.len()), [0]);
+        // Collections skip them until told otherwise; outcomes stay.
+        let x_gt_3 = || coverage::compare_with_goals(&GT, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
+        coverage::skip_goal_slots(&reach.met_comparisons(|_| false));
+        let (_, met) = collect(x_gt_3);
+        coverage::skip_goal_slots(&[]);
+        let (_, open) = collect(x_gt_3);
+        assert_eq!(met.entries().len(), 2, "{met:?}");
+        assert_eq!((met.distance(&GT, 0), met.distance(&GT, 1)), (Some(1.0), Some(0.0)));
+        assert_eq!(met.slot_distance(&GT, 0, slot::BOUNDARY), None);
+        assert_eq!(open.slot_distance(&GT, 0, slot::BOUNDARY), Some(0.0));
+        assert!(reach.covered(&open).contains(&boundary));
     }
 }

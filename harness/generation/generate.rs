@@ -310,7 +310,19 @@ pub fn generate(
         strong_checks: BTreeMap::new(),
         weakly_killed: BTreeSet::new(),
         mutant_crashes: 0,
+        pinned: [BTreeSet::new(), BTreeSet::new()],
+        skips: Vec::new(),
+        all_open: false,
     };
+    // Whatever ends the run, later collections on this thread (a replay
+    // for the report) record every goal slot again.
+    struct RecordAllSlots;
+    impl Drop for RecordAllSlots {
+        fn drop(&mut self) {
+            coverage::skip_goal_slots(&[]);
+        }
+    }
+    let _record_all_slots = RecordAllSlots;
     let types = target.param_types();
     generator.types = types.clone();
     let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
@@ -337,9 +349,10 @@ pub fn generate(
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
     if settings.phases != Phases::GrammarOnly {
         generator.recheck_existing(existing);
+        generator.skip_met_goal_slots();
         let reach = &existing.reach;
-        let mut branches = Turns::new(0..reach.len(), &existing.inapplicable);
-        let mut goals = Turns::new(reach.len()..reach.all_len(), &existing.inapplicable);
+        let mut branches = Turns::new(0, 0..reach.len(), &existing.inapplicable);
+        let mut goals = Turns::new(1, reach.len()..reach.all_len(), &existing.inapplicable);
         let mut patience = FIRST_PATIENCE;
         while (generator.uncovered(&branches.goals) || generator.uncovered(&goals.goals))
             && !generator.exhausted()
@@ -363,6 +376,7 @@ pub fn generate(
         }
     }
     if let Some(grammar) = grammar {
+        generator.skip_met_goal_slots();
         generator.grammar_phase(grammar, &mut fuzzer, u64::MAX);
     }
     let index = generator.index;
@@ -376,6 +390,8 @@ pub fn generate(
 /// Search on one kind of goals (branch outcomes, or boundaries and
 /// mutants), turn after turn.
 struct Turns {
+    /// Which of [`Generator::pinned`] holds what its search aims at.
+    pin: usize,
     /// The goals it aims at.
     goals: BTreeSet<u32>,
     /// Made on its first turn.
@@ -388,8 +404,9 @@ struct Turns {
 }
 
 impl Turns {
-    fn new(goals: std::ops::Range<u32>, inapplicable: &BTreeSet<u32>) -> Turns {
+    fn new(pin: usize, goals: std::ops::Range<u32>, inapplicable: &BTreeSet<u32>) -> Turns {
         Turns {
+            pin,
             goals: goals.filter(|g| !inapplicable.contains(g)).collect(),
             search: None,
             offered: 0,
@@ -439,6 +456,16 @@ struct Generator<'o> {
     weakly_killed: BTreeSet<u32>,
     /// Calls run against mutants that crashed their worker.
     mutant_crashes: u32,
+    /// The goals each search (of branch outcomes, of boundaries and
+    /// mutants) still aims at, as of its last turn: it reads them off
+    /// traces even once met, so their goal slots are still recorded.
+    pinned: [BTreeSet<u32>; 2],
+    /// The comparisons whose goal slots this thread's collections skip
+    /// now ([`coverage::skip_goal_slots`]).
+    skips: Vec<(&'static Sites, u32)>,
+    /// Whether every goal slot is recorded for now (the existing calls
+    /// run as search starts: their traces are read for met goals too).
+    all_open: bool,
 }
 
 /// Calls that weakly kill a mutant goal and are checked against the mutant
@@ -485,6 +512,8 @@ impl Generator<'_> {
         if let Some(starts) = &self.starts {
             return starts.clone();
         }
+        self.all_open = true;
+        self.skip_met_goal_slots();
         let mut starts = Vec::with_capacity(existing.seeds.len());
         for args in &existing.seeds {
             if let Some((trace, failed)) = self.call(args) {
@@ -495,8 +524,36 @@ impl Generator<'_> {
                 });
             }
         }
+        self.all_open = false;
+        self.skip_met_goal_slots();
         self.starts = Some(starts.clone());
         starts
+    }
+
+    /// Makes this thread's collections skip the goal slots that no goal
+    /// still open reads: open are the goals not met for good, and those a
+    /// search still aims at. Met goals are never met less later (the
+    /// existing calls' mutants are rechecked before this is first called),
+    /// so no trace is read for a goal whose slots it skipped.
+    fn skip_met_goal_slots(&mut self) {
+        let skips = match self.all_open {
+            true => Vec::new(),
+            false => {
+                let (after, pinned) = (&self.run.after, &self.pinned);
+                self.reach.met_comparisons(|goal| {
+                    !after.contains(&goal) || pinned.iter().any(|p| p.contains(&goal))
+                })
+            }
+        };
+        let same = skips.len() == self.skips.len()
+            && skips
+                .iter()
+                .zip(&self.skips)
+                .all(|(a, b)| std::ptr::eq(a.0, b.0) && a.1 == b.1);
+        if !same {
+            coverage::skip_goal_slots(&skips);
+            self.skips = skips;
+        }
     }
 
     /// Whether some goal in `goals` is still uncovered.
@@ -537,6 +594,10 @@ impl Generator<'_> {
         };
         search.offer_all(self.traces[turns.offered..].to_vec());
         turns.offered = self.traces.len();
+        // What it aims at stays open while it runs (a kept call, minimized,
+        // may meet more than its trace showed the search).
+        self.pinned[turns.pin].clone_from(&search.uncovered);
+        self.skip_met_goal_slots();
         // Patience counts only new goals, while the AVM may be closing in
         // on one: it gets more of it, as long as its turns pay. Cut off, it
         // takes the goals it climbed least first on its next turn.
@@ -554,6 +615,8 @@ impl Generator<'_> {
             self.observer.phase(Phase::Ga);
             search.evolve(self, 16);
         }
+        self.pinned[turns.pin].clone_from(&search.uncovered);
+        self.skip_met_goal_slots();
     }
 
     /// Derives and runs calls until the budget is spent, or `patience`
@@ -592,6 +655,17 @@ impl Generator<'_> {
     /// failure (minimized). Returns what it reached and whether it failed;
     /// `None` when the call could not run.
     fn call(&mut self, args: &Value) -> Option<(Trace, bool)> {
+        let met = self.run.after.len();
+        let called = self.call_once(args);
+        // Goals are only ever added here: a count tells.
+        if self.run.after.len() != met {
+            self.skip_met_goal_slots();
+        }
+        called
+    }
+
+    /// [`Generator::call`], before the goal slots to skip are updated.
+    fn call_once(&mut self, args: &Value) -> Option<(Trace, bool)> {
         let (index, executions, covered) = (self.index, self.run.executions, self.branches_covered());
         self.observer.progress(index, executions, covered);
         if !self.observer.allow(args) {

@@ -1,0 +1,118 @@
+//! A fixed amount of one kind of work, for counting instructions: machine
+//! load changes times, not instruction counts, so callgrind compares
+//! versions of the recording path exactly.
+//!
+//! ```text
+//! cargo bench --bench instructions --no-run
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null <binary> open 1000
+//! ```
+//!
+//! Modes, each on cgi_decode with the overhead bench's input: `plain` (the
+//! untouched copy), `dormant` (`#[carve::target]`, nothing collected),
+//! `open` (collected with every goal slot, as replay records it), `met`
+//! (collected once every comparison's goals are met), `gen` and `genmet`
+//! (a generation execution: arguments from a value tree, replayed and
+//! captured), `loop` (the in-process generation loop, seed 7, the count
+//! as its execution budget). The count of a call is the difference of
+//! runs with 1000 and 0 iterations, over 1000.
+
+#[path = "../tests/dogfood/bank.rs"]
+#[allow(dead_code)]
+mod bank;
+#[path = "../tests/dogfood/browser.rs"]
+#[allow(dead_code)]
+mod browser;
+#[path = "../tests/dogfood/cgi.rs"]
+mod cgi;
+#[path = "../tests/dogfood/maths.rs"]
+#[allow(dead_code)]
+mod maths;
+#[path = "../tests/dogfood/url.rs"]
+#[allow(dead_code)]
+mod url;
+use carve::_internals::call::ArgsInput;
+use carve::_internals::registry::Registry;
+use std::hint::black_box;
+
+const INPUT: &str = "Hello+World%21+carve+%41%42c+ok";
+fn main() {
+    carve::_internals::outcome::install_panic_hook();
+    let mode = std::env::args().nth(1).unwrap();
+    let n: u32 = std::env::args().nth(2).unwrap().parse().unwrap();
+    let registry = Registry::collect();
+    let target = registry.target("cgi::cgi_decode").unwrap();
+    let args = carve::_internals::value::Value::Struct(
+        "args",
+        vec![("s", carve::_internals::value::Value::Str(INPUT.into()))],
+    );
+    if mode == "met" || mode == "genmet" {
+        let met = carve::_internals::coverage::reach::Reach::single(target.sites)
+            .with_goals()
+            .met_comparisons(|_| false);
+        carve::_internals::coverage::skip_goal_slots(&met);
+    }
+    if mode == "loop" {
+        use carve::_internals::carving::store::CarveFile;
+        use carve::_internals::env::Budget;
+        use carve::_internals::generation::generate::{
+            generate, Existing, Phases, Quiet, Settings,
+        };
+        let carved_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
+        let decode = CarveFile::load(
+            &carved_dir,
+            &CarveFile::path_for(&carved_dir, "cgi::cgi_decode"),
+        )
+        .unwrap();
+        let seeds: Vec<carve::_internals::value::Value> = decode
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let (Ok(replayed), _) = carve::_internals::coverage::collect(|| {
+                    carve::_internals::outcome::quietly(|| (target.replay)(ArgsInput::Ron(&e.args)))
+                }) else {
+                    return None;
+                };
+                replayed.args
+            })
+            .collect();
+        let existing = Existing::seeds(target, seeds);
+        let settings = Settings {
+            seed: 7,
+            budget: Budget::Executions(n as u64),
+            phases: Phases::All,
+        };
+        let run = generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet);
+        eprintln!("executions {}", run.executions);
+        return;
+    }
+    // warm up
+    black_box(carve::_internals::coverage::collect(|| {
+        cgi::cgi_decode(black_box(INPUT))
+    }))
+    .0
+    .ok();
+    for _ in 0..n {
+        match mode.as_str() {
+            "plain" => {
+                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
+            }
+            "dormant" => {
+                black_box(cgi::cgi_decode(black_box(INPUT))).ok();
+            }
+            "open" | "met" => {
+                black_box(carve::_internals::coverage::collect(|| {
+                    cgi::cgi_decode(black_box(INPUT))
+                }))
+                .0
+                .ok();
+            }
+            _ => {
+                black_box(carve::_internals::coverage::collect(|| {
+                    (target.replay)(ArgsInput::Value(black_box(&args)))
+                }))
+                .0
+                .ok();
+            }
+        }
+    }
+}
