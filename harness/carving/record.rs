@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::value::text::{to_ron, UNNAMED};
+use crate::value::text::{shorten, to_ron, UNNAMED};
 use crate::value::{depth, CaptureError, Value};
 
 static RECORDING: AtomicBool = AtomicBool::new(false);
@@ -405,15 +405,6 @@ impl RebuildCheck<'_> {
             text: shorten(&written.to_compact_ron()),
             reason,
         });
-    }
-}
-
-/// `text`, cut to a length a message can show.
-pub(crate) fn shorten(text: &str) -> String {
-    const MAX: usize = 200;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
     }
 }
 

@@ -39,7 +39,7 @@ use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls, FailureKind, FoundFailure};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::value::text::to_ron;
+use crate::value::text::{shorten, to_ron};
 use crate::value::{depth, Value};
 
 /// The part of a snapshot name that identifies a call: a hash of its argument
@@ -554,15 +554,6 @@ fn is_indented(stored: &str, made: &str) -> bool {
         rest = next;
     }
     rest.is_empty()
-}
-
-/// `text` cut to a length that fits a message.
-fn shorten(text: &str) -> String {
-    const MAX: usize = 200;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
 }
 
 /// Whether the snapshot file `snap` holds exactly `text`, so that insta

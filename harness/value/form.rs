@@ -39,8 +39,8 @@ use std::str::FromStr;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::carving::record::shorten;
 use crate::generation::types::{self, ParamType, Traced, Ty};
+use crate::value::text::shorten;
 use crate::value::{CaptureError, Value};
 
 /// Parameter types must have a carvable form; carve implements this for no

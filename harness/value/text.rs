@@ -55,6 +55,21 @@ impl Value {
     }
 }
 
+/// `text` cut to a length that fits a message (200 characters and `…`).
+///
+/// ```
+/// # use carve::value::text::shorten;
+/// assert_eq!(shorten("short"), "short");
+/// assert_eq!(shorten(&"x".repeat(300)).chars().count(), 201);
+/// ```
+pub fn shorten(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 /// `value` as pretty RON, the way carve writes it.
 pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
     let config = ron::ser::PrettyConfig::new()
