@@ -8,6 +8,7 @@
 //! and expand.
 
 mod instrument;
+mod names;
 mod outcome;
 mod params;
 mod system_test;

@@ -9,6 +9,7 @@ use syn::{
 };
 
 use crate::instrument::{instrument_fn, Instrumented};
+use crate::names::self_type_name;
 use crate::outcome::capture_closure;
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
@@ -608,20 +609,6 @@ fn trait_name(path: &syn::Path) -> String {
         name = name.replace(from, to);
     }
     name
-}
-
-/// `Account` for `impl Account` (or `impl Trait for Account`).
-pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
-    match &*item.self_ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        syn::Error::new_spanned(
-            &item.self_ty,
-            "carve handles methods of a named type only (`impl Account`)",
-        )
-    })
 }
 
 #[cfg(test)]
