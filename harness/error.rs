@@ -6,7 +6,8 @@
 use std::fmt;
 use std::io;
 
-use crate::carving::store::{EntryError, StoreError};
+use crate::carving::layout::StoreError;
+use crate::carving::store::EntryError;
 use crate::env::ConfigError;
 use crate::generation::worker::protocol::MalformedMessage;
 

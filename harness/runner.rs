@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Conclusion, Failed, Trial};
 
-use crate::carving::layout::{self, OldLayout};
+use crate::carving::layout::{self, display_path, OldLayout, StoreError};
 use crate::carving::isolate::{self, TestRun};
 use crate::carving::lock::CarveDirLock;
 use crate::carving::record;
@@ -25,9 +25,7 @@ use crate::carving::replay::{
     repeated_calls, snapshot_names, Accepted, Case, Checker, SnapshotCheck,
 };
 use crate::carving::skim::skim;
-use crate::carving::store::{
-    display_path, merge_recorded, write_atomic, CarveFile, Entry, Origin, StoreError,
-};
+use crate::carving::store::{merge_recorded, write_atomic, CarveFile, Entry, Origin};
 use crate::coverage::goals::GoalKind;
 use crate::coverage::html;
 use crate::coverage::report::{Calls, GenerationStats, Report};

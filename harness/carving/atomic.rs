@@ -148,8 +148,8 @@ pub fn tidy(dir: &Path) -> Option<String> {
     Some(format!(
         "removed {} temporary file(s) that killed writers left in {}: {}{more}",
         removed.len(),
-        super::store::display_path(dir),
-        super::store::display_path(first),
+        super::layout::display_path(dir),
+        super::layout::display_path(first),
     ))
 }
 

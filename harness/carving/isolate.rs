@@ -32,7 +32,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::carving::record;
-use crate::carving::store::{display_path, write_atomic, CarveFile, Entry, EntryError};
+use crate::carving::layout::display_path;
+use crate::carving::store::{write_atomic, CarveFile, Entry, EntryError};
 use crate::outcome::describe_exit;
 
 /// Names the system test a child process records.

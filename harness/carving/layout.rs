@@ -1,6 +1,11 @@
 //! Where carve files and snapshots live under `carved/`, with names every OS
 //! accepts.
 //!
+//! The modules that read and write those files ([`store`](crate::carving::store),
+//! the lock, the replay) build on the two helpers kept here with the paths:
+//! [`StoreError`], for any file under `carved/` that cannot be read, parsed,
+//! written or moved, and [`display_path`], which names a path in messages.
+//!
 //! A target's carve file sits in one folder per segment of its path in the
 //! crate, and its snapshots in the folder named after it:
 //!
@@ -41,7 +46,7 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::carving::store::{display_path, StoreError};
+use crate::call::Position;
 
 /// The file or folder name that stands for one segment of a target's path
 /// (`bank`, `Account`, `withdraw`), valid on every OS.
@@ -471,6 +476,110 @@ fn move_file(from: &Path, to: &Path) -> Result<(), StoreError> {
         fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
     }
     fs::rename(from, to).map_err(|e| StoreError::io(from, e))
+}
+
+/// `path` relative to the working directory (the package root under
+/// `cargo test`) when it is inside it, for short messages.
+pub fn display_path(path: &Path) -> std::path::Display<'_> {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok());
+    match relative {
+        // Safe to return: `strip_prefix` borrows from `path`.
+        Some(rel) => rel.display(),
+        None => path.display(),
+    }
+}
+
+/// A carve file that could not be read, parsed or written.
+#[derive(Debug)]
+pub enum StoreError {
+    /// Reading or writing failed.
+    Io {
+        path: PathBuf,
+        error: io::Error,
+    },
+    /// The file is not valid RON, or not shaped like a carve file.
+    Syntax {
+        path: PathBuf,
+        /// Where the parser stopped.
+        position: Position,
+        /// What it found.
+        message: String,
+    },
+    /// The file's `target:` does not match where it is.
+    TargetMismatch {
+        path: PathBuf,
+        /// The target named inside.
+        found: String,
+        /// Where that target's carve file is.
+        expected: PathBuf,
+    },
+    /// A file of the old layout could not be moved: its new place is taken.
+    MoveBlocked {
+        /// The file in the old layout.
+        from: PathBuf,
+        /// Where it would go.
+        to: PathBuf,
+    },
+}
+
+impl StoreError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, error: io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.to_owned(),
+            error,
+        }
+    }
+
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Io { path, error } => write!(f, "{}: {error}", display_path(path)),
+            StoreError::Syntax {
+                path,
+                position,
+                message,
+            } => write!(
+                f,
+                "{}:{position}: this carve file does not parse: {message}. Fix it by hand \
+                 (see any other file in the same folder for the shape), or delete it and \
+                 re-record with `CARVE=record cargo test`.",
+                display_path(path)
+            ),
+            StoreError::TargetMismatch {
+                path,
+                found,
+                expected,
+            } => write!(
+                f,
+                "{}: holds target `{found}`, whose carve file is {}: move the file there \
+                 (and its snapshot folder beside it), or fix its `target:`.",
+                display_path(path),
+                display_path(expected)
+            ),
+            StoreError::MoveBlocked { from, to } => write!(
+                f,
+                "{}: not moved to {}, which exists already (both layouts hold this target): \
+                 keep one of the two files, delete the other, and re-record with \
+                 `CARVE=record cargo test`.",
+                display_path(from),
+                display_path(to)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

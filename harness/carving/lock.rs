@@ -20,7 +20,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::carving::layout::fnv1a;
-use crate::carving::store::StoreError;
+use crate::carving::layout::StoreError;
 
 /// Holds the lock on one carve folder until dropped.
 #[derive(Debug)]

@@ -31,9 +31,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::call::{ArgsInput, Position, ReplayError, Replayed};
-use crate::carving::layout;
+use crate::carving::layout::{self, display_path};
 use crate::carving::store::{
-    display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin, FIELD_INDENT,
+    sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin, FIELD_INDENT,
 };
 use crate::coverage;
 use crate::coverage::report::{CallCoverage, Calls, FailureKind, FoundFailure};

@@ -46,7 +46,8 @@ use std::time::{Duration, Instant};
 
 use crate::call::ArgsInput;
 use crate::carving::lock::CarveDirLock;
-use crate::carving::store::{CarveFile, Entry, Origin, StoreError};
+use crate::carving::layout::StoreError;
+use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
