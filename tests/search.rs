@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 
 use carve::_internals::call::ArgsInput;
 use carve::_internals::coverage;
-use carve::_internals::coverage::reach::{fitness_within, Reach};
+use carve::_internals::coverage::fitness::fitness_within;
+use carve::_internals::coverage::reach::Reach;
 use carve::_internals::env::{Budget, DEFAULT_BUDGET};
 use carve::_internals::generation::generate::{generate, Existing, Quiet, Settings};
 use carve::_internals::generation::search::{Calls, Evaluate, Individual, Search};

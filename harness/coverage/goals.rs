@@ -43,7 +43,7 @@
 
 use std::cmp::Ordering;
 
-use crate::coverage::reach::{fitness_within, Fitness};
+use crate::coverage::fitness::{fitness_within, Fitness};
 use crate::coverage::{slot, Mutation, Replacement, Trace};
 use crate::registry::{Form, Op, Sites};
 

@@ -34,7 +34,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::coverage::reach::{Fitness, Reach};
+use crate::coverage::fitness::Fitness;
+use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::generation::types::ParamTypes;
 use crate::value::Value;
