@@ -64,7 +64,9 @@ macro_rules! runtime_modules {
     )*};
 }
 
-runtime_modules!(call, carving, coverage, env, error, generation, outcome, registry, runner, value);
+runtime_modules!(
+    call, carving, coverage, env, error, generation, outcome, panics, registry, runner, value,
+);
 
 /// Carves calls of a function, or of the methods of an impl block.
 ///
@@ -143,7 +145,7 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod _internals {
     pub use crate::{
-        call, carving, coverage, env, error, generation, outcome, registry, runner, value,
+        call, carving, coverage, env, error, generation, outcome, panics, registry, runner, value,
     };
 }
 
@@ -156,7 +158,7 @@ pub mod _macro_support {
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
     pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame, RebuildCheck};
-    pub use crate::generation::types::ParamTypes;
+    pub use crate::value::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
         pub use crate::coverage::*;

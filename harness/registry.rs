@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::atomic::AtomicU32;
 
 use crate::call::{ArgsInput, ReplayResult};
-use crate::generation::types::ParamTypes;
+use crate::value::types::ParamTypes;
 
 /// A function whose calls are carved, registered by `#[carve::target]`.
 #[derive(Debug)]

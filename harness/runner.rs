@@ -31,12 +31,14 @@ use crate::coverage::html;
 use crate::coverage::report::{Calls, GenerationStats, Report};
 use crate::env::{self, Config, Mode};
 use crate::error::Error;
-use crate::generation::history::{self, RunHistory};
+use crate::coverage::history::RunHistory;
 use crate::generation::worker;
-use crate::outcome::{install_panic_hook, panic_message, quietly};
+use crate::outcome::panic_message;
+use crate::panics::{install_panic_hook, quietly};
 use crate::registry::{Registry, SystemTest, Target};
 
 mod filters;
+mod history;
 
 use filters::TestArgs;
 

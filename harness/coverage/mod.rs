@@ -23,6 +23,7 @@
 pub mod distance;
 pub mod fitness;
 pub mod goals;
+pub mod history;
 pub mod html;
 pub mod reach;
 pub mod report;

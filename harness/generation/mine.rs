@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::generation::grammar::{DerivationTree, Grammar};
-use crate::generation::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
+use crate::value::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
 use crate::value::Value;
 
 /// What was observed at one position of the argument tree.
@@ -1229,10 +1229,10 @@ mod tests {
     #[test]
     fn typed_grammars_make_every_variant_and_stay_in_range() {
         let mut types = ParamTypes::default();
-        types.param("route", crate::generation::types::trace::<Route>());
-        types.param("n", crate::generation::types::trace::<i8>());
-        types.param("raw", crate::generation::types::trace::<[u8; 3]>());
-        types.param("maybe", crate::generation::types::trace::<Option<u32>>());
+        types.param("route", crate::value::types::trace::<Route>());
+        types.param("n", crate::value::types::trace::<i8>());
+        types.param("raw", crate::value::types::trace::<[u8; 3]>());
+        types.param("maybe", crate::value::types::trace::<Option<u32>>());
         let carved = Value::Struct(
             "args",
             vec![

@@ -2,14 +2,11 @@
 //! mined from carved calls ([`mine`]), derived by the grammar-coverage fuzzer
 //! ([`grammar`]), then searched ([`search`]) for what is still uncovered;
 //! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
-//! [`worker`] runs it all in crash-proof child processes; [`history`] keeps
-//! what each run did over time.
+//! [`worker`] runs it all in crash-proof child processes.
 
 pub mod generate;
 pub mod grammar;
-pub mod history;
 pub mod mine;
 pub mod search;
 pub mod shrink;
-pub mod types;
 pub mod worker;

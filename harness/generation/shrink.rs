@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use carve::generation::shrink::shrink;
-//! use carve::generation::types::ParamTypes;
+//! use carve::value::types::ParamTypes;
 //! use carve::value::Value;
 //!
 //! // Interesting: a string with a `%` in it.
@@ -29,7 +29,7 @@
 use std::ops::Range;
 
 use crate::generation::search::{get, get_mut};
-use crate::generation::types::{Container, ParamTypes, PayloadTy, Ty, VariantTy};
+use crate::value::types::{Container, ParamTypes, PayloadTy, Ty, VariantTy};
 use crate::value::Value;
 
 /// How complex a value is. Fields compare in order, so fewer items always
@@ -652,7 +652,7 @@ fn simplest_fields(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generation::types::trace;
+    use crate::value::types::trace;
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
 
@@ -809,7 +809,7 @@ mod tests {
 
     #[test]
     fn candidates_outside_the_types_are_not_tried() {
-        use crate::generation::types::{ParamType, Traced};
+        use crate::value::types::{ParamType, Traced};
         let mut types = ParamTypes::default();
         let parses = |s: &str| s.parse::<u32>().is_ok();
         types.param("n", Traced::plain(ParamType::Text { parses }));

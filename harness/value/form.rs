@@ -39,7 +39,7 @@ use std::str::FromStr;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::generation::types::{self, ParamType, Traced, Ty};
+use crate::value::types::{self, ParamType, Traced, Ty};
 use crate::value::text::shorten;
 use crate::value::{CaptureError, Value};
 

@@ -19,6 +19,7 @@ mod de;
 pub mod depth;
 pub mod form;
 pub mod text;
+pub mod types;
 
 use std::cmp::Ordering;
 use std::fmt;

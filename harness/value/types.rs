@@ -18,13 +18,13 @@
 //! the shape mined from carved calls for that parameter.
 //!
 //! ```
-//! use carve::generation::types::{trace, IntKind, ParamType, Ty};
+//! use carve::value::types::{trace, IntKind, ParamType, Ty};
 //!
 //! #[derive(serde::Deserialize)]
 //! #[allow(dead_code)]
 //! enum Op { Add(u8), Neg }
 //!
-//! let mut types = carve::generation::types::ParamTypes::default();
+//! let mut types = carve::value::types::ParamTypes::default();
 //! types.param("op", trace::<Op>());
 //! types.param("n", trace::<i16>());
 //! assert_eq!(types.get("n"), Some(&ParamType::Typed(Ty::Int(IntKind::I16))));
@@ -40,7 +40,7 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use crate::outcome::quietly;
+use crate::panics::quietly;
 use crate::value::Value;
 
 /// An integer type: its width and sign (`usize`/`isize` are serialized as

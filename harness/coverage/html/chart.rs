@@ -5,7 +5,7 @@
 
 use maud::{html, Markup};
 
-use crate::generation::history::{Phase, Point, RunHistory};
+use crate::coverage::history::{Phase, Point, RunHistory};
 
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 260.0;

@@ -33,7 +33,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use crate::coverage::goals::GoalKind;
 use crate::coverage::report::{
     show_distance,find_source, FunctionCoverage, GoalCoverage, GoalTotals, Kind, Report, Totals};
-use crate::generation::history::RunHistory;
+use crate::coverage::history::RunHistory;
 use crate::registry::{Branch, BranchKind};
 
 /// The stylesheet, inlined into every page.

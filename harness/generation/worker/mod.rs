@@ -56,7 +56,7 @@ use crate::error::Error;
 use crate::generation::generate::{
     self, Ending, Executed, Existing, Failure, Kept, NotRun, Observer, Progress, Settings,
 };
-use crate::generation::history::{Phase, Point};
+use crate::coverage::history::{Phase, Point};
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;

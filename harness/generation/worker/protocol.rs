@@ -21,7 +21,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 
 use crate::carving::store::{Entry, Origin, StoredOutcome};
-use crate::generation::history::Phase;
+use crate::coverage::history::Phase;
 
 const PREFIX: &str = "carve-worker";
 
