@@ -150,23 +150,32 @@ pub mod _internals {
 }
 
 /// What generated code calls. Not a public API: no stability guarantees.
+///
+/// An explicit list of exactly what the attributes' output and [`main!`]
+/// name (as insta's `_macro_support` is), so that a user crate can reach
+/// nothing else of carve through it (`tests/ui/macro_support_is_a_list.rs`).
 #[doc(hidden)]
 pub mod _macro_support {
     pub use ::insta;
     pub use ::inventory;
     pub use ::serde;
 
-    pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult, Replayed};
-    pub use crate::carving::record::{begin, is_recording, ArgsBuilder, CallFrame, RebuildCheck};
+    use crate::call::Replayed;
+    use crate::outcome::{Observation, Outcome};
+
+    pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult};
+    pub use crate::carving::record::{begin, is_recording, ArgsBuilder};
     pub use crate::value::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
-        pub use crate::coverage::*;
+        pub use crate::coverage::{
+            active, boolean, compare_with_goals, enter, hit, KnownCmp, Loop, Op, Probe, UnknownCmp,
+        };
         pub use crate::registry::{
             Branch, BranchKind, CallSite, Condition, Form, Logic, Side, Sites, SitesRef,
         };
     }
-    pub use crate::outcome::{observe, Observation, Outcome};
+    pub use crate::outcome::observe;
     pub use crate::registry::{Skipped, SkippedRef, SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};
     pub use crate::value::form::{
