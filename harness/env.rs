@@ -16,6 +16,13 @@
 //! seconds after which recording says a system test is still running
 //! (default [`SLOW_TEST_WARNING`]).
 //!
+//! Other tools' variables carve acts on are read here too, each by one
+//! function: `CI` ([`ci`]), `NEXTEST`/`NEXTEST_RUN_ID` ([`under_nextest`]),
+//! insta's `INSTA_*` ([`insta_writes_nothing`], [`insta_acts_on_passes`]),
+//! `CARGO_TARGET_DIR` ([`cargo_target_dir`]) and `CARGO_PKG_NAME`
+//! ([`package_name`]). The generation worker's and the recording child's
+//! own variables are read by the modules that set them.
+//!
 //! ```
 //! use carve::env::{Budget, Config, Mode};
 //!
@@ -27,6 +34,7 @@
 //! assert_eq!(config.dir, std::path::Path::new("/crate/carved"));
 //! ```
 
+use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -234,6 +242,52 @@ impl Config {
     }
 }
 
+/// `CI`'s value when it says this run is under CI: set, and not empty,
+/// `0` or `false`.
+pub fn ci() -> Option<String> {
+    ci_of(std::env::var("CI").ok())
+}
+
+fn ci_of(value: Option<String>) -> Option<String> {
+    value.filter(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// Whether this test binary runs under cargo-nextest (`NEXTEST_RUN_ID` or
+/// `NEXTEST` set), which runs every test in a process of its own.
+pub fn under_nextest() -> bool {
+    std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some()
+}
+
+/// Whether `INSTA_UPDATE=no` asks insta to write no snapshot at all.
+pub fn insta_writes_nothing() -> bool {
+    std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "no")
+}
+
+/// Whether an insta variable acts on a snapshot even when it matches
+/// (forced updates, full-match checks, the list of referenced snapshots
+/// `cargo insta test --unreferenced` keeps), so that such a snapshot must
+/// go through insta.
+pub fn insta_acts_on_passes() -> bool {
+    insta_acts_on_passes_of(|name| std::env::var_os(name))
+}
+
+fn insta_acts_on_passes_of(lookup: impl Fn(&str) -> Option<OsString>) -> bool {
+    [
+        "INSTA_FORCE_UPDATE",
+        "INSTA_FORCE_UPDATE_SNAPSHOTS",
+        "INSTA_REQUIRE_FULL_MATCH",
+        "INSTA_SNAPSHOT_REFERENCES_FILE",
+    ]
+    .iter()
+    .any(|var| lookup(var).is_some_and(|v| !v.is_empty() && v != "0"))
+        || lookup("INSTA_UPDATE").is_some_and(|v| v == "force")
+}
+
+/// `CARGO_TARGET_DIR`, as set (possibly relative to where cargo ran).
+pub fn cargo_target_dir() -> Option<PathBuf> {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from)
+}
+
 /// The name of the package under test: cargo's `CARGO_PKG_NAME` (set when
 /// cargo runs a test), else the name of its folder `package_root`.
 pub fn package_name(package_root: &Path) -> String {
@@ -306,6 +360,30 @@ impl std::error::Error for ConfigError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ci_is_on_unless_empty_zero_or_false() {
+        for off in [None, Some(""), Some("0"), Some("false")] {
+            assert_eq!(ci_of(off.map(String::from)), None, "CI={off:?}");
+        }
+        assert_eq!(ci_of(Some("true".into())).as_deref(), Some("true"));
+        assert_eq!(ci_of(Some("1".into())).as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn insta_variables_that_act_on_passing_snapshots() {
+        let with = |vars: &'static [(&'static str, &'static str)]| {
+            insta_acts_on_passes_of(move |name| {
+                vars.iter().find(|(k, _)| *k == name).map(|(_, v)| OsString::from(v))
+            })
+        };
+        assert!(!with(&[]));
+        assert!(!with(&[("INSTA_FORCE_UPDATE", "0"), ("INSTA_REQUIRE_FULL_MATCH", "")]));
+        assert!(!with(&[("INSTA_UPDATE", "always")]));
+        assert!(with(&[("INSTA_FORCE_UPDATE", "1")]));
+        assert!(with(&[("INSTA_SNAPSHOT_REFERENCES_FILE", "refs.txt")]));
+        assert!(with(&[("INSTA_UPDATE", "force")]));
+    }
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
         config_in(Path::new("/p"), vars)

@@ -228,7 +228,7 @@ fn migrate_layout(dir: &Path) -> bool {
 }
 
 fn run_record(args: &TestArgs, registry: &Registry, config: &Config, checker: Checker) -> bool {
-    if std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some() {
+    if env::under_nextest() {
         fail_setup(
             "CARVE=record needs every system test in one process; run it with `cargo test`, \
              not `cargo nextest run` (replaying works under nextest)",
@@ -771,18 +771,18 @@ fn ci_refuses(mode: Mode) -> String {
     format!(
         "CARVE={name} writes carve files and snapshots, and under CI (CI={}) carve writes \
          nothing: run `CARVE={name} cargo test` locally and commit carved/, or unset CI.",
-        std::env::var("CI").unwrap_or_default()
+        env::ci().unwrap_or_default()
     )
 }
 
 fn is_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+    env::ci().is_some()
 }
 
 /// Whether record and generate mode write the snapshots of calls that have
 /// none: not under CI, nor when `INSTA_UPDATE=no` asks insta to write nothing.
 fn accepts_new_snapshots() -> bool {
-    !is_ci() && std::env::var("INSTA_UPDATE").map_or(true, |v| v != "no")
+    !is_ci() && !env::insta_writes_nothing()
 }
 
 fn system_trials(registry: &Registry) -> Vec<Trial> {

@@ -113,9 +113,7 @@ fn outside_folder() -> Option<&'static Path> {
                 .map(Path::to_path_buf)
                 .or_else(|| {
                     // A relative one is relative to where cargo ran: unknown.
-                    std::env::var_os("CARGO_TARGET_DIR")
-                        .map(PathBuf::from)
-                        .filter(|dir| dir.is_absolute() && dir.is_dir())
+                    crate::env::cargo_target_dir().filter(|dir| dir.is_absolute() && dir.is_dir())
                 })?;
             let folder = target.join("carve-tmp");
             fs::create_dir_all(&folder).ok()?;

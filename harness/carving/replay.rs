@@ -565,17 +565,7 @@ fn is_indented(stored: &str, made: &str) -> bool {
 /// to insta.
 fn stored_snapshot_matches(snap: &Path, text: &str) -> bool {
     static INSTA_ACTS_ON_PASSES: OnceLock<bool> = OnceLock::new();
-    let insta_acts = *INSTA_ACTS_ON_PASSES.get_or_init(|| {
-        [
-            "INSTA_FORCE_UPDATE",
-            "INSTA_FORCE_UPDATE_SNAPSHOTS",
-            "INSTA_REQUIRE_FULL_MATCH",
-            "INSTA_SNAPSHOT_REFERENCES_FILE",
-        ]
-            .iter()
-            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0"))
-            || std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "force")
-    });
+    let insta_acts = *INSTA_ACTS_ON_PASSES.get_or_init(crate::env::insta_acts_on_passes);
     if insta_acts {
         return false;
     }
