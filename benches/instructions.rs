@@ -36,7 +36,7 @@ use std::hint::black_box;
 
 const INPUT: &str = "Hello+World%21+carve+%41%42c+ok";
 fn main() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let mode = std::env::args().nth(1).unwrap();
     let n: u32 = std::env::args().nth(2).unwrap().parse().unwrap();
     let registry = Registry::collect();

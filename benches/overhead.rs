@@ -176,7 +176,7 @@ fn generation_throughput() {
 }
 
 fn main() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
     println!(
         "carve overhead benchmark (input {:?}, {} chars)\n",

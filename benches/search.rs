@@ -152,7 +152,7 @@ fn run_generate(
 }
 
 fn main() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let registry = Registry::collect();
     println!("search-based generation, {SEEDS} seeds each, budget {DEFAULT_BUDGET} executions\n");
 

@@ -95,7 +95,7 @@ impl Serialize for Observation {
 // The panic hook lives below the value model, which traces types under it;
 // its functions are named here too, where the callers that observe calls
 // look for them.
-pub use crate::panics::{install_panic_hook, last_panic_location, quietly};
+pub use crate::panics::{last_panic_location, quietly};
 
 /// The message a panic payload carries.
 pub fn panic_message(payload: &(dyn Any + Send)) -> String {

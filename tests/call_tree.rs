@@ -164,7 +164,7 @@ fn the_report_attributes_helpers_to_the_targets_that_reach_them() {
 
 #[test]
 fn generation_from_the_carved_calls_covers_the_helpers() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let registry = Registry::collect();
     let target = registry.target("url::parse_query").unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
@@ -203,7 +203,7 @@ fn a_baseline_extended_with_new_calls_is_a_fresh_replay() {
     use carve::_internals::carving::store::{Entry, Origin};
     use carve::_internals::generation::worker::Baseline;
 
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let registry = Registry::collect();
     let target = registry.target("url::parse_query").unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");

@@ -55,7 +55,7 @@ fn run(seed: u64) -> carve::_internals::generation::generate::Generation {
 }
 
 fn run_with(seed: u64, budget: Budget) -> carve::_internals::generation::generate::Generation {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let target = Registry::collect()
         .target("cgi::cgi_decode")
         .expect("registered");
@@ -180,7 +180,7 @@ fn a_larger_budget_never_loses_what_a_smaller_one_found() {
 /// so search's turns must not take the whole budget.
 #[test]
 fn from_the_carved_urls_generation_covers_all_of_urlparse() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let target = Registry::collect()
         .target("url::urlparse")
         .expect("registered");
@@ -269,7 +269,7 @@ fn executions_to_needle(
     budget: u64,
     phases: Phases,
 ) -> (Option<u64>, u64) {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let target = Registry::collect()
         .target("http::api_version")
         .expect("registered");

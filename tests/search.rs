@@ -64,7 +64,7 @@ fn seed_individual(counter: &mut Calls, args: Value) -> Individual {
 
 #[test]
 fn avm_hits_test_me_anywhere_in_the_i64_range_quickly() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let t = target("maths::test_me");
     for (x, y) in [
         (0, 0),
@@ -111,7 +111,7 @@ fn fitness_is_approach_level_plus_normalized_distance() {
 
 #[test]
 fn generation_finds_the_needle_from_calls_that_never_reach_it() {
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let t = target("maths::needle");
     let seeds = [two(3, 4), two(2_000_000, 5)];
     let mut covered = BTreeSet::new();
@@ -148,7 +148,7 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
 fn avm_returns_when_no_move_can_be_made() {
     // The AVM used to loop forever here: no variable, so no call, so the
     // budget was never spent.
-    carve::_internals::outcome::install_panic_hook();
+    carve::_internals::panics::install_panic_hook();
     let t = target("modes::writes");
     let mut counter = Calls::new(t, u64::MAX);
     let read = Value::Struct(

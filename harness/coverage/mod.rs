@@ -35,7 +35,7 @@ use std::sync::Mutex;
 pub use crate::registry::Op;
 // The distance math has its own module; these names stay here, where the
 // runtime that records them is.
-pub use distance::{and, normalize, or, slot, Cmp, KnownCmp, Probe, Step, UnknownCmp};
+pub use distance::{normalize, slot, Cmp, KnownCmp, Probe, UnknownCmp};
 use distance::{branch_distances, goal_distances};
 use crate::registry::{Sites, UNREGISTERED};
 

@@ -1229,10 +1229,10 @@ mod tests {
     #[test]
     fn typed_grammars_make_every_variant_and_stay_in_range() {
         let mut types = ParamTypes::default();
-        types.param("route", crate::value::types::trace::<Route>());
-        types.param("n", crate::value::types::trace::<i8>());
-        types.param("raw", crate::value::types::trace::<[u8; 3]>());
-        types.param("maybe", crate::value::types::trace::<Option<u32>>());
+        types.param("route", crate::value::tracer::trace::<Route>());
+        types.param("n", crate::value::tracer::trace::<i8>());
+        types.param("raw", crate::value::tracer::trace::<[u8; 3]>());
+        types.param("maybe", crate::value::tracer::trace::<Option<u32>>());
         let carved = Value::Struct(
             "args",
             vec![

@@ -1239,8 +1239,8 @@ mod tests {
         static SITES: crate::registry::Sites =
             crate::registry::Sites::new("c::m", "f", "f.rs", (1, 1), &[], &[]);
         let mut types = ParamTypes::default();
-        types.param("small", crate::value::types::trace::<u8>());
-        types.param("wide", crate::value::types::trace::<i16>());
+        types.param("small", crate::value::tracer::trace::<u8>());
+        types.param("wide", crate::value::tracer::trace::<i16>());
         let search = Search::new(Reach::single(&SITES), &BTreeSet::new(), Vec::new(), 1)
             .with_types(types);
         let args = |small, wide| {

@@ -652,7 +652,7 @@ fn simplest_fields(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::types::trace;
+    use crate::value::tracer::trace;
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
 

@@ -39,7 +39,8 @@ use std::str::FromStr;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::value::types::{self, ParamType, Traced, Ty};
+use crate::value::tracer;
+use crate::value::types::{ParamType, Traced, Ty};
 use crate::value::text::shorten;
 use crate::value::{CaptureError, Value};
 
@@ -173,7 +174,7 @@ impl<T: Serialize + DeserializeOwned> SerdeForm<T> {
 
     /// The shape of `T`, traced from its `Deserialize` (for generation).
     pub fn trace(&self) -> Traced {
-        types::trace::<T>()
+        tracer::trace::<T>()
     }
 }
 

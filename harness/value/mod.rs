@@ -19,6 +19,7 @@ mod de;
 pub mod depth;
 pub mod form;
 pub mod text;
+pub mod tracer;
 pub mod types;
 
 use std::cmp::Ordering;
