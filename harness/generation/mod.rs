@@ -1,12 +1,14 @@
 //! Generation: new calls that raise branch coverage. Argument grammars are
 //! mined from carved calls ([`mine`]), derived by the grammar-coverage fuzzer
-//! ([`grammar`]), then searched ([`search`]) for what is still uncovered;
+//! ([`grammar`]), then searched ([`search`], by the [`moves`] of a value
+//! tree) for what is still uncovered;
 //! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
 //! [`worker`] runs it all in crash-proof child processes.
 
 pub mod generate;
 pub mod grammar;
 pub mod mine;
+pub mod moves;
 pub mod search;
 pub mod shrink;
 pub mod worker;

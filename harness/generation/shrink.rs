@@ -28,7 +28,7 @@
 
 use std::ops::Range;
 
-use crate::generation::search::{get, get_mut};
+use crate::generation::moves::{get, get_mut};
 use crate::value::types::{Container, ParamTypes, PayloadTy, Ty, VariantTy};
 use crate::value::Value;
 
