@@ -1,5 +1,5 @@
 //! Generation: new calls that raise branch coverage. Argument grammars are
-//! mined from carved calls ([`mine`]), derived by the grammar-coverage fuzzer
+//! mined from the [`shape`] of carved calls ([`mine`]), derived by the grammar-coverage fuzzer
 //! ([`grammar`]), then searched ([`search`], by the [`moves`] of a value
 //! tree) for what is still uncovered;
 //! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
@@ -10,5 +10,6 @@ pub mod grammar;
 pub mod mine;
 pub mod moves;
 pub mod search;
+pub mod shape;
 pub mod shrink;
 pub mod worker;
