@@ -281,7 +281,6 @@ impl ParsedOutcome {
     }
 }
 
-
 fn indent(text: &str) -> String {
     text.trim().replace('\n', &format!("\n{FIELD_INDENT}"))
 }

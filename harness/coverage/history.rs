@@ -24,7 +24,6 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-
 /// A phase of generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -400,7 +400,12 @@ pub(crate) fn crossover(a: &Value, b: &Value, rng: &mut StdRng) -> Value {
 
 /// Copies the node at `path` of `from` into `to` when both trees have one
 /// there and `fits(from's, to's)` holds.
-pub(crate) fn take_from(to: &mut Value, from: &Value, path: &[usize], fits: fn(&Value, &Value) -> bool) {
+pub(crate) fn take_from(
+    to: &mut Value,
+    from: &Value,
+    path: &[usize],
+    fits: fn(&Value, &Value) -> bool,
+) {
     if let (Some(node), Some(slot)) = (get(from, path), get_mut(to, path)) {
         if fits(node, slot) {
             *slot = node.clone();

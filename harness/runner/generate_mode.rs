@@ -1,0 +1,261 @@
+//! Generate mode (`CARVE=generate`): one trial per target that generates
+//! calls raising its coverage in worker processes and adds them to its
+//! carve file, then the replay.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use libtest_mimic::{Failed, Trial};
+
+use crate::carving::layout::{self, display_path};
+use crate::carving::replay::Checker;
+use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::coverage::goals::GoalKind;
+use crate::coverage::history::RunHistory;
+use crate::coverage::report::GenerationStats;
+use crate::env::Config;
+use crate::error::Error;
+use crate::generation::worker;
+use crate::registry::{Registry, Target};
+
+use super::ci::accepts_new_snapshots;
+use super::filters::TestArgs;
+use super::history;
+use super::replay_mode::{replay_trials, target_of_case};
+use super::{fail_setup, lock, migrate_layout, report_accepted, system_trials};
+
+/// What the generation of one target did and printed.
+#[derive(Debug, Default)]
+pub(super) struct Generated {
+    /// Its figures, if it ran to the end.
+    stats: Option<GenerationStats>,
+    /// Goals covered against executions, if it ran.
+    history: Option<RunHistory>,
+    /// Lines for stdout.
+    out: Vec<String>,
+    /// Lines for stderr.
+    err: Vec<String>,
+}
+
+/// Generate mode: one trial `generate::<target>` per carve file of a
+/// registered target, which mines its calls, generates calls that raise its
+/// coverage in worker processes and adds them to the file. libtest runs the
+/// trials (so filters, `--exact`, `--skip` and `--list` select targets, and
+/// `cargo nextest run --partition` spreads them over machines) on
+/// `CARVE_JOBS` threads; then the calls are replayed. Returns whether
+/// anything failed, and what generation did per target.
+///
+/// Each target's generation writes only its own carve file and depends only
+/// on it and on what the other files held before this seed's generation
+/// ([`worker::existing_calls`]), so the files are the same whatever the
+/// order, the job count or the partition. What a target's generation prints
+/// is held back and printed as one block per target, in target order, once
+/// the trials are done: nothing interleaves, and the output is the same for
+/// any job count.
+///
+/// Replay: without a filter, everything, as in replay mode. With one, what
+/// the filter selects, plus every call of the targets generated, so their
+/// new snapshots are written and their calls checked (under nextest, where
+/// each trial runs in a process of its own with `--exact generate::<target>`,
+/// each process replays its target).
+pub(super) fn run_generate(
+    args: &TestArgs,
+    registry: &'static Registry,
+    config: &Config,
+    checker: Checker,
+    history_folder: &Path,
+) -> (
+    bool,
+    BTreeMap<String, GenerationStats>,
+    BTreeMap<String, RunHistory>,
+) {
+    let jobs = config.jobs_or(args.libtest.test_threads);
+    let config = Arc::new(Config {
+        jobs: Some(jobs),
+        ..config.clone()
+    });
+    let done: Arc<Mutex<BTreeMap<String, Generated>>> = Arc::default();
+    if args.libtest.list {
+        let listing = args.run(generate_trials(registry, &config, &done));
+        return (listing.has_failed(), BTreeMap::new(), BTreeMap::new());
+    }
+    let mut failed = !migrate_layout(&config.dir);
+    println!(
+        "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target (CARVE_BUDGET)",
+        config.seed, config.budget
+    );
+    let trials = generate_trials(registry, &config, &done);
+    let mut generate_args = args.clone();
+    generate_args.libtest.test_threads = Some(jobs);
+    let generating = generate_args.run(trials);
+    failed |= generating.has_failed();
+    let done = std::mem::take(&mut *lock(&done));
+    let mut stats = BTreeMap::new();
+    let mut histories = BTreeMap::new();
+    for (target, generated) in &done {
+        for line in &generated.out {
+            println!("{line}");
+        }
+        for line in &generated.err {
+            eprintln!("{line}");
+        }
+        if let Some(done) = &generated.stats {
+            stats.insert(target.clone(), *done);
+        }
+        if let Some(run) = &generated.history {
+            // A history is a convenience: failing to keep it fails nothing.
+            if let Err(e) = history::append(history_folder, target, run.clone()) {
+                eprintln!(
+                    "carve: {target}: cannot keep the generation history in {}: {e}",
+                    display_path(history_folder)
+                );
+            }
+            histories.insert(target.clone(), run.clone());
+        }
+    }
+    let checker = Checker {
+        accept_new: accepts_new_snapshots(),
+        ..checker
+    };
+    let mut trials = system_trials(registry);
+    // Every carve file: the calls of the targets just generated are
+    // replayed (for their new snapshots) whatever the filter.
+    trials.extend(replay_trials(registry, &checker, &TestArgs::default()));
+    let replay_args = if args.is_filtered() {
+        trials.retain(|trial| {
+            args.selects(trial.name())
+                || target_of_case(trial.name()).is_some_and(|t| done.contains_key(t))
+        });
+        args.unfiltered()
+    } else {
+        args.clone()
+    };
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
+    let replaying = replay_args.run(trials);
+    report_accepted(&checker);
+    (replaying.has_failed() || failed, stats, histories)
+}
+
+/// One trial `generate::<target>` per carve file in the carve folder whose
+/// target is registered (a file of an unknown target fails its replay
+/// test instead). Each trial records what it did in `done`.
+pub(super) fn generate_trials(
+    registry: &'static Registry,
+    config: &Arc<Config>,
+    done: &Arc<Mutex<BTreeMap<String, Generated>>>,
+) -> Vec<Trial> {
+    let paths = match CarveFile::list(&config.dir) {
+        Ok(paths) => paths,
+        Err(e) => fail_setup(&e.to_string()),
+    };
+    // By the file each target's name makes: a path does not always spell
+    // its target back (`Meters/From(u32)/from.ron`).
+    let by_file: BTreeMap<std::path::PathBuf, &str> = registry
+        .targets()
+        .map(|(name, _)| (layout::carve_file(&config.dir, name), name))
+        .collect();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let name = by_file.get(&path)?.to_string();
+            let target = registry.target(&name)?;
+            let (config, done) = (Arc::clone(config), Arc::clone(done));
+            Some(Trial::test(format!("generate::{name}"), move || {
+                let mut generated = Generated::default();
+                let result = CarveFile::load(&config.dir, &path)
+                    .map_err(Error::from)
+                    .and_then(|file| generate_for(registry, target, &file, &config, &mut generated.out));
+                let verdict = match result {
+                    Ok((stats, history)) => {
+                        generated.stats = Some(stats);
+                        generated.history = history;
+                        Ok(())
+                    }
+                    Err(e) => {
+                        generated.err.push(format!("carve: {e}"));
+                        Err(Failed::from(e.to_string()))
+                    }
+                };
+                lock(&done).insert(name, generated);
+                verdict
+            }))
+        })
+        .collect()
+}
+
+/// Generates calls for one target in worker processes, which add what they
+/// find to its carve file; says (in `out`) what coverage was before and
+/// after.
+pub(super) fn generate_for(
+    registry: &Registry,
+    target: &'static Target,
+    file: &CarveFile,
+    config: &Config,
+    out: &mut Vec<String>,
+) -> Result<(GenerationStats, Option<RunHistory>), Error> {
+    let mut baseline = worker::Baseline::replay(registry, target, file, &config.dir, config.seed)?;
+    let before = baseline.existing();
+    if before.reach.is_empty() {
+        out.push(format!(
+            "carve: {}: skipped: no branch outcomes in reach (mark the functions that hold its \
+             logic with `#[carve::instrument]`)",
+            file.target
+        ));
+        return Ok((GenerationStats::default(), None));
+    }
+    let summary = worker::generate_in_workers(&file.target, &before, config)?;
+    // Only what generation added is replayed: the rest replayed the same
+    // before it (other targets' calls of this seed are left out either way).
+    let stored: Vec<Entry> = summary.stored.iter().map(|f| f.entry().clone()).collect();
+    baseline.add(&stored);
+    let after = baseline.existing();
+    let (covered_before, total_before) = before.count(None);
+    let (covered_after, total_after) = after.count(None);
+    // Boundaries and mutants apart from branch coverage, never mixed in.
+    let goals = [(GoalKind::Boundary, "boundaries"), (GoalKind::Mutant, "weak mutants killed")]
+        .into_iter()
+        .filter_map(|(kind, what)| {
+            let ((b, bt), (a, at)) = (before.count(Some(kind)), after.count(Some(kind)));
+            (bt + at > 0).then(|| format!("; {what} {b}/{bt} -> {a}/{at}"))
+        })
+        .collect::<String>();
+    out.push(format!(
+        "carve: {}: branch coverage {covered_before}/{total_before} -> \
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}{}",
+        file.target,
+        summary.kept(),
+        summary.failures(),
+        summary.executions,
+        summary.undeserializable,
+        match summary.crashes {
+            0 => String::new(),
+            n => format!(" ({n} worker crash(es) survived)"),
+        },
+        summary.unconfirmed(),
+    ));
+    for entry in &stored {
+        if let Origin::Found { at, .. } = &entry.origin {
+            out.push(format!(
+                "carve: {}: found a failing input, minimized: {}{} fails at {at}",
+                file.target,
+                file.target,
+                crate::carving::replay::strip_layout(&entry.args)
+            ));
+        }
+    }
+    let failures = summary.failures();
+    let history = RunHistory {
+        seed: config.seed,
+        budget: config.budget.to_string(),
+        goals: total_before as u64,
+        points: summary.history,
+    };
+    Ok((
+        GenerationStats {
+            executions: summary.executions,
+            failures,
+        },
+        Some(history),
+    ))
+}
