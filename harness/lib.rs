@@ -39,14 +39,18 @@
 //! is laid out, for contributors: modules follow the data flow, one folder
 //! per phase. System test → `carving/` (`record` calls, `store` them in
 //! carve files, `replay` them as tests) → `coverage/` (branch outcomes of
-//! every call, the `reach` of a target, the `report` and its `html` pages)
-//! → `generation/` (`mine` grammars, `grammar` coverage fuzzing, `search`,
-//! `shrink`, `generate` running the phases, `worker` processes, the
-//! `history` of runs) → back to the carve
-//! files; `runner` is the harness that drives the modes. Below them, shared
-//! by all: `registry` (what the attributes register), `call` and `outcome`
-//! (a call and how it ended), `value` (argument trees), `env` (the
-//! configuration) and `error`.
+//! every call, their `distance` and `fitness`, the `reach` of a target, the
+//! `report`, its `html` pages and the `history` of runs) → `generation/`
+//! (`mine` grammars from the `shape` of carved calls, `grammar` coverage
+//! fuzzing, `search` over the `moves` of value trees, `shrink`, `generate`
+//! running the phases, `worker` processes) → back to the carve files.
+//! `runner` on top drives the modes, one file each (`runner/replay_mode`,
+//! `record_mode`, `generate_mode`). Below the phases, shared by all:
+//! `registry` (what the attributes register), `call` and `outcome` (a call
+//! and how it ended), `value` (argument trees and the `types` of
+//! parameters), `panics` (the panic hook), `env` (every environment variable
+//! read) and `error`. A module imports only modules below it, never one
+//! that imports it back; generated code names only `_macro_support`.
 #![deny(missing_docs)]
 
 extern crate self as carve;
