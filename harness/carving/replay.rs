@@ -33,11 +33,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::call::{ArgsInput, Position, ReplayError, Replayed};
 use crate::carving::layout;
 use crate::carving::store::{
-    display_path, sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin, FIELD_INDENT,
+    display_path, sync_filesystem, write_atomic_unsynced, Entry, Origin, FIELD_INDENT,
 };
 use crate::coverage;
-use crate::coverage::report::{CallCoverage, Calls, FailureKind, FoundFailure};
-use crate::outcome::{panic_message, quietly, Observation, Outcome};
+use crate::coverage::report::{CallCoverage, Calls, FoundFailure};
+use crate::outcome::{panic_message, quietly, Ending, FailureKind, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::{shorten, to_ron};
 use crate::value::{depth, Value};
@@ -242,12 +242,14 @@ impl Case {
     }
 
     fn run_here(&self, checker: &Checker) -> Result<(), CaseFailure> {
-        if let Ending::Crashed(crash) = &self.entry.outcome.ending {
-            if self.entry.origin.is_open_failure() {
-                let call = format!("{}{}", self.target_name, strip_layout(&self.entry.args));
-                self.report_failure(checker, call, FailureKind::Crash, crash.clone());
+        if let Ending::Failed { kind, message } = &self.entry.outcome.ending {
+            if kind.is_crash() {
+                if self.entry.origin.is_open_failure() {
+                    let call = format!("{}{}", self.target_name, strip_layout(&self.entry.args));
+                    self.report_failure(checker, call, kind.clone(), message.clone());
+                }
+                return self.crashed(message);
             }
-            return self.crashed(crash);
         }
         let replayed = self.replay(checker)?;
         let call = describe_call(
@@ -265,14 +267,14 @@ impl Case {
 
     /// Tells the report about a found failure that still fails.
     fn report_failure(&self, checker: &Checker, call: String, kind: FailureKind, message: String) {
-        let Origin::Found { at, .. } = &self.entry.origin else {
+        let Some(at) = self.entry.origin.failure() else {
             return;
         };
         checker.coverage.push_failure(FoundFailure {
             test: self.test.clone(),
             target: self.target_name.clone(),
             call,
-            at: at.clone(),
+            at,
             kind,
             message,
         });

@@ -37,6 +37,7 @@ use serde::Serialize;
 use crate::coverage::goals::{self, Goal, GoalKind};
 use crate::coverage::Trace;
 use crate::registry::{Registry, Sites};
+use crate::outcome::{Failure, FailureKind};
 
 /// The coverage of one replayed (or generated) call.
 #[derive(Debug, Clone)]
@@ -64,32 +65,14 @@ pub struct FoundFailure {
     pub target: String,
     /// The minimized call: `split_pair(s:"")`.
     pub call: String,
-    /// Where it panicked (`src/lib.rs:12`), or how its process ended.
-    pub at: String,
-    /// Panic or crash.
+    /// Its found entry's `at`: where it panicked (`src/lib.rs:12`), or
+    /// the kind and place of its crash (`abort at src/lib.rs:12`).
+    pub at: Failure,
+    /// How it fails now: a panic (replayed, it still panics) or the kind of
+    /// crash its carve file says (not replayed, listed as found).
     pub kind: FailureKind,
     /// The panic message, or how the process ended.
     pub message: String,
-}
-
-/// How a found failure fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureKind {
-    /// The call panics (replayed: it still does).
-    Panic,
-    /// The call takes its process down (abort, overflow, timeout): not
-    /// replayed, it is listed as found.
-    Crash,
-}
-
-impl FailureKind {
-    /// `panic` or `crash`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Panic => "panic",
-            FailureKind::Crash => "crash",
-        }
-    }
 }
 
 /// Where replayed calls leave their coverage and found failures their
