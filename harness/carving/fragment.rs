@@ -77,7 +77,7 @@ fn trim(text: &str) -> &str {
     let mut i = 0;
     while i < bytes.len() {
         let token_start = i;
-        if let Some(next) = layout_end(text, i) {
+        if let Some(next) = whitespace_end(text, i) {
             i = next;
             continue;
         }
@@ -99,7 +99,7 @@ pub(crate) fn without_bom(text: &str) -> &str {
 }
 
 /// Just past the whitespace or comment at `i`, if there is one there.
-pub(crate) fn layout_end(text: &str, i: usize) -> Option<usize> {
+pub(crate) fn whitespace_end(text: &str, i: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     match (bytes[i], bytes.get(i + 1)) {
         (b, _) if b.is_ascii_whitespace() => Some(i + 1),

@@ -16,7 +16,7 @@
 //! ```
 //! use carve::carving::replay::snapshot_id;
 //!
-//! // Layout does not matter, only the arguments do.
+//! // Whitespace does not matter, only the arguments do.
 //! assert_eq!(snapshot_id("(s: \"a b\")"), snapshot_id("(\n    s: \"a b\",\n)"));
 //! assert_ne!(snapshot_id("(s: \"a b\")"), snapshot_id("(s: \"ab\")"));
 //! ```
@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::call::{ArgsInput, Position, ReplayError, Replayed};
+use crate::carving::identity::{canonical_text, stored_observation};
 use crate::carving::layout;
 use crate::carving::store::{
     display_path, sync_filesystem, write_atomic_unsynced, Entry, Origin, FIELD_INDENT,
@@ -42,11 +43,10 @@ use crate::registry::Target;
 use crate::value::text::{shorten, to_ron};
 use crate::value::{depth, Value};
 
-/// The part of a snapshot name that identifies a call: a hash of its argument
-/// text with layout (whitespace and comments outside literals) removed.
-pub fn snapshot_id(args: &str) -> String {
-    format!("{:012x}", layout::fnv1a(strip_layout(args).as_bytes()) >> 16)
-}
+pub use crate::carving::identity::snapshot_id;
+/// The former name of [`canonical_text`], kept while `runner.rs` and the
+/// generation worker call it by that name.
+pub(crate) use crate::carving::identity::canonical_text as strip_layout;
 
 /// The snapshot name of each entry, in order: its [`snapshot_id`], with a
 /// suffix `-<n>` for the `n`-th entry with the same arguments.
@@ -68,7 +68,7 @@ pub fn snapshot_names(entries: &[Entry]) -> Vec<String> {
 
 /// For each entry, with the snapshot names [`snapshot_names`] gave them,
 /// where the earlier entry it repeats starts (its arguments), if it is the
-/// same call with the same outcome, layout aside: an entry duplicated by
+/// same call with the same outcome ([`CallKey`](crate::carving::identity::CallKey)): an entry duplicated by
 /// hand. Only entries whose arguments repeat (a name with a suffix) are
 /// compared, so a file without repeated arguments costs nothing more.
 pub fn repeated_calls(entries: &[Entry], snapshots: &[String]) -> Vec<Option<Position>> {
@@ -89,45 +89,10 @@ pub fn repeated_calls(entries: &[Entry], snapshots: &[String]) -> Vec<Option<Pos
             if !repeated.contains(id) {
                 return None;
             }
-            let key = (strip_layout(&entry.args), stored_observation(entry));
-            let earlier = *first.entry(key).or_insert(i);
+            let earlier = *first.entry(entry.call_key()).or_insert(i);
             (earlier != i).then(|| entries[earlier].args_position)
         })
         .collect()
-}
-
-/// RON text without layout: whitespace, comments and trailing commas
-/// outside literals removed.
-pub(crate) fn strip_layout(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' | '\'' => {
-                out.push(c);
-                while let Some(d) = chars.next() {
-                    out.push(d);
-                    if d == '\\' {
-                        out.extend(chars.next());
-                    } else if d == c {
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'/') => {
-                chars.by_ref().take_while(|&d| d != '\n').for_each(drop);
-            }
-            c if c.is_whitespace() => {}
-            // A trailing comma is layout too: `(a: 1,)` is `(a: 1)`.
-            ',' if matches!(next_significant(&chars), Some(')' | ']' | '}')) => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn next_significant(chars: &std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
-    chars.clone().find(|c| !c.is_whitespace())
 }
 
 /// Checks a call's observation, as its RON text, against its snapshot (the
@@ -245,7 +210,7 @@ impl Case {
         if let Ending::Failed { kind, message } = &self.entry.outcome.ending {
             if kind.is_crash() {
                 if self.entry.origin.is_open_failure() {
-                    let call = format!("{}{}", self.target_name, strip_layout(&self.entry.args));
+                    let call = format!("{}{}", self.target_name, self.entry.call_id().as_str());
                     self.report_failure(checker, call, kind.clone(), message.clone());
                 }
                 return self.crashed(message);
@@ -326,7 +291,7 @@ impl Case {
                 self.here(),
                 self.target_name,
                 self.target_name,
-                strip_layout(&self.entry.args),
+                self.entry.call_id().as_str(),
             ))),
         }
     }
@@ -511,7 +476,7 @@ impl Case {
             self.target_name,
             shorten(&stored),
             display_path(snap),
-            shorten(&strip_layout(text)),
+            shorten(&canonical_text(text)),
         )))
     }
 }
@@ -519,21 +484,11 @@ impl Case {
 /// Whether `entry`'s stored outcome (and state after the call) is the
 /// observation whose RON is `made`. Carve writes the outcome as `made`,
 /// indented to sit in the file, so the usual answer costs one pass over
-/// text already in memory; an entry laid out by hand is compared without
-/// layout.
+/// text already in memory; an entry laid out by hand is compared in
+/// canonical text.
 fn stored_outcome_agrees(entry: &Entry, made: &str) -> bool {
     (entry.after.is_none() && is_indented(&entry.outcome.text, made))
-        || stored_observation(entry) == strip_layout(made)
-}
-
-/// The observation `entry` stores, without layout: its outcome, or
-/// `(outcome:…,after:…)` with the state after the call.
-fn stored_observation(entry: &Entry) -> String {
-    let outcome = strip_layout(&entry.outcome.text);
-    match &entry.after {
-        None => outcome,
-        Some(after) => format!("(outcome:{outcome},after:{})", strip_layout(after)),
-    }
+        || stored_observation(entry) == canonical_text(made)
 }
 
 /// Whether `stored` is `made` as a carve file holds it: trimmed, each line
@@ -792,7 +747,7 @@ mod tests {
         assert!(stored_outcome_agrees(&stored, &made));
         let mut by_hand = stored.clone();
         by_hand.outcome.text = "Returned( S( a: [1, 2] ) )".into();
-        assert!(stored_outcome_agrees(&by_hand, &made), "layout does not count");
+        assert!(stored_outcome_agrees(&by_hand, &made), "whitespace does not count");
         by_hand.outcome.text = "Returned(S(a: [1, 3]))".into();
         assert!(!stored_outcome_agrees(&by_hand, &made));
         assert!(!stored_outcome_agrees(&stored, &observed(Outcome::Panicked("no".into()), None)));
@@ -803,18 +758,5 @@ mod tests {
         let other = Value::Struct(crate::value::text::UNNAMED, vec![("v", Value::Seq(vec![]))]);
         assert!(!stored_outcome_agrees(&entry(&returned, Some(&other)), &made));
         assert!(!stored_outcome_agrees(&entry(&returned, None), &made));
-    }
-
-    #[test]
-    fn layout_is_ignored_but_literals_are_not() {
-        assert_eq!(
-            strip_layout("( s : \"a , b\" , c: 'x', )"),
-            "(s:\"a , b\",c:'x')"
-        );
-        assert_eq!(
-            strip_layout("(s: \"a\\\" b\") // note\n"),
-            "(s:\"a\\\" b\")"
-        );
-        assert_eq!(snapshot_id("(s: \"x\")").len(), 12);
     }
 }

@@ -163,13 +163,6 @@ impl Entry {
             Ok(Entry::new(origin, &args, outcome, after.as_deref()))
         })
     }
-
-    /// What makes two entries the same call with the same outcome: equal
-    /// keys, whatever their origins. A key to hash, so that finding the
-    /// entries of one list in another stays linear.
-    pub fn call_key(&self) -> (&str, &str, Option<&str>) {
-        (&self.args, &self.outcome.text, self.after.as_deref())
-    }
 }
 
 /// Why a call has no entry.
@@ -606,7 +599,9 @@ pub fn merge_recorded(
         .filter(|e| e.origin.system_test().is_none())
         .cloned();
     let all: Vec<Entry> = system.into_iter().chain(generated).collect();
-    // A set of the calls kept so far keeps merging linear in the entries.
+    // One entry per call and outcome, whatever their whitespace (see
+    // `identity::CallKey`); a set of the keys kept so far keeps merging
+    // linear in the entries.
     let mut seen = HashSet::new();
     let first: Vec<bool> = all.iter().map(|e| seen.insert(e.call_key())).collect();
     all.into_iter()
