@@ -9,6 +9,7 @@
 pub mod atomic;
 pub mod fragment;
 pub mod identity;
+pub mod insta_config;
 pub mod isolate;
 pub mod layout;
 pub mod lock;

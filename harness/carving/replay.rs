@@ -30,9 +30,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use insta::internals::TextSnapshotContents;
+use insta::TextSnapshotKind;
+
 use crate::call::{ArgsInput, Position, ReplayError, Replayed};
 use crate::carving::identity::{canonical_text, stored_observation};
-use crate::carving::layout;
+use crate::carving::{insta_config, layout};
 use crate::carving::store::{
     display_path, sync_filesystem, write_atomic_unsynced, Entry, Origin, FIELD_INDENT,
 };
@@ -405,7 +408,7 @@ impl Case {
         // scans the snapshot's folder on every assertion, which makes a
         // target with N calls cost O(N²). insta sees every call it must
         // judge: a new or changed outcome, or one its settings act on.
-        if stored_snapshot_matches(&snap, &text) {
+        if stored_snapshot_matches(&snap, &text, &checker.dir) {
             return self.check_stored_outcome(&text, &snap);
         }
         let existed = snap.exists();
@@ -434,7 +437,7 @@ impl Case {
             ))),
             // Not a difference: insta could not compare (an unreadable or
             // malformed `.snap`), and printed no diff.
-            Err(payload) if !is_mismatch(&panic_message(&*payload)) => {
+            Err(payload) if !readable_snapshot(&snap) => {
                 Err(CaseFailure(format!(
                     "{}: the outcome of `{call}` could not be checked against its snapshot {}: \
                      {}",
@@ -513,58 +516,39 @@ fn is_indented(stored: &str, made: &str) -> bool {
     rest.is_empty()
 }
 
-/// Whether the snapshot file `snap` holds exactly `text`, so that insta
-/// would pass the assertion and do nothing else: no `.snap.new` beside it
-/// for insta to clean up, and none of the insta variables that act on a
-/// passing snapshot (forced updates, full-match checks, the list of
-/// referenced snapshots `cargo insta test --unreferenced` keeps). Anything
-/// unusual (an unreadable file, another layout, a legacy snapshot) is left
-/// to insta.
-fn stored_snapshot_matches(snap: &Path, text: &str) -> bool {
+/// Whether the snapshot file `snap` holds `text`, as insta compares, and
+/// insta would pass the assertion and do nothing else: no `.snap.new`
+/// beside it for insta to clean up, and none of insta's settings that act
+/// on a passing snapshot ([`insta_config`]; its config file is looked for
+/// from `dir` up). Anything unusual (an unreadable file, a legacy
+/// snapshot) is left to insta.
+fn stored_snapshot_matches(snap: &Path, text: &str, dir: &Path) -> bool {
     static INSTA_ACTS_ON_PASSES: OnceLock<bool> = OnceLock::new();
     let insta_acts = *INSTA_ACTS_ON_PASSES.get_or_init(|| {
-        [
-            "INSTA_FORCE_UPDATE",
-            "INSTA_FORCE_UPDATE_SNAPSHOTS",
-            "INSTA_REQUIRE_FULL_MATCH",
-            "INSTA_SNAPSHOT_REFERENCES_FILE",
-        ]
-            .iter()
-            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0"))
-            || std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "force")
+        let env = |name: &str| std::env::var(name).ok();
+        let start = env("CARGO_MANIFEST_DIR").map_or_else(|| dir.to_owned(), PathBuf::from);
+        insta_config::acts_on_passes(insta_config::config_text(&start, env).as_deref(), env)
     });
     if insta_acts {
         return false;
     }
-    let Ok(stored) = fs::read_to_string(snap) else {
+    let Ok(stored) = insta::Snapshot::from_file(snap) else {
         return false;
     };
-    snapshot_body(&stored).is_some_and(|body| same_contents(body, text))
+    stored.contents().as_text().is_some_and(|stored| same_contents(stored, text))
         && !snap.with_extension("snap.new").exists()
 }
 
-/// The contents of a snapshot file: what follows its `---` header.
-fn snapshot_body(file: &str) -> Option<&str> {
-    let file = file.strip_prefix("---\n")?;
-    let end = file.find("\n---\n")?;
-    Some(&file[end + "\n---\n".len()..])
+/// Whether insta reads `snap` as a snapshot: if it does, an assertion
+/// against it that fails is a difference (insta printed the diff).
+fn readable_snapshot(snap: &Path) -> bool {
+    insta::Snapshot::from_file(snap).is_ok()
 }
 
-/// insta's comparison of file snapshots: trailing whitespace and line
-/// endings do not count.
-fn same_contents(stored: &str, made: &str) -> bool {
-    let (stored, made) = (stored.trim_end(), made.trim_end());
-    if stored.contains('\r') || made.contains('\r') {
-        stored.replace("\r\n", "\n") == made.replace("\r\n", "\n")
-    } else {
-        stored == made
-    }
-}
-
-/// Whether insta's panic `message` is its report of a snapshot that
-/// differs (after printing the diff), not a failure to compare.
-fn is_mismatch(message: &str) -> bool {
-    message.starts_with("snapshot assertion for")
+/// insta's comparison of a file snapshot's contents with `made` (trailing
+/// whitespace and line endings do not count), by insta itself.
+fn same_contents(stored: &TextSnapshotContents, made: &str) -> bool {
+    stored.matches_latest(&TextSnapshotContents::new(made.to_owned(), TextSnapshotKind::File))
 }
 
 thread_local! {
@@ -693,16 +677,32 @@ mod tests {
         assert!(!scratch_root().exists());
     }
 
+    /// Also pins the part of insta's surface that is not public
+    /// (`insta::internals`, see `Cargo.toml`): if insta moves it, this fails.
     #[test]
-    fn only_an_identical_stored_snapshot_passes_without_insta() {
-        let file = "---\nsource: tests/carve.rs\ndescription: \"f(x:1)\"\n---\nReturned(2)\n";
-        let body = snapshot_body(file).unwrap();
-        assert!(same_contents(body, "Returned(2)"));
-        assert!(same_contents("Returned(\r\n2)\r\n", "Returned(\n2)"));
-        assert!(!same_contents(body, "Returned(3)"));
-        assert!(!same_contents(body, "  Returned(2)"), "leading blanks count");
-        assert_eq!(snapshot_body("Returned(2)\n"), None, "no header: insta decides");
-        assert_eq!(snapshot_body("---\nsource: x\n"), None);
+    fn only_a_stored_snapshot_insta_would_pass_passes_without_insta() {
+        let folder = std::env::temp_dir().join(format!("carve-stored-{}", std::process::id()));
+        fs::create_dir_all(&folder).unwrap();
+        let stored = |name: &str, file: &str| {
+            let path = folder.join(name);
+            fs::write(&path, file).unwrap();
+            insta::Snapshot::from_file(&path).unwrap()
+        };
+        let header = "---\nsource: tests/carve.rs\ndescription: \"f(x:1)\"\n---\n";
+        let snap = stored("a.snap", &format!("{header}Returned(2)\n"));
+        assert_eq!(snap.metadata().description(), Some("f(x:1)"));
+        let contents = snap.contents().as_text().unwrap();
+        assert!(same_contents(contents, "Returned(2)"));
+        assert!(!same_contents(contents, "Returned(3)"));
+        assert!(!same_contents(contents, "  Returned(2)"), "leading blanks count");
+        let crlf = stored("b.snap", &format!("{header}Returned(\r\n2)\r\n"));
+        assert!(same_contents(crlf.contents().as_text().unwrap(), "Returned(\n2)"));
+        let malformed = folder.join("c.snap");
+        fs::write(&malformed, "---\nsource: [\n---\nReturned(2)\n").unwrap();
+        assert!(readable_snapshot(&folder.join("a.snap")));
+        assert!(!readable_snapshot(&malformed));
+        assert!(!readable_snapshot(&folder.join("missing.snap")));
+        fs::remove_dir_all(folder).unwrap();
     }
 
     #[test]
