@@ -18,7 +18,7 @@
 //!
 //! Other tools' variables carve acts on are read here too, each by one
 //! function: `CI` ([`ci`]), `NEXTEST`/`NEXTEST_RUN_ID` ([`under_nextest`]),
-//! insta's `INSTA_*` ([`insta_writes_nothing`], [`insta_acts_on_passes`]),
+//! insta's `INSTA_*` ([`insta_writes_nothing`], insta's config lookup ([`insta_variable`])),
 //! `CARGO_TARGET_DIR` ([`cargo_target_dir`]) and `CARGO_PKG_NAME`
 //! ([`package_name`]). The generation worker's and the recording child's
 //! own variables are read by the modules that set them.
@@ -34,7 +34,6 @@
 //! assert_eq!(config.dir, std::path::Path::new("/crate/carved"));
 //! ```
 
-use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -263,24 +262,12 @@ pub fn insta_writes_nothing() -> bool {
     std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "no")
 }
 
-/// Whether an insta variable acts on a snapshot even when it matches
-/// (forced updates, full-match checks, the list of referenced snapshots
-/// `cargo insta test --unreferenced` keeps), so that such a snapshot must
-/// go through insta.
-pub fn insta_acts_on_passes() -> bool {
-    insta_acts_on_passes_of(|name| std::env::var_os(name))
-}
-
-fn insta_acts_on_passes_of(lookup: impl Fn(&str) -> Option<OsString>) -> bool {
-    [
-        "INSTA_FORCE_UPDATE",
-        "INSTA_FORCE_UPDATE_SNAPSHOTS",
-        "INSTA_REQUIRE_FULL_MATCH",
-        "INSTA_SNAPSHOT_REFERENCES_FILE",
-    ]
-    .iter()
-    .any(|var| lookup(var).is_some_and(|v| !v.is_empty() && v != "0"))
-        || lookup("INSTA_UPDATE").is_some_and(|v| v == "force")
+/// An insta variable (`INSTA_*`) or `CARGO_MANIFEST_DIR`, which insta reads
+/// to find its config file: [`crate::carving::insta_config`] judges from
+/// these, given as a lookup so that its tests pass their own.
+pub fn insta_variable(name: &str) -> Option<String> {
+    debug_assert!(name.starts_with("INSTA_") || name == "CARGO_MANIFEST_DIR");
+    std::env::var(name).ok()
 }
 
 /// `CARGO_TARGET_DIR`, as set (possibly relative to where cargo ran).
@@ -368,21 +355,6 @@ mod tests {
         }
         assert_eq!(ci_of(Some("true".into())).as_deref(), Some("true"));
         assert_eq!(ci_of(Some("1".into())).as_deref(), Some("1"));
-    }
-
-    #[test]
-    fn insta_variables_that_act_on_passing_snapshots() {
-        let with = |vars: &'static [(&'static str, &'static str)]| {
-            insta_acts_on_passes_of(move |name| {
-                vars.iter().find(|(k, _)| *k == name).map(|(_, v)| OsString::from(v))
-            })
-        };
-        assert!(!with(&[]));
-        assert!(!with(&[("INSTA_FORCE_UPDATE", "0"), ("INSTA_REQUIRE_FULL_MATCH", "")]));
-        assert!(!with(&[("INSTA_UPDATE", "always")]));
-        assert!(with(&[("INSTA_FORCE_UPDATE", "1")]));
-        assert!(with(&[("INSTA_SNAPSHOT_REFERENCES_FILE", "refs.txt")]));
-        assert!(with(&[("INSTA_UPDATE", "force")]));
     }
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {

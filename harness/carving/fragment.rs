@@ -22,9 +22,10 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 /// The newtype name ron's deserializer answers with the borrowed source of
-/// the next value (`ron::value::raw::RAW_VALUE_TOKEN`, private to ron; if
-/// ron changed it, every carve file would fail to parse, loudly, in carve's
-/// own tests).
+/// the next value (`ron::value::raw::RAW_VALUE_TOKEN`, private to ron; a
+/// test checks it against the name ron's public `RawValue` asks for, and if
+/// ron changed it, every carve file would also fail to parse, loudly, in
+/// carve's own tests).
 const RAW_VALUE_TOKEN: &str = "$ron::private::RawValue";
 
 /// The source text of one RON value.
@@ -77,7 +78,7 @@ fn trim(text: &str) -> &str {
     let mut i = 0;
     while i < bytes.len() {
         let token_start = i;
-        if let Some(next) = layout_end(text, i) {
+        if let Some(next) = whitespace_end(text, i) {
             i = next;
             continue;
         }
@@ -99,7 +100,7 @@ pub(crate) fn without_bom(text: &str) -> &str {
 }
 
 /// Just past the whitespace or comment at `i`, if there is one there.
-pub(crate) fn layout_end(text: &str, i: usize) -> Option<usize> {
+pub(crate) fn whitespace_end(text: &str, i: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     match (bytes[i], bytes.get(i + 1)) {
         (b, _) if b.is_ascii_whitespace() => Some(i + 1),
@@ -183,6 +184,44 @@ mod tests {
         assert_eq!(trim("br#\"x\"# "), "br#\"x\"#");
         assert_eq!(trim("Some(bar) // r\"x"), "Some(bar)");
         assert_eq!(trim("'\\'' // c"), "'\\''");
+    }
+
+    /// The token is private to ron: this asks ron's own `RawValue` which
+    /// name it deserializes through, so a ron that renames it fails here
+    /// first, by name.
+    #[test]
+    fn the_token_is_the_one_rons_raw_value_uses() {
+        use serde::de::value::Error;
+
+        struct Spy(Option<&'static str>);
+
+        impl<'de> Deserializer<'de> for &mut Spy {
+            type Error = Error;
+
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+                Err(de::Error::custom("not a newtype"))
+            }
+
+            fn deserialize_newtype_struct<V: Visitor<'de>>(
+                self,
+                name: &'static str,
+                visitor: V,
+            ) -> Result<V::Value, Error> {
+                self.0 = Some(name);
+                visitor.visit_borrowed_str("1")
+            }
+
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                bytes byte_buf option unit unit_struct seq tuple tuple_struct map struct
+                enum identifier ignored_any
+            }
+        }
+
+        let mut spy = Spy(None);
+        let raw = <&ron::value::RawValue>::deserialize(&mut spy).unwrap();
+        assert_eq!(raw.get_ron(), "1");
+        assert_eq!(spy.0, Some(RAW_VALUE_TOKEN));
     }
 
     #[test]

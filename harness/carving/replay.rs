@@ -16,7 +16,7 @@
 //! ```
 //! use carve::carving::replay::snapshot_id;
 //!
-//! // Layout does not matter, only the arguments do.
+//! // Whitespace does not matter, only the arguments do.
 //! assert_eq!(snapshot_id("(s: \"a b\")"), snapshot_id("(\n    s: \"a b\",\n)"));
 //! assert_ne!(snapshot_id("(s: \"a b\")"), snapshot_id("(s: \"ab\")"));
 //! ```
@@ -30,23 +30,27 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use insta::internals::TextSnapshotContents;
+use insta::TextSnapshotKind;
+
 use crate::call::{ArgsInput, Position, ReplayError, Replayed};
+use crate::carving::identity::{canonical_text, stored_observation};
+use crate::carving::insta_config;
 use crate::carving::layout::{self, display_path};
 use crate::carving::store::{
-    sync_filesystem, write_atomic_unsynced, Ending, Entry, Origin, FIELD_INDENT,
+    sync_filesystem, write_atomic_unsynced, Entry, Origin, FIELD_INDENT,
 };
 use crate::coverage;
-use crate::coverage::report::{CallCoverage, Calls, FailureKind, FoundFailure};
-use crate::outcome::{panic_message, quietly, Observation, Outcome};
+use crate::coverage::report::{CallCoverage, Calls, FoundFailure};
+use crate::outcome::{panic_message, quietly, Ending, FailureKind, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::{shorten, to_ron};
 use crate::value::{depth, Value};
 
-/// The part of a snapshot name that identifies a call: a hash of its argument
-/// text with layout (whitespace and comments outside literals) removed.
-pub fn snapshot_id(args: &str) -> String {
-    format!("{:012x}", layout::fnv1a(strip_layout(args).as_bytes()) >> 16)
-}
+pub use crate::carving::identity::snapshot_id;
+/// The former name of [`canonical_text`], kept while `runner.rs` and the
+/// generation worker call it by that name.
+pub(crate) use crate::carving::identity::canonical_text as strip_layout;
 
 /// The snapshot name of each entry, in order: its [`snapshot_id`], with a
 /// suffix `-<n>` for the `n`-th entry with the same arguments.
@@ -68,7 +72,7 @@ pub fn snapshot_names(entries: &[Entry]) -> Vec<String> {
 
 /// For each entry, with the snapshot names [`snapshot_names`] gave them,
 /// where the earlier entry it repeats starts (its arguments), if it is the
-/// same call with the same outcome, layout aside: an entry duplicated by
+/// same call with the same outcome ([`CallKey`](crate::carving::identity::CallKey)): an entry duplicated by
 /// hand. Only entries whose arguments repeat (a name with a suffix) are
 /// compared, so a file without repeated arguments costs nothing more.
 pub fn repeated_calls(entries: &[Entry], snapshots: &[String]) -> Vec<Option<Position>> {
@@ -89,45 +93,10 @@ pub fn repeated_calls(entries: &[Entry], snapshots: &[String]) -> Vec<Option<Pos
             if !repeated.contains(id) {
                 return None;
             }
-            let key = (strip_layout(&entry.args), stored_observation(entry));
-            let earlier = *first.entry(key).or_insert(i);
+            let earlier = *first.entry(entry.call_key()).or_insert(i);
             (earlier != i).then(|| entries[earlier].args_position)
         })
         .collect()
-}
-
-/// RON text without layout: whitespace, comments and trailing commas
-/// outside literals removed.
-pub(crate) fn strip_layout(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' | '\'' => {
-                out.push(c);
-                while let Some(d) = chars.next() {
-                    out.push(d);
-                    if d == '\\' {
-                        out.extend(chars.next());
-                    } else if d == c {
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'/') => {
-                chars.by_ref().take_while(|&d| d != '\n').for_each(drop);
-            }
-            c if c.is_whitespace() => {}
-            // A trailing comma is layout too: `(a: 1,)` is `(a: 1)`.
-            ',' if matches!(next_significant(&chars), Some(')' | ']' | '}')) => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn next_significant(chars: &std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
-    chars.clone().find(|c| !c.is_whitespace())
 }
 
 /// Checks a call's observation, as its RON text, against its snapshot (the
@@ -242,12 +211,14 @@ impl Case {
     }
 
     fn run_here(&self, checker: &Checker) -> Result<(), CaseFailure> {
-        if let Ending::Crashed(crash) = &self.entry.outcome.ending {
-            if self.entry.origin.is_open_failure() {
-                let call = format!("{}{}", self.target_name, strip_layout(&self.entry.args));
-                self.report_failure(checker, call, FailureKind::Crash, crash.clone());
+        if let Ending::Failed { kind, message } = &self.entry.outcome.ending {
+            if kind.is_crash() {
+                if self.entry.origin.is_open_failure() {
+                    let call = format!("{}{}", self.target_name, self.entry.call_id().as_str());
+                    self.report_failure(checker, call, kind.clone(), message.clone());
+                }
+                return self.crashed(message);
             }
-            return self.crashed(crash);
         }
         let replayed = self.replay(checker)?;
         let call = describe_call(
@@ -265,14 +236,14 @@ impl Case {
 
     /// Tells the report about a found failure that still fails.
     fn report_failure(&self, checker: &Checker, call: String, kind: FailureKind, message: String) {
-        let Origin::Found { at, .. } = &self.entry.origin else {
+        let Some(at) = self.entry.origin.failure() else {
             return;
         };
         checker.coverage.push_failure(FoundFailure {
             test: self.test.clone(),
             target: self.target_name.clone(),
             call,
-            at: at.clone(),
+            at,
             kind,
             message,
         });
@@ -324,7 +295,7 @@ impl Case {
                 self.here(),
                 self.target_name,
                 self.target_name,
-                strip_layout(&self.entry.args),
+                self.entry.call_id().as_str(),
             ))),
         }
     }
@@ -438,7 +409,7 @@ impl Case {
         // scans the snapshot's folder on every assertion, which makes a
         // target with N calls cost O(N²). insta sees every call it must
         // judge: a new or changed outcome, or one its settings act on.
-        if stored_snapshot_matches(&snap, &text) {
+        if stored_snapshot_matches(&snap, &text, &checker.dir) {
             return self.check_stored_outcome(&text, &snap);
         }
         let existed = snap.exists();
@@ -467,7 +438,7 @@ impl Case {
             ))),
             // Not a difference: insta could not compare (an unreadable or
             // malformed `.snap`), and printed no diff.
-            Err(payload) if !is_mismatch(&panic_message(&*payload)) => {
+            Err(payload) if !readable_snapshot(&snap) => {
                 Err(CaseFailure(format!(
                     "{}: the outcome of `{call}` could not be checked against its snapshot {}: \
                      {}",
@@ -509,7 +480,7 @@ impl Case {
             self.target_name,
             shorten(&stored),
             display_path(snap),
-            shorten(&strip_layout(text)),
+            shorten(&canonical_text(text)),
         )))
     }
 }
@@ -517,21 +488,11 @@ impl Case {
 /// Whether `entry`'s stored outcome (and state after the call) is the
 /// observation whose RON is `made`. Carve writes the outcome as `made`,
 /// indented to sit in the file, so the usual answer costs one pass over
-/// text already in memory; an entry laid out by hand is compared without
-/// layout.
+/// text already in memory; an entry laid out by hand is compared in
+/// canonical text.
 fn stored_outcome_agrees(entry: &Entry, made: &str) -> bool {
     (entry.after.is_none() && is_indented(&entry.outcome.text, made))
-        || stored_observation(entry) == strip_layout(made)
-}
-
-/// The observation `entry` stores, without layout: its outcome, or
-/// `(outcome:…,after:…)` with the state after the call.
-fn stored_observation(entry: &Entry) -> String {
-    let outcome = strip_layout(&entry.outcome.text);
-    match &entry.after {
-        None => outcome,
-        Some(after) => format!("(outcome:{outcome},after:{})", strip_layout(after)),
-    }
+        || stored_observation(entry) == canonical_text(made)
 }
 
 /// Whether `stored` is `made` as a carve file holds it: trimmed, each line
@@ -556,48 +517,39 @@ fn is_indented(stored: &str, made: &str) -> bool {
     rest.is_empty()
 }
 
-/// Whether the snapshot file `snap` holds exactly `text`, so that insta
-/// would pass the assertion and do nothing else: no `.snap.new` beside it
-/// for insta to clean up, and none of the insta variables that act on a
-/// passing snapshot (forced updates, full-match checks, the list of
-/// referenced snapshots `cargo insta test --unreferenced` keeps). Anything
-/// unusual (an unreadable file, another layout, a legacy snapshot) is left
-/// to insta.
-fn stored_snapshot_matches(snap: &Path, text: &str) -> bool {
+/// Whether the snapshot file `snap` holds `text`, as insta compares, and
+/// insta would pass the assertion and do nothing else: no `.snap.new`
+/// beside it for insta to clean up, and none of insta's settings that act
+/// on a passing snapshot ([`insta_config`]; its config file is looked for
+/// from `dir` up). Anything unusual (an unreadable file, a legacy
+/// snapshot) is left to insta.
+fn stored_snapshot_matches(snap: &Path, text: &str, dir: &Path) -> bool {
     static INSTA_ACTS_ON_PASSES: OnceLock<bool> = OnceLock::new();
-    let insta_acts = *INSTA_ACTS_ON_PASSES.get_or_init(crate::env::insta_acts_on_passes);
+    let insta_acts = *INSTA_ACTS_ON_PASSES.get_or_init(|| {
+        let env = crate::env::insta_variable;
+        let start = env("CARGO_MANIFEST_DIR").map_or_else(|| dir.to_owned(), PathBuf::from);
+        insta_config::acts_on_passes(insta_config::config_text(&start, env).as_deref(), env)
+    });
     if insta_acts {
         return false;
     }
-    let Ok(stored) = fs::read_to_string(snap) else {
+    let Ok(stored) = insta::Snapshot::from_file(snap) else {
         return false;
     };
-    snapshot_body(&stored).is_some_and(|body| same_contents(body, text))
+    stored.contents().as_text().is_some_and(|stored| same_contents(stored, text))
         && !snap.with_extension("snap.new").exists()
 }
 
-/// The contents of a snapshot file: what follows its `---` header.
-fn snapshot_body(file: &str) -> Option<&str> {
-    let file = file.strip_prefix("---\n")?;
-    let end = file.find("\n---\n")?;
-    Some(&file[end + "\n---\n".len()..])
+/// Whether insta reads `snap` as a snapshot: if it does, an assertion
+/// against it that fails is a difference (insta printed the diff).
+fn readable_snapshot(snap: &Path) -> bool {
+    insta::Snapshot::from_file(snap).is_ok()
 }
 
-/// insta's comparison of file snapshots: trailing whitespace and line
-/// endings do not count.
-fn same_contents(stored: &str, made: &str) -> bool {
-    let (stored, made) = (stored.trim_end(), made.trim_end());
-    if stored.contains('\r') || made.contains('\r') {
-        stored.replace("\r\n", "\n") == made.replace("\r\n", "\n")
-    } else {
-        stored == made
-    }
-}
-
-/// Whether insta's panic `message` is its report of a snapshot that
-/// differs (after printing the diff), not a failure to compare.
-fn is_mismatch(message: &str) -> bool {
-    message.starts_with("snapshot assertion for")
+/// insta's comparison of a file snapshot's contents with `made` (trailing
+/// whitespace and line endings do not count), by insta itself.
+fn same_contents(stored: &TextSnapshotContents, made: &str) -> bool {
+    stored.matches_latest(&TextSnapshotContents::new(made.to_owned(), TextSnapshotKind::File))
 }
 
 thread_local! {
@@ -726,16 +678,32 @@ mod tests {
         assert!(!scratch_root().exists());
     }
 
+    /// Also pins the part of insta's surface that is not public
+    /// (`insta::internals`, see `Cargo.toml`): if insta moves it, this fails.
     #[test]
-    fn only_an_identical_stored_snapshot_passes_without_insta() {
-        let file = "---\nsource: tests/carve.rs\ndescription: \"f(x:1)\"\n---\nReturned(2)\n";
-        let body = snapshot_body(file).unwrap();
-        assert!(same_contents(body, "Returned(2)"));
-        assert!(same_contents("Returned(\r\n2)\r\n", "Returned(\n2)"));
-        assert!(!same_contents(body, "Returned(3)"));
-        assert!(!same_contents(body, "  Returned(2)"), "leading blanks count");
-        assert_eq!(snapshot_body("Returned(2)\n"), None, "no header: insta decides");
-        assert_eq!(snapshot_body("---\nsource: x\n"), None);
+    fn only_a_stored_snapshot_insta_would_pass_passes_without_insta() {
+        let folder = std::env::temp_dir().join(format!("carve-stored-{}", std::process::id()));
+        fs::create_dir_all(&folder).unwrap();
+        let stored = |name: &str, file: &str| {
+            let path = folder.join(name);
+            fs::write(&path, file).unwrap();
+            insta::Snapshot::from_file(&path).unwrap()
+        };
+        let header = "---\nsource: tests/carve.rs\ndescription: \"f(x:1)\"\n---\n";
+        let snap = stored("a.snap", &format!("{header}Returned(2)\n"));
+        assert_eq!(snap.metadata().description(), Some("f(x:1)"));
+        let contents = snap.contents().as_text().unwrap();
+        assert!(same_contents(contents, "Returned(2)"));
+        assert!(!same_contents(contents, "Returned(3)"));
+        assert!(!same_contents(contents, "  Returned(2)"), "leading blanks count");
+        let crlf = stored("b.snap", &format!("{header}Returned(\r\n2)\r\n"));
+        assert!(same_contents(crlf.contents().as_text().unwrap(), "Returned(\n2)"));
+        let malformed = folder.join("c.snap");
+        fs::write(&malformed, "---\nsource: [\n---\nReturned(2)\n").unwrap();
+        assert!(readable_snapshot(&folder.join("a.snap")));
+        assert!(!readable_snapshot(&malformed));
+        assert!(!readable_snapshot(&folder.join("missing.snap")));
+        fs::remove_dir_all(folder).unwrap();
     }
 
     #[test]
@@ -780,7 +748,7 @@ mod tests {
         assert!(stored_outcome_agrees(&stored, &made));
         let mut by_hand = stored.clone();
         by_hand.outcome.text = "Returned( S( a: [1, 2] ) )".into();
-        assert!(stored_outcome_agrees(&by_hand, &made), "layout does not count");
+        assert!(stored_outcome_agrees(&by_hand, &made), "whitespace does not count");
         by_hand.outcome.text = "Returned(S(a: [1, 3]))".into();
         assert!(!stored_outcome_agrees(&by_hand, &made));
         assert!(!stored_outcome_agrees(&stored, &observed(Outcome::Panicked("no".into()), None)));
@@ -791,18 +759,5 @@ mod tests {
         let other = Value::Struct(crate::value::text::UNNAMED, vec![("v", Value::Seq(vec![]))]);
         assert!(!stored_outcome_agrees(&entry(&returned, Some(&other)), &made));
         assert!(!stored_outcome_agrees(&entry(&returned, None), &made));
-    }
-
-    #[test]
-    fn layout_is_ignored_but_literals_are_not() {
-        assert_eq!(
-            strip_layout("( s : \"a , b\" , c: 'x', )"),
-            "(s:\"a , b\",c:'x')"
-        );
-        assert_eq!(
-            strip_layout("(s: \"a\\\" b\") // note\n"),
-            "(s:\"a\\\" b\")"
-        );
-        assert_eq!(snapshot_id("(s: \"x\")").len(), 12);
     }
 }

@@ -5,7 +5,7 @@
 //! binary before it runs one. Parsing with ron reads a few MB/s in the
 //! debug builds `cargo test` makes, seconds for 100,000 entries; this scan
 //! is one pass over the bytes. It understands only what carve writes (and
-//! what a person may edit into it: comments, layout, literals of any kind);
+//! what a person may edit into it: comments, whitespace, literals of any kind);
 //! anything else gives `None`, and the file is then parsed in full, so a
 //! file that does not parse is listed as the one failing test it will be.
 //!
@@ -25,7 +25,7 @@
 //! assert!(skim("(target: \"x\", calls: [(args: ())])").is_none(), "no origin");
 //! ```
 
-use crate::carving::fragment::{layout_end, quoted_end, raw_string_end, without_bom};
+use crate::carving::fragment::{whitespace_end, quoted_end, raw_string_end, without_bom};
 
 /// What [`skim`] finds in a carve file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub fn skim(text: &str) -> Option<Skimmed> {
     let mut after_colon = false;
     while i < bytes.len() {
         let start = i;
-        if let Some(next) = layout_end(text, i) {
+        if let Some(next) = whitespace_end(text, i) {
             i = next;
             continue;
         }

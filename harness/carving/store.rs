@@ -33,7 +33,7 @@ pub use crate::carving::atomic::{sync_filesystem, write_atomic, write_atomic_uns
 use crate::carving::fragment::{without_bom, Fragment};
 use crate::carving::layout::{self, StoreError};
 use crate::carving::record::Call;
-use crate::outcome::{Observation, Outcome};
+use crate::outcome::{Ending, Failure, FailureKind, Observation, Outcome};
 use crate::value::depth;
 use crate::value::text::to_ron;
 use crate::value::Value;
@@ -74,6 +74,14 @@ impl Origin {
         match self {
             Origin::System(test) => Some(test),
             Origin::Generated { .. } | Origin::Found { .. } => None,
+        }
+    }
+
+    /// For a found failure, its kind and place, read from its `at`.
+    pub fn failure(&self) -> Option<Failure> {
+        match self {
+            Origin::Found { at, .. } => Some(Failure::from(at.as_str())),
+            Origin::System(_) | Origin::Generated { .. } => None,
         }
     }
 
@@ -154,13 +162,6 @@ impl Entry {
             Ok(Entry::new(origin, &args, outcome, after.as_deref()))
         })
     }
-
-    /// What makes two entries the same call with the same outcome: equal
-    /// keys, whatever their origins. A key to hash, so that finding the
-    /// entries of one list in another stays linear.
-    pub fn call_key(&self) -> (&str, &str, Option<&str>) {
-        (&self.args, &self.outcome.text, self.after.as_deref())
-    }
 }
 
 /// Why a call has no entry.
@@ -207,32 +208,11 @@ impl std::error::Error for EntryError {
     }
 }
 
-/// How a carved call ended, as its carve file says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
-    /// It returned (the value is in [`StoredOutcome::text`]).
-    Returned,
-    /// It panicked with this message.
-    Panicked(String),
-    /// It took its process down or timed out, as described.
-    Crashed(String),
-}
-
-impl Ending {
-    fn of(outcome: &Outcome) -> Ending {
-        match outcome {
-            Outcome::Returned(_) => Ending::Returned,
-            Outcome::Panicked(message) => Ending::Panicked(message.clone()),
-            Outcome::Crashed(message) => Ending::Crashed(message.clone()),
-        }
-    }
-}
-
 /// A carved call's outcome: parsed once, when its file is read, and kept as
 /// the RON text it was written as, so that it is written back unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredOutcome {
-    /// How the call ended.
+    /// How the call ended (what it returned is in [`StoredOutcome::text`]).
     pub ending: Ending,
     /// `Returned(…)`, `Panicked("…")` or `Crashed("…")`, as written.
     pub text: String,
@@ -242,7 +222,7 @@ impl StoredOutcome {
     /// How `outcome` is stored.
     pub fn of(outcome: &Outcome) -> Result<StoredOutcome, ron::Error> {
         Ok(StoredOutcome {
-            ending: Ending::of(outcome),
+            ending: outcome.ending(),
             text: indent(&to_ron(outcome)?),
         })
     }
@@ -259,7 +239,7 @@ impl StoredOutcome {
 
     /// Whether the call crashed its process, so replaying it would too.
     pub fn is_crash(&self) -> bool {
-        matches!(self.ending, Ending::Crashed(_))
+        self.ending.is_crash()
     }
 }
 
@@ -275,8 +255,14 @@ impl ParsedOutcome {
     fn ending(self) -> Ending {
         match self {
             ParsedOutcome::Returned(_) => Ending::Returned,
-            ParsedOutcome::Panicked(message) => Ending::Panicked(message),
-            ParsedOutcome::Crashed(message) => Ending::Crashed(message),
+            ParsedOutcome::Panicked(message) => Ending::Failed {
+                kind: FailureKind::Panic,
+                message,
+            },
+            ParsedOutcome::Crashed(message) => Ending::Failed {
+                kind: FailureKind::of_crash_message(&message),
+                message,
+            },
         }
     }
 }
@@ -598,7 +584,9 @@ pub fn merge_recorded(
         .filter(|e| e.origin.system_test().is_none())
         .cloned();
     let all: Vec<Entry> = system.into_iter().chain(generated).collect();
-    // A set of the calls kept so far keeps merging linear in the entries.
+    // One entry per call and outcome, whatever their whitespace (see
+    // `identity::CallKey`); a set of the keys kept so far keeps merging
+    // linear in the entries.
     let mut seen = HashSet::new();
     let first: Vec<bool> = all.iter().map(|e| seen.insert(e.call_key())).collect();
     all.into_iter()
@@ -701,7 +689,7 @@ mod tests {
             Entry::new(
                 Origin::System("c".into()),
                 "(s: \"z\")",
-                StoredOutcome::of(&Outcome::Crashed("signal 6".into())).unwrap(),
+                StoredOutcome::of(&Outcome::Crashed("abort: signal 6".into())).unwrap(),
                 None,
             ),
         ];
@@ -712,8 +700,14 @@ mod tests {
             endings,
             [
                 &Ending::Returned,
-                &Ending::Panicked("no".into()),
-                &Ending::Crashed("signal 6".into())
+                &Ending::Failed {
+                    kind: FailureKind::Panic,
+                    message: "no".into()
+                },
+                &Ending::Failed {
+                    kind: FailureKind::Abort,
+                    message: "abort: signal 6".into()
+                }
             ]
         );
         assert!(file.entries[2].outcome.is_crash());

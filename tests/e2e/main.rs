@@ -20,6 +20,7 @@ mod contact;
 mod crashes;
 mod files;
 mod html;
+mod insta_config;
 mod leftovers;
 mod mutants;
 mod partition;

@@ -369,7 +369,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                             @let page = report.functions.iter().position(|f| f.kind == Kind::Target && f.name() == failure.target);
                             tr data-test=(failure.test) {
                                 td { @match page { Some(j) => a href=(link(j)) { code { (failure.target) } }, None => code { (failure.target) } } }
-                                td.fail { "✗ " (failure.kind.as_str()) }
+                                td.fail { "✗ " (failure.kind.class()) }
                                 td { code { (failure.at) } }
                                 td { code { (failure.call) } br; span.muted { (failure.test) } }
                                 td.wide { (failure.message) }
@@ -513,7 +513,7 @@ fn function_page(
             h2 { "Found failures" }
             ul {
                 @for failure in &failures {
-                    li.fail-item { span.fail { "✗ " (failure.kind.as_str()) } " at " code { (failure.at) } ": " code { (failure.call) } " " span.muted { (failure.message) } }
+                    li.fail-item { span.fail { "✗ " (failure.kind.class()) } " at " code { (failure.at) } ": " code { (failure.call) } " " span.muted { (failure.message) } }
                 }
             }
         }

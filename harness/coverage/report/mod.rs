@@ -19,6 +19,11 @@
 //! `CARVE_REPORT`, `CARVE_ANNOTATE` prints annotated sources, and
 //! [`crate::coverage::html`] renders it as pages (`CARVE_HTML`).
 //!
+//! This module holds the model; trials leave their calls in a [`Calls`]
+//! sink (`sink.rs`), and each rendering has a file of its own: the text
+//! summary (`summary.rs`), the JSON (`json.rs`) and the annotated source
+//! (`annotate.rs`).
+//!
 //! ```
 //! use carve::coverage::report::FunctionCoverage;
 //! # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
@@ -28,15 +33,21 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
 use crate::coverage::goals::{self, Goal, GoalKind};
 use crate::coverage::Trace;
+use crate::outcome::{Failure, FailureKind};
 use crate::registry::{Registry, Sites};
+
+mod annotate;
+mod json;
+mod sink;
+mod summary;
+
+pub use sink::Calls;
 
 /// The coverage of one replayed (or generated) call.
 #[derive(Debug, Clone)]
@@ -64,73 +75,14 @@ pub struct FoundFailure {
     pub target: String,
     /// The minimized call: `split_pair(s:"")`.
     pub call: String,
-    /// Where it panicked (`src/lib.rs:12`), or how its process ended.
-    pub at: String,
-    /// Panic or crash.
+    /// Its found entry's `at`: where it panicked (`src/lib.rs:12`), or
+    /// the kind and place of its crash (`abort at src/lib.rs:12`).
+    pub at: Failure,
+    /// How it fails now: a panic (replayed, it still panics) or the kind of
+    /// crash its carve file says (not replayed, listed as found).
     pub kind: FailureKind,
     /// The panic message, or how the process ended.
     pub message: String,
-}
-
-/// How a found failure fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureKind {
-    /// The call panics (replayed: it still does).
-    Panic,
-    /// The call takes its process down (abort, overflow, timeout): not
-    /// replayed, it is listed as found.
-    Crash,
-}
-
-impl FailureKind {
-    /// `panic` or `crash`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Panic => "panic",
-            FailureKind::Crash => "crash",
-        }
-    }
-}
-
-/// Where replayed calls leave their coverage and found failures their
-/// description: one per run, shared by the trials of that run, drained by
-/// the runner when they are done.
-#[derive(Debug, Clone, Default)]
-pub struct Calls(Arc<Mutex<Sink>>);
-
-#[derive(Debug, Default)]
-struct Sink {
-    calls: Vec<CallCoverage>,
-    failures: Vec<FoundFailure>,
-}
-
-impl Calls {
-    fn sink(&self) -> std::sync::MutexGuard<'_, Sink> {
-        // Each critical section is one push or take: never left inconsistent.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Adds one call.
-    pub fn push(&self, call: CallCoverage) {
-        self.sink().calls.push(call);
-    }
-
-    /// Takes every call added so far.
-    pub fn take(&self) -> Vec<CallCoverage> {
-        std::mem::take(&mut self.sink().calls)
-    }
-
-    /// Adds a found failure that still fails.
-    pub fn push_failure(&self, failure: FoundFailure) {
-        self.sink().failures.push(failure);
-    }
-
-    /// Takes every found failure added so far, sorted by test name.
-    pub fn take_failures(&self) -> Vec<FoundFailure> {
-        let mut failures = std::mem::take(&mut self.sink().failures);
-        failures.sort_by(|a, b| a.test.cmp(&b.test));
-        failures
-    }
 }
 
 /// What generation did for one target in this run.
@@ -617,384 +569,6 @@ impl Report {
     pub fn target_at(&self, index: usize) -> Option<&TargetCoverage> {
         self.targets.iter().find(|t| t.function == index)
     }
-
-    /// One line per instrumented function (own outcomes covered/total, own
-    /// boundaries and weak mutants killed; for targets also their reach and
-    /// calls), hints where a number means nothing, and the total.
-    pub fn summary(&self) -> String {
-        let width = self
-            .functions
-            .iter()
-            .map(|f| f.name().len())
-            .max()
-            .unwrap_or(0)
-            .max("function".len());
-        let own: Vec<Totals> = self.functions.iter().map(FunctionCoverage::totals).collect();
-        let total = self.total();
-        let rows: Vec<Totals> = own.iter().copied().chain([total]).collect();
-        let column = |header: &'static str, kind: GoalKind| {
-            let cells: Vec<(usize, usize)> = rows.iter().map(|t| t.goals.of(kind)).collect();
-            RatioColumn::new(header, &cells)
-        };
-        let boundaries = column("boundaries", GoalKind::Boundary);
-        let mutants = column("mutants killed", GoalKind::Mutant);
-        let mut out = String::from(
-            "carve: branch coverage of instrumented functions by carved and generated calls\n",
-        );
-        let mut line = |text: String| {
-            out.push_str(text.trim_end());
-            out.push('\n');
-        };
-        line(format!(
-            "  {:width$}  kind    own outcomes      {}  {}  targets: outcomes of all they reach",
-            "function",
-            boundaries.header(),
-            mutants.header()
-        ));
-        let mut blind = Vec::new();
-        for (i, f) in self.functions.iter().enumerate() {
-            let detail = match (f.kind, self.target_at(i)) {
-                (Kind::Target, Some(t)) if !t.called() => "not called".to_owned(),
-                (Kind::Target, Some(t)) => {
-                    if t.reach.len() == 1 && f.total() == 0 {
-                        blind.push(format!("`{}`", t.name));
-                    }
-                    format!(
-                        "reach {}  ({} carved, {} generated calls)",
-                        self.totals(&t.reach).show(),
-                        t.carved_calls,
-                        t.generated_calls
-                    )
-                }
-                _ if f.sites.uninstrumented.is_some() => format!(
-                    "not instrumented ({})",
-                    f.sites.uninstrumented.unwrap_or_default()
-                ),
-                _ if f.reached_from.is_empty() => "not reached".to_owned(),
-                _ => format!(
-                    "reached from {}",
-                    f.reached_from
-                        .iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            let kind = f.kind.as_str();
-            line(format!(
-                "  {:width$}  {kind}  {}  {}  {}  {detail}",
-                f.name(),
-                own[i].show(),
-                boundaries.cell(i),
-                mutants.cell(i),
-            ));
-        }
-        let last = rows.len() - 1;
-        line(format!(
-            "  {:width$}          {}  {}  {}",
-            "total",
-            total.show(),
-            boundaries.cell(last),
-            mutants.cell(last),
-        ));
-        if !blind.is_empty() {
-            line(format!(
-                "carve: hint: {} {} no branch outcomes and {} no instrumented function; if the \
-                 logic is in functions they call, mark those with `#[carve::instrument]` (on an \
-                 inline `mod`, it instruments every function in it)",
-                blind.join(", "),
-                if blind.len() == 1 { "has" } else { "have" },
-                if blind.len() == 1 { "reaches" } else { "reach" },
-            ));
-        }
-        out
-    }
-
-    /// The JSON report of the contract.
-    pub fn to_json(&self) -> String {
-        #[derive(Serialize)]
-        struct Json<'a> {
-            seed: u64,
-            targets: Vec<JsonTarget<'a>>,
-            functions: Vec<JsonFunction>,
-            total: Totals,
-        }
-        #[derive(Serialize)]
-        struct JsonTarget<'a> {
-            name: &'a str,
-            branches: usize,
-            covered: usize,
-            reach_branches: usize,
-            reach_covered: usize,
-            carved_calls: usize,
-            generated_calls: usize,
-            executions: u64,
-            failures: usize,
-            // Added after the branch fields: goals are never mixed into them.
-            #[serde(flatten)]
-            goals: GoalTotals,
-            reach_boundaries: usize,
-            reach_boundaries_covered: usize,
-            reach_mutants: usize,
-            reach_mutants_killed: usize,
-        }
-        #[derive(Serialize)]
-        struct JsonFunction {
-            name: String,
-            kind: Kind,
-            branches: usize,
-            covered: usize,
-            reached_from: Vec<String>,
-            #[serde(flatten)]
-            goals: GoalTotals,
-        }
-        let json = Json {
-            seed: self.seed,
-            targets: self
-                .targets
-                .iter()
-                .map(|t| {
-                    let own = &self.functions[t.function];
-                    let reach = self.totals(&t.reach);
-                    JsonTarget {
-                        name: &t.name,
-                        branches: own.total(),
-                        covered: own.covered_by.len(),
-                        reach_branches: reach.branches,
-                        reach_covered: reach.covered,
-                        carved_calls: t.carved_calls,
-                        generated_calls: t.generated_calls,
-                        executions: t.executions,
-                        failures: t.failures,
-                        goals: own.goal_totals(),
-                        reach_boundaries: reach.goals.boundaries,
-                        reach_boundaries_covered: reach.goals.boundaries_covered,
-                        reach_mutants: reach.goals.mutants,
-                        reach_mutants_killed: reach.goals.mutants_killed,
-                    }
-                })
-                .collect(),
-            functions: self
-                .functions
-                .iter()
-                .map(|f| JsonFunction {
-                    name: f.name(),
-                    kind: f.kind,
-                    branches: f.total(),
-                    covered: f.covered_by.len(),
-                    reached_from: f.reached_from.iter().cloned().collect(),
-                    goals: f.goal_totals(),
-                })
-                .collect(),
-            total: self.total(),
-        };
-        let mut text = serde_json::to_string_pretty(&json)
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-        text.push('\n');
-        text
-    }
-
-    /// Source listings of the functions whose name contains `filter` (all
-    /// when empty), each line with a missed outcome marked `#` and followed
-    /// by what it misses.
-    pub fn annotate(&self, filter: &str) -> String {
-        let mut out = String::new();
-        for f in self.functions.iter().filter(|f| f.name().contains(filter)) {
-            out.push_str(&annotate_function(f));
-        }
-        out
-    }
-
-    /// Why [`Report::annotate`] shows nothing for `filter` (`CARVE_ANNOTATE`),
-    /// when no instrumented function's name contains it: the names there are,
-    /// or the closest few of them. `None` when some name matches.
-    pub fn annotate_misses(&self, filter: &str) -> Option<String> {
-        const SHOWN: usize = 5;
-        let mut names: Vec<String> = self.functions.iter().map(FunctionCoverage::name).collect();
-        if names.iter().any(|name| name.contains(filter)) {
-            return None;
-        }
-        let intro = format!("CARVE_ANNOTATE={filter} matches no instrumented function");
-        if names.is_empty() {
-            return Some(format!("{intro}; this test binary has none"));
-        }
-        let all = names.len();
-        if all > SHOWN {
-            let distance = |name: &str| {
-                // The closest of the whole path and its last segment, so
-                // that `decode` finds `cgi::decode` and `cgi::dcode` alike.
-                let last = name.rsplit("::").next().unwrap_or(name);
-                edit_distance(filter, name).min(edit_distance(filter, last))
-            };
-            names.sort_by_cached_key(|name| (distance(name), name.clone()));
-            names.truncate(SHOWN);
-        }
-        let which = match all > SHOWN {
-            true => format!(" (the {SHOWN} closest of {all})"),
-            false => String::new(),
-        };
-        Some(format!(
-            "{intro}; names are{which}: {}. It selects the names that contain it; `all` \
-             selects every one.",
-            names.join(", ")
-        ))
-    }
-}
-
-/// The Levenshtein distance between `a` and `b`, in characters, ignoring case.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substituted = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substituted.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
-}
-
-/// A summary column of `met/total` cells, their slashes aligned, `-` where
-/// the total is 0.
-struct RatioColumn {
-    header: &'static str,
-    cells: Vec<(usize, usize)>,
-    /// Widths of the met and total numbers.
-    met: usize,
-    total: usize,
-}
-
-impl RatioColumn {
-    fn new(header: &'static str, cells: &[(usize, usize)]) -> RatioColumn {
-        let digits = |n: usize| n.to_string().len();
-        let widest = |n: fn(&(usize, usize)) -> usize| {
-            cells.iter().map(|c| digits(n(c))).max().unwrap_or(1)
-        };
-        RatioColumn {
-            header,
-            cells: cells.to_vec(),
-            met: widest(|c| c.0),
-            total: widest(|c| c.1),
-        }
-    }
-
-    fn width(&self) -> usize {
-        self.header.len().max(self.met + 1 + self.total)
-    }
-
-    fn header(&self) -> String {
-        format!("{:>w$}", self.header, w = self.width())
-    }
-
-    /// Row `i`, right-aligned under the header.
-    fn cell(&self, i: usize) -> String {
-        let (met, total) = self.cells.get(i).copied().unwrap_or_default();
-        let (m, t) = (self.met, self.total);
-        let text = match total {
-            0 => format!("{:>m$} {:t$}", "-", ""),
-            _ => format!("{met:>m$}/{total:<t$}"),
-        };
-        format!("{text:>w$}", w = self.width())
-    }
-}
-
-fn annotate_function(f: &FunctionCoverage) -> String {
-    let share = match f.percent() {
-        Some(p) => format!(
-            "{}/{} branch outcomes covered ({p:.1}%)",
-            f.covered_by.len(),
-            f.total()
-        ),
-        None => "no branch outcomes".to_owned(),
-    };
-    let goals = f.goal_totals().describe();
-    let goals = match goals.is_empty() {
-        true => goals,
-        false => format!(", {goals}"),
-    };
-    let mut out = format!("\n{}: {share}{goals}, {}\n", f.name(), f.sites.file);
-    let Some(source) = find_source(f.sites.file).and_then(|p| std::fs::read_to_string(p).ok())
-    else {
-        out.push_str("  (source not found; missed outcomes and goals:)\n");
-        for id in f.missing() {
-            let _ = writeln!(out, "  {} missed {}", f.sites.location(id), f.describe(id));
-        }
-        for goal in f.missed_goals() {
-            let _ = writeln!(
-                out,
-                "  {} {}: {}",
-                goal_location(f, goal),
-                missed_goal_marker(goal.goal.kind),
-                goal.goal.label
-            );
-        }
-        return out;
-    };
-    let (first, last) = f.sites.lines;
-    let mut missed_by_line: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for id in f.missing() {
-        missed_by_line
-            .entry(f.sites.branches[id as usize].line)
-            .or_default()
-            .push(id);
-    }
-    let mut goals_by_line: BTreeMap<u32, Vec<&GoalCoverage>> = BTreeMap::new();
-    for goal in f.missed_goals() {
-        if let Some(b) = f.sites.branches.get(goal.goal.branch as usize) {
-            goals_by_line.entry(b.line).or_default().push(goal);
-        }
-    }
-    // Boundaries first, then mutants, each in goal order.
-    for goals in goals_by_line.values_mut() {
-        goals.sort_by_key(|g| g.goal.kind);
-    }
-    let distance = |best: Option<f64>| match best {
-        Some(d) => format!(" (closest distance {})", show_distance(d)),
-        None => " (never reached)".to_owned(),
-    };
-    for (n, line) in source.lines().enumerate() {
-        let n = n as u32 + 1;
-        if n < first || n > last {
-            continue;
-        }
-        let missed = missed_by_line.get(&n);
-        let goals = goals_by_line.get(&n);
-        // `#`: a branch outcome is missed; `~`: only boundaries or mutants.
-        let marker = match (missed, goals) {
-            (Some(_), _) => '#',
-            (None, Some(_)) => '~',
-            (None, None) => ' ',
-        };
-        let _ = writeln!(out, "{marker} {n:>4} {line}");
-        let indent = |branch: u32| {
-            let col = f.sites.branches[branch as usize].col as usize;
-            " ".repeat(col.saturating_sub(1))
-        };
-        for id in missed.into_iter().flatten() {
-            let _ = writeln!(
-                out,
-                "       {}^ missed: {}{}",
-                indent(*id),
-                f.describe(*id),
-                distance(f.best_distance.get(id).copied())
-            );
-        }
-        for goal in goals.into_iter().flatten() {
-            let _ = writeln!(
-                out,
-                "       {}^ {}: {}{}",
-                indent(goal.goal.branch),
-                missed_goal_marker(goal.goal.kind),
-                goal.goal.label,
-                distance(goal.best_distance)
-            );
-        }
-    }
-    out
 }
 
 /// A distance as people read it: whole and ordinary numbers as they are
@@ -1006,22 +580,6 @@ pub(crate) fn show_distance(d: f64) -> String {
         format!("{d:e}")
     } else {
         format!("{d}")
-    }
-}
-
-/// How the annotated source introduces a goal no passing call met.
-fn missed_goal_marker(kind: GoalKind) -> &'static str {
-    match kind {
-        GoalKind::Boundary => "missed boundary",
-        GoalKind::Mutant => "mutant survives",
-    }
-}
-
-/// `file:line:col` of a goal's condition.
-fn goal_location(f: &FunctionCoverage, goal: &GoalCoverage) -> String {
-    match f.sites.branches.get(goal.goal.branch as usize) {
-        Some(_) => f.sites.location(goal.goal.branch),
-        None => f.sites.file.to_owned(),
     }
 }
 
@@ -1040,6 +598,7 @@ pub(crate) fn find_source(file: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use super::annotate::{annotate_function, edit_distance};
     use super::*;
     use crate::coverage;
     use crate::registry::{Branch, BranchKind, Condition, Form, Op, Side};
