@@ -37,7 +37,7 @@ pub mod protocol;
 pub mod triage;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -58,10 +58,10 @@ use crate::generation::generate::{
 use crate::generation::history::{Phase, Point};
 use crate::outcome::{quietly, Observation, Outcome};
 use crate::registry::{Registry, Target};
-use crate::value::Value;
+use crate::value::{depth, Value};
 use journal::{args_hash, CallMarker, Crash, Journal, Scratch};
 use liveness::{Liveness, SILENCE_LIMIT};
-use protocol::{Channel, WorkerMessage};
+use protocol::{Channel, Start, WorkerMessage, WorkerSetup};
 use triage::Ended;
 
 /// How many times the slowest carved call's time a generated call may run
@@ -74,13 +74,6 @@ pub const TIMEOUT_FACTOR: u32 = 10;
 const MAX_UNCONFIRMED: u32 = 16;
 /// The variable that makes a test binary a worker for the named target.
 pub const WORKER_VAR: &str = "CARVE_WORKER";
-/// The variable that names the scratch folder a target's workers share.
-const SCRATCH_VAR: &str = "CARVE_WORKER_SCRATCH";
-/// The variable that caps a worker's executions (the budget less restarts).
-const CAP_VAR: &str = "CARVE_WORKER_CAP";
-/// The variable set for every worker of a target but the first: what the
-/// first said (on stderr) is not said again.
-const RESTART_VAR: &str = "CARVE_WORKER_RESTART";
 /// Derivations a worker may run between two progress lines.
 const PROGRESS_EVERY: u64 = 256;
 /// Executions of the budget one worker restart costs: about what starting
@@ -140,9 +133,12 @@ struct Pending {
 /// Generates calls of `target_name` in worker processes; the carve file is
 /// updated as they go. `existing` is what its calls cover now (the
 /// outcomes in its reach, for progress; the slowest carved call's time,
-/// for the call timeout).
+/// for the call timeout), as `baseline` showed it: every worker starts
+/// from it, sent in its setup, and replays no carve-file call (not what
+/// the workers before it added either: so each retraces the same run).
 pub fn generate_in_workers(
     target_name: &str,
+    baseline: &Baseline,
     existing: &Existing,
     config: &Config,
 ) -> Result<Summary, Error> {
@@ -151,16 +147,22 @@ pub fn generate_in_workers(
     let exe = std::env::current_exe().map_err(Error::StartWorker)?;
     let path = CarveFile::path_for(&config.dir, target_name);
     let scratch = Scratch::create(target_name).map_err(Error::WorkerIo)?;
-    // Every worker starts from the carve file as it is now, not from what
-    // the workers before it added: so each retraces the same run.
-    let base = std::fs::read(&path).map_err(|e| Error::Save(StoreError::io(&path, e)))?;
-    std::fs::write(journal::base_path(scratch.dir()), base).map_err(Error::WorkerIo)?;
+    let start_at = baseline.start(existing)?;
+    let mut setup = WorkerSetup {
+        scratch: scratch.dir().to_owned(),
+        seed: config.seed,
+        budget: config.budget.into(),
+        cap: u64::MAX,
+        timeout_ms: u64::try_from(timeout.as_millis().max(1)).unwrap_or(u64::MAX),
+        restart: false,
+        crashes: Vec::new(),
+        start: start_at,
+    };
     let mut summary = Summary::default();
     let mut found = Vec::new();
     // With other targets generating beside it, a bar would overwrite theirs.
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
-    let mut crashes: Vec<Crash> = Vec::new();
     let mut pending: Option<Pending> = None;
     let start = Instant::now();
     let mut first = true;
@@ -175,16 +177,13 @@ pub fn generate_in_workers(
         };
         CallMarker::reset(scratch.dir()).map_err(Error::WorkerIo)?;
         let history = &mut summary.history;
+        setup.budget = budget.into();
+        setup.cap = cap;
+        setup.restart = !std::mem::take(&mut first);
         let ran = run_worker(
             &exe,
             target_name,
-            Limits {
-                budget,
-                cap,
-                timeout,
-                restart: !std::mem::take(&mut first),
-            },
-            scratch.dir(),
+            &setup,
             &mut |executions, covered, phase| {
                 progress.tick(executions, covered, total);
                 // A restarted worker retraces the calls before: their points
@@ -266,12 +265,11 @@ pub fn generate_in_workers(
         }
         summary.crashes += 1;
         let triage = triage::classify(ended, &run.stderr_tail, timeout);
-        crashes.push(Crash {
+        setup.crashes.push(Crash {
             hash,
             at: triage.at,
             message: triage.message,
         });
-        journal::write_crashes(scratch.dir(), &crashes).map_err(Error::WorkerIo)?;
         if let Budget::Executions(n) = config.budget {
             if number.saturating_add(u64::from(summary.crashes) * RESTART_COST) >= n {
                 break;
@@ -333,19 +331,6 @@ impl Summary {
         }
         out
     }
-}
-
-/// What one worker may do.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    /// What is left of the budget.
-    budget: Budget,
-    /// Executions in all (the budget less restarts).
-    cap: u64,
-    /// The call timeout.
-    timeout: Duration,
-    /// Whether a worker ran for the target before it.
-    restart: bool,
 }
 
 /// What is left of the budget: all of an execution budget (a worker
@@ -443,12 +428,11 @@ impl Found {
 fn run_worker(
     exe: &Path,
     target_name: &str,
-    limits: Limits,
-    scratch: &Path,
+    setup: &WorkerSetup,
     on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
     found: &mut Vec<Found>,
 ) -> Result<WorkerRun, Error> {
-    let (mut child, lines, stderr) = spawn_worker(exe, target_name, limits, scratch)?;
+    let (mut child, lines, stderr) = spawn_worker(exe, target_name, setup)?;
     let stop = |child: &mut Child| {
         let _ = child.kill();
         let _ = child.wait();
@@ -501,37 +485,34 @@ fn run_worker(
     Ok(run)
 }
 
-/// Starts a worker; its protocol lines arrive on the receiver, and the
-/// thread returns the end of its stderr once it closes.
+/// Starts a worker and sends it its `setup`; its protocol lines arrive on
+/// the receiver, and the thread returns the end of its stderr once it
+/// closes.
 fn spawn_worker(
     exe: &Path,
     target_name: &str,
-    limits: Limits,
-    scratch: &Path,
+    setup: &WorkerSetup,
 ) -> Result<(Child, mpsc::Receiver<String>, JoinHandle<String>), Error> {
-    let budget_text = match limits.budget {
-        Budget::Executions(n) => n.to_string(),
-        Budget::Time(d) => format!("{}ms", d.as_millis().max(1)),
-    };
-    let mut command = Command::new(exe);
-    if limits.restart {
-        command.env(RESTART_VAR, "1");
-    }
-    let mut child = command
+    let line = setup.to_line()?;
+    let mut child = Command::new(exe)
         .env(WORKER_VAR, target_name)
-        .env(SCRATCH_VAR, scratch)
-        .env(CAP_VAR, limits.cap.to_string())
-        .env("CARVE_BUDGET", budget_text)
-        .env("CARVE_TIMEOUT", format!("{}ms", limits.timeout.as_millis().max(1)))
         .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(Error::StartWorker)?;
-    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        return Err(Error::WorkerIo(io::Error::other("worker without stdout")));
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(Error::WorkerIo(io::Error::other("worker without stdio")));
     };
+    // From a thread: a setup larger than the pipe holds is read while the
+    // parent reads the worker's lines. A worker that died before reading it
+    // shows as a crash, not here.
+    std::thread::spawn(move || {
+        let _ = writeln!(stdin, "{line}");
+    });
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
@@ -602,11 +583,19 @@ pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> !
             std::process::exit(3)
         }
     };
-    // The heartbeat starts before the carve files are read: loading and
-    // mining them is not a call and cannot time out.
-    // The parent sets the timeout it derived.
-    let liveness = Liveness::start(channel, config.timeout.unwrap_or(MIN_TIMEOUT));
-    match worker(registry, config, target_name, &liveness) {
+    let setup = match read_setup() {
+        Ok(setup) => setup,
+        Err(e) => {
+            let _ = channel.send(&WorkerMessage::Error {
+                message: e.to_string(),
+            });
+            std::process::exit(3)
+        }
+    };
+    // The heartbeat starts before generation: mining the seeds is not a
+    // call and cannot time out. The parent sends the timeout it derived.
+    let liveness = Liveness::start(channel, Duration::from_millis(setup.timeout_ms));
+    match worker(registry, config, target_name, setup, &liveness) {
         Ok(()) => std::process::exit(0),
         Err(e) => fail(&liveness, &e),
     }
@@ -620,55 +609,51 @@ fn fail(liveness: &Liveness, error: &Error) -> ! {
     std::process::exit(3)
 }
 
+/// The setup the parent sends first, on stdin.
+fn read_setup() -> Result<WorkerSetup, Error> {
+    let mut line = String::new();
+    io::stdin().lock().read_line(&mut line).map_err(Error::WorkerIo)?;
+    Ok(WorkerSetup::from_line(line.trim_end_matches('\n'))?)
+}
+
 fn worker(
     registry: &Registry,
     config: &Config,
     target_name: &str,
+    setup: WorkerSetup,
     liveness: &Liveness,
 ) -> Result<(), Error> {
     let target = registry
         .target(target_name)
         .ok_or_else(|| Error::UnknownTarget(target_name.to_owned()))?;
-    let scratch = std::env::var_os(SCRATCH_VAR)
-        .map(std::path::PathBuf::from)
-        .ok_or_else(|| Error::WorkerIo(io::Error::other(format!("{SCRATCH_VAR} is not set"))))?;
-    let cap = std::env::var(CAP_VAR)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(u64::MAX);
     let path = CarveFile::path_for(&config.dir, target_name);
-    let base = journal::base_path(&scratch);
-    let text = std::fs::read_to_string(&base).map_err(|e| StoreError::io(&base, e))?;
-    let file = CarveFile::parse(&config.dir, &path, &text)?;
-    let existing = existing_calls(registry, target, &file, &config.dir, config.seed)?;
+    // Where the parent's replay of the carve files left off: no call of
+    // theirs runs again here.
+    let existing = setup.start.existing(target)?;
+    let budget = Budget::from(setup.budget);
     let settings = Settings {
-        seed: config.seed,
-        budget: config.budget,
+        seed: setup.seed,
+        budget,
         phases: generate::Phases::All,
     };
-    let crashing = file
-        .entries
-        .iter()
-        .filter(|e| e.outcome.is_crash())
-        .map(|e| crate::carving::replay::strip_layout(&e.args))
-        .collect();
     install_crash_frame_hook();
+    let scratch = &setup.scratch;
     let mut observer = Reporter {
         target,
         reach: &existing.reach,
-        crashing,
+        crashing: setup.start.crashing,
         liveness,
         dir: &config.dir,
         path: &path,
         stored: None,
-        seed: config.seed,
-        budget: config.budget,
-        timeout: config.timeout.unwrap_or(MIN_TIMEOUT),
-        restart: std::env::var_os(RESTART_VAR).is_some(),
-        cap,
-        crashes: journal::read_crashes(&scratch).map_err(Error::WorkerIo)?,
-        journal: Journal::open(&scratch).map_err(Error::WorkerIo)?,
-        marker: CallMarker::open(&scratch).map_err(Error::WorkerIo)?,
+        seed: setup.seed,
+        budget,
+        timeout: Duration::from_millis(setup.timeout_ms),
+        restart: setup.restart,
+        cap: setup.cap,
+        crashes: setup.crashes.into_iter().map(|c| (c.hash, c)).collect(),
+        journal: Journal::open(scratch).map_err(Error::WorkerIo)?,
+        marker: CallMarker::open(scratch).map_err(Error::WorkerIo)?,
         replayed: HashSet::new(),
         undeserializable: 0,
         last_report: (0, Instant::now()),
@@ -722,15 +707,9 @@ fn install_crash_frame_hook() {
     }
 }
 
-/// Replays the carve files to learn where generation for `target` starts:
-/// its own entries (`file`) give the seeds, known failures and the
-/// functions its calls enter; every passing call of every target in `dir`
-/// counts for what is already covered, except the calls other targets'
-/// generation with this `seed` made. Those are left out so that each
-/// target's generation depends only on its own file and on what the run
-/// started from: targets then generate in any order, at once
-/// (`CARVE_JOBS`) or on different machines (nextest partitions), with the
-/// same files as one after another. Crashing entries are not run.
+/// Where generation for `target` starts, as [`Baseline::replay`] shows it
+/// (for carve's own tests: generation replays once and keeps the baseline).
+#[cfg(any(test, feature = "_internals"))]
 pub fn existing_calls(
     registry: &Registry,
     target: &'static Target,
@@ -741,7 +720,7 @@ pub fn existing_calls(
     Ok(Baseline::replay(registry, target, file, dir, seed)?.existing())
 }
 
-/// What replaying the carve files showed ([`existing_calls`]), kept so that
+/// What replaying the carve files showed ([`Baseline::replay`]), kept so that
 /// the calls generation adds are replayed alone, not every file again, to
 /// tell what it covered.
 pub struct Baseline {
@@ -756,10 +735,21 @@ pub struct Baseline {
     passing: Vec<Trace>,
     /// The longest one of the target's own calls took.
     slowest: Duration,
+    /// Arguments of the target's own calls that crashed, without layout.
+    crashing: BTreeSet<String>,
 }
 
 impl Baseline {
-    /// Replays the carve files in `dir` as [`existing_calls`] says.
+    /// Replays the carve files in `dir` once per run, to learn where generation
+    /// for `target` starts (workers are sent what it showed, [`Baseline::start`]):
+    /// its own entries (`file`) give the seeds, known failures and the
+    /// functions its calls enter; every passing call of every target in `dir`
+    /// counts for what is already covered, except the calls other targets'
+    /// generation with this `seed` made. Those are left out so that each
+    /// target's generation depends only on its own file and on what the run
+    /// started from: targets then generate in any order, at once
+    /// (`CARVE_JOBS`) or on different machines (nextest partitions), with the
+    /// same files as one after another. Crashing entries are not run.
     pub fn replay(
         registry: &Registry,
         target: &'static Target,
@@ -774,6 +764,7 @@ impl Baseline {
             entered: Vec::new(),
             passing: Vec::new(),
             slowest: Duration::ZERO,
+            crashing: BTreeSet::new(),
         };
         baseline.add(&file.entries);
         for path in CarveFile::list(dir)? {
@@ -801,6 +792,10 @@ impl Baseline {
         for entry in entries {
             if let Origin::Found { at, .. } = &entry.origin {
                 self.known_failures.insert(at.clone());
+            }
+            if entry.outcome.is_crash() {
+                self.crashing
+                    .insert(crate::carving::replay::strip_layout(&entry.args));
             }
             let started = Instant::now();
             let replayed = self.replay_one(self.target, entry);
@@ -836,6 +831,15 @@ impl Baseline {
             self.passing.push(trace);
         }
         Some((replayed.args, functions))
+    }
+
+    /// Where a worker starts: `existing` (what [`Baseline::existing`]
+    /// said) as it travels in its setup.
+    pub fn start(&self, existing: &Existing) -> Result<Start, Error> {
+        // Seeds nest as deep as carve writes values.
+        Ok(depth::with_stack(|| {
+            Start::new(existing, &self.entered, self.crashing.clone())
+        })?)
     }
 
     /// Where generation starts, or what it reached.
@@ -1181,6 +1185,86 @@ mod tests {
             )
         );
         assert_eq!(again.unwrap(), []);
+    }
+
+    /// Calls of [`COUNTED`] made so far.
+    static COUNTED_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static COUNTED_SITES: crate::registry::Sites =
+        crate::registry::Sites::new("demo", "counted", "", (0, 0), &[], &[]);
+    /// A target that counts its calls.
+    static COUNTED: Target = Target {
+        module_path: "demo",
+        fn_name: "counted",
+        signature: "fn counted(x: u64)",
+        file: "",
+        line: 0,
+        sites: &COUNTED_SITES,
+        replay: |args| {
+            COUNTED_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let x = match args {
+                ArgsInput::Ron(text) => text.len() as u64,
+                ArgsInput::Value(_) => 0,
+            };
+            Ok(crate::call::Replayed {
+                args: Some(Value::Struct("args", vec![("x", Value::U64(x))])),
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::Unit),
+                    after: None,
+                },
+            })
+        },
+        trace: |_| {},
+    };
+
+    /// The parent replays the carve files once per run; a worker starts
+    /// from what that showed, sent in its setup, and runs no call of theirs
+    /// (nor does a restarted one: every start reads the same setup).
+    #[test]
+    fn a_worker_start_replays_no_existing_call() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let dir = std::env::temp_dir().join(format!("carve-start-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "counted");
+        let entry = |args: &str, outcome: &str| {
+            let outcome = crate::carving::store::StoredOutcome::parse(outcome).unwrap();
+            Entry::new(Origin::System("t".into()), args, outcome, None)
+        };
+        let entries = [
+            entry("(x: 1)", "Returned(())"),
+            entry("(x: 22)", "Returned(())"),
+            entry("(x: 333)", "Crashed(\"abort\")"),
+        ];
+        CarveFile::write(&path, &CarveFile::render("counted", &entries)).unwrap();
+        let file = CarveFile::load(&dir, &path).unwrap();
+        let registry = Registry::collect();
+        let baseline = Baseline::replay(&registry, &COUNTED, &file, &dir, 1).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        // The crashing call is not run.
+        assert_eq!(COUNTED_CALLS.load(SeqCst), 2);
+        let existing = baseline.existing();
+        let setup = WorkerSetup {
+            scratch: dir.clone(),
+            seed: 1,
+            budget: Budget::Executions(10).into(),
+            cap: 10,
+            timeout_ms: 1000,
+            restart: false,
+            crashes: vec![],
+            start: baseline.start(&existing).unwrap(),
+        };
+        for _start in 0..3 {
+            let line = setup.to_line().unwrap();
+            let read = WorkerSetup::from_line(&line).unwrap();
+            let started = read.start.existing(&COUNTED).unwrap();
+            assert_eq!(started.seeds, existing.seeds);
+            assert_eq!(started.covered, existing.covered);
+            assert_eq!(started.inapplicable, existing.inapplicable);
+            assert_eq!(started.known_failures, existing.known_failures);
+            assert_eq!(started.reach.all_len(), existing.reach.all_len());
+            assert_eq!(read.start.crashing, ["(x:333)".to_owned()].into());
+        }
+        assert_eq!(COUNTED_CALLS.load(SeqCst), 2, "a worker start ran a carve-file call");
     }
 
     #[test]
