@@ -35,7 +35,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::carving::store::{Entry, Origin, StoredOutcome};
+use crate::carving::store::Entry;
 use crate::coverage::reach::Reach;
 use crate::env::Budget;
 use crate::generation::generate::Existing;
@@ -69,12 +69,12 @@ pub enum WorkerMessage {
     },
     /// A generated call was kept: the parent stores its entry.
     Kept {
-        #[serde(with = "wire_entry")]
+        #[serde(with = "crate::carving::wire::entry")]
         entry: Entry,
     },
     /// A failing input was found: the parent stores its entry.
     Failure {
-        #[serde(with = "wire_entry")]
+        #[serde(with = "crate::carving::wire::entry")]
         entry: Entry,
     },
     /// The worker could not go on (e.g. saving to the carve file failed).
@@ -445,44 +445,6 @@ fn intern(name: &str) -> &'static str {
     leaked
 }
 
-/// An entry as it travels: its texts as RON strings, whose escapes keep it
-/// on one line; its outcome is parsed again on arrival.
-mod wire_entry {
-    use super::*;
-
-    #[derive(Serialize, Deserialize)]
-    struct WireEntry {
-        origin: Origin,
-        args: String,
-        outcome: String,
-        after: Option<String>,
-    }
-
-    pub fn serialize<S: serde::Serializer>(entry: &Entry, s: S) -> Result<S::Ok, S::Error> {
-        WireEntry {
-            origin: entry.origin.clone(),
-            args: entry.args.clone(),
-            outcome: entry.outcome.text.clone(),
-            after: entry.after.clone(),
-        }
-        .serialize(s)
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-        let wire = WireEntry::deserialize(d)?;
-        let outcome = StoredOutcome::parse(&wire.outcome)
-            .map_err(|e| serde::de::Error::custom(format!("outcome {:?}: {e}", wire.outcome)))?;
-        Ok(Entry {
-            origin: wire.origin,
-            args: wire.args,
-            outcome,
-            after: wire.after,
-            args_position: Default::default(),
-            outcome_position: Default::default(),
-        })
-    }
-}
-
 /// A line that is not a message: what it was, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MalformedMessage {
@@ -615,6 +577,7 @@ impl Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::carving::store::{Origin, StoredOutcome};
     use crate::carving::store::CarveFile;
 
     #[test]
