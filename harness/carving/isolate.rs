@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -35,12 +35,10 @@ use serde::{Deserialize, Serialize};
 use crate::carving::record;
 use crate::carving::store::{display_path, write_atomic, Entry, EntryError};
 use crate::carving::wire::WireEntry;
+use crate::env::role::{self, RECORD_OUT_VAR as OUT_VAR};
 use crate::outcome::describe_exit;
 
-/// Names the system test a child process records.
-pub const TEST_VAR: &str = "CARVE_RECORD_TEST";
-/// Where the child writes what it carved.
-const OUT_VAR: &str = "CARVE_RECORD_OUT";
+pub use crate::env::role::RECORD_TEST_VAR as TEST_VAR;
 
 /// What a child sends back: whether its test passed, and what it carved.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -162,7 +160,7 @@ fn wait_naming_slow(child: &mut Child, test: &str, slow: Duration) -> std::io::R
 /// Exit code 0 when the recording was written, whether the test passed or
 /// not; 3 when it could not be.
 pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
-    let Some(out) = std::env::var_os(OUT_VAR).map(PathBuf::from) else {
+    let Some(out) = role::record_out() else {
         eprintln!("carve: {TEST_VAR} is set without {OUT_VAR}; it is for carve's own use");
         std::process::exit(3)
     };

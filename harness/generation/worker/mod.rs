@@ -44,6 +44,8 @@ pub use baseline::Baseline;
 #[cfg(any(test, feature = "_internals"))]
 pub use baseline::existing_calls;
 pub use child::worker_main;
+/// The variable that makes a test binary a worker for the named target.
+pub use crate::env::role::WORKER_VAR;
 pub use error::WorkerError;
 pub use parent::generate_in_workers;
 
@@ -55,8 +57,6 @@ pub const TIMEOUT_FACTOR: u32 = 10;
 /// is too loaded for the call timeout (unconfirmed crashes cost no budget,
 /// so that the run stays the same as one without them; this bounds them).
 const MAX_UNCONFIRMED: u32 = 16;
-/// The variable that makes a test binary a worker for the named target.
-pub const WORKER_VAR: &str = "CARVE_WORKER";
 /// Derivations a worker may run between two progress lines.
 const PROGRESS_EVERY: u64 = 256;
 /// Executions of the budget one worker restart costs: about what starting
