@@ -8,7 +8,7 @@ use std::io;
 
 use crate::carving::store::{EntryError, StoreError};
 
-use super::protocol::MalformedMessage;
+use super::protocol::ProtocolError;
 
 /// What stopped generation in workers.
 #[derive(Debug)]
@@ -25,7 +25,7 @@ pub enum WorkerError {
     WorkerIo(io::Error),
     /// A worker, or its parent, sent something that is not a protocol
     /// message.
-    Protocol(MalformedMessage),
+    Protocol(ProtocolError),
     /// A worker stopped with an error of its own.
     Worker { target: String, message: String },
     /// `CARVE_WORKER` names no registered target.
@@ -79,8 +79,8 @@ impl From<EntryError> for WorkerError {
     }
 }
 
-impl From<MalformedMessage> for WorkerError {
-    fn from(e: MalformedMessage) -> Self {
+impl From<ProtocolError> for WorkerError {
+    fn from(e: ProtocolError) -> Self {
         WorkerError::Protocol(e)
     }
 }

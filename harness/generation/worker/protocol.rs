@@ -2,7 +2,7 @@
 //! line, each the prefix `carve-worker ` and the message in compact RON.
 //! [`write_line`] and [`read_line`] are the one writer and the one reader,
 //! side by side, for both directions; a line that is not a message is an
-//! error ([`MalformedMessage`]), never skipped.
+//! error ([`ProtocolError`]), never skipped.
 //!
 //! - **Parent → worker**: one [`WorkerSetup`] on the worker's stdin, before
 //!   anything else: its budget, cap and timeout, the crash list, and where
@@ -44,6 +44,7 @@ use crate::registry::{Sites, Target};
 use crate::value::{depth, Value};
 
 use super::journal::Crash;
+use super::WORKER_VAR;
 
 const PREFIX: &str = "carve-worker ";
 
@@ -166,7 +167,7 @@ impl Start {
         existing: &Existing,
         entered: &[&'static Sites],
         crashing: BTreeSet<String>,
-    ) -> Result<Start, MalformedMessage> {
+    ) -> Result<Start, ProtocolError> {
         let all = crate::registry::all_sites();
         let entered = entered
             .iter()
@@ -174,8 +175,12 @@ impl Start {
                 all.iter()
                     .position(|s| std::ptr::eq(*s, *sites))
                     .map(|i| i as u32)
-                    .ok_or_else(|| MalformedMessage {
-                        line: format!("function `{}` is not registered", sites.name()),
+                    .ok_or_else(|| ProtocolError {
+                        message: format!(
+                            "function `{}` was entered but is not registered, so a worker \
+                             cannot be told about it",
+                            sites.name()
+                        ),
                     })
             })
             .collect::<Result<_, _>>()?;
@@ -192,14 +197,17 @@ impl Start {
 
     /// The [`Existing`] it was made from, for `target`: its reach rebuilt
     /// from the same functions, the rest as sent.
-    pub fn existing(&self, target: &'static Target) -> Result<Existing, MalformedMessage> {
+    pub fn existing(&self, target: &'static Target) -> Result<Existing, ProtocolError> {
         let all = crate::registry::all_sites();
         let entered = self
             .entered
             .iter()
             .map(|i| {
-                all.get(*i as usize).copied().ok_or_else(|| MalformedMessage {
-                    line: format!("function number {i} is not registered"),
+                all.get(*i as usize).copied().ok_or_else(|| ProtocolError {
+                    message: format!(
+                        "the setup names function number {i}, but this test binary registers {}",
+                        all.len()
+                    ),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -445,36 +453,53 @@ fn intern(name: &str) -> &'static str {
     leaked
 }
 
-/// A line that is not a message: what it was, and why.
+/// What went wrong between a worker and its parent: a line that is not a
+/// message (which line, from whom, and why), or a message that cannot be
+/// written or does not fit this test binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MalformedMessage {
-    /// The line (or what could not be made into one).
-    pub line: String,
+pub struct ProtocolError {
+    /// Said in full.
+    pub message: String,
 }
 
-impl fmt::Display for MalformedMessage {
+impl fmt::Display for ProtocolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a worker sent a malformed message: {}", self.line)
+        f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for MalformedMessage {}
+impl std::error::Error for ProtocolError {}
+
+/// Who wrote a line that is read.
+#[derive(Debug, Clone, Copy)]
+pub enum Sender {
+    /// A worker, to its parent.
+    Worker,
+    /// The parent, to its worker (its setup).
+    Parent,
+}
 
 /// `message` as one protocol line, without its newline.
-pub fn write_line<T: Serialize>(message: &T) -> Result<String, MalformedMessage> {
+pub fn write_line<T: Serialize>(message: &T) -> Result<String, ProtocolError> {
     wire_options()
         .to_string(message)
         .map(|text| format!("{PREFIX}{text}"))
-        .map_err(|e| MalformedMessage {
-            line: format!("cannot write a message: {e}"),
+        .map_err(|e| ProtocolError {
+            message: format!("cannot write a message to a generation worker or its parent: {e}"),
         })
 }
 
 /// The message on one protocol line; an error says where and why it is
 /// not one.
-pub fn read_line<T: DeserializeOwned>(line: &str) -> Result<T, MalformedMessage> {
-    let malformed = |why: &dyn fmt::Display| MalformedMessage {
-        line: format!("{line:?} ({why})"),
+pub fn read_line<T: DeserializeOwned>(line: &str, from: Sender) -> Result<T, ProtocolError> {
+    let malformed = |why: &dyn fmt::Display| ProtocolError {
+        message: match from {
+            Sender::Worker => format!("a worker sent a malformed message: {line:?} ({why})"),
+            Sender::Parent => format!(
+                "this worker was sent a malformed setup: {line:?} ({why}); {WORKER_VAR} is \
+                 set by carve for its own worker processes only"
+            ),
+        },
     };
     let text = line
         .strip_prefix(PREFIX)
@@ -492,13 +517,13 @@ fn wire_options() -> ron::Options {
 impl WorkerSetup {
     /// The setup as one protocol line, written on a stack large enough for
     /// the deepest seed.
-    pub fn to_line(&self) -> Result<String, MalformedMessage> {
+    pub fn to_line(&self) -> Result<String, ProtocolError> {
         depth::with_stack(|| write_line(self))
     }
 
     /// The setup on `line`, read on a stack large enough for the deepest seed.
-    pub fn from_line(line: &str) -> Result<WorkerSetup, MalformedMessage> {
-        depth::with_stack_for(depth::nesting_bound(line), || read_line(line))
+    pub fn from_line(line: &str) -> Result<WorkerSetup, ProtocolError> {
+        depth::with_stack_for(depth::nesting_bound(line), || read_line(line, Sender::Parent))
     }
 }
 
@@ -509,10 +534,10 @@ impl fmt::Display for WorkerMessage {
 }
 
 impl FromStr for WorkerMessage {
-    type Err = MalformedMessage;
+    type Err = ProtocolError;
 
     fn from_str(line: &str) -> Result<Self, Self::Err> {
-        read_line(line)
+        read_line(line, Sender::Worker)
     }
 }
 
@@ -788,7 +813,8 @@ mod tests {
             "carve-worker Unknown",
         ] {
             let error = line.parse::<WorkerMessage>().unwrap_err();
-            assert!(error.line.starts_with(&format!("{line:?} (")), "{error}");
+            let start = format!("a worker sent a malformed message: {line:?} (");
+            assert!(error.message.starts_with(&start), "{error}");
         }
         let error = "carve-worker Progress(executions:1,covered:2)"
             .parse::<WorkerMessage>()
@@ -797,6 +823,11 @@ mod tests {
             error.to_string(),
             "a worker sent a malformed message: \"carve-worker Progress(executions:1,covered:2)\" \
              (1:32: Unexpected missing field named `undeserializable` in `Progress`)"
+        );
+        assert_eq!(
+            WorkerSetup::from_line("").unwrap_err().to_string(),
+            "this worker was sent a malformed setup: \"\" (it does not start with \
+             `carve-worker `); CARVE_WORKER is set by carve for its own worker processes only"
         );
         assert!(WorkerSetup::from_line("carve-worker Alive").is_err());
     }
