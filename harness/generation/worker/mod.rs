@@ -1,11 +1,17 @@
 //! Generation in worker processes, so that a target that aborts, overflows
 //! its stack or never returns cannot take generation down with it.
 //!
-//! The test binary re-executes itself as a worker (`CARVE_WORKER=<target>`)
-//! that runs [`generate`] in-process and reports to its parent
-//! ([`protocol`]): every kept call and failure as soon as it is found, with
-//! its entry, progress, and a heartbeat every 100 ms that says whether the
-//! call running now has overrun the call timeout ([`liveness`]). The parent
+//! The parent ([`parent`]) replays the carve files once per run
+//! ([`Baseline`]) and re-executes the test binary as a worker
+//! (`CARVE_WORKER=<target>`, [`child`]), sending it on its stdin where
+//! generation starts (the seeds, what is covered) with its budget, call
+//! timeout and the run's crash list ([`protocol::WorkerSetup`]): no worker
+//! start runs a carve-file call again. The worker runs
+//! [`generate`](crate::generation::generate::generate) in-process and
+//! reports to its parent ([`protocol`]): every kept call and failure as
+//! soon as it is found, with its entry, progress, and a heartbeat every
+//! 100 ms that says whether the call running now has overrun the call
+//! timeout ([`liveness`]). The parent
 //! keeps the entries and adds them to the carve file once each worker has
 //! ended (atomically, under the carve folder's lock): a worker that dies
 //! loses nothing it reported, and a run without crashes writes the file
