@@ -791,6 +791,42 @@ mod tests {
         });
     }
 
+    /// A setup made for another build of the test binary (a function
+    /// number it does not have) is an error, not a wrong reach.
+    #[test]
+    fn a_setup_for_another_binary_is_an_error() {
+        static SITES: Sites = Sites::new("demo", "f", "", (0, 0), &[], &[]);
+        static TARGET: Target = Target {
+            module_path: "demo",
+            fn_name: "f",
+            signature: "fn f()",
+            file: "",
+            line: 0,
+            sites: &SITES,
+            replay: |_| unreachable!(),
+            trace: |_| {},
+        };
+        let start = Start {
+            entered: vec![u32::MAX],
+            seeds: vec![],
+            covered: BTreeSet::new(),
+            inapplicable: BTreeSet::new(),
+            known_failures: BTreeSet::new(),
+            slowest_ns: 0,
+            crashing: BTreeSet::new(),
+        };
+        let error = start.existing(&TARGET).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!("the setup names function number {}, but", u32::MAX)),
+            "{error}"
+        );
+        let none = Start {
+            entered: vec![],
+            ..start
+        };
+        assert_eq!(none.existing(&TARGET).unwrap().reach.len(), 0);
+    }
+
     /// Anything else is an error that quotes the line and says what is
     /// wrong with it.
     #[test]
