@@ -344,6 +344,36 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// The variables that start carve's own child processes in a role of
+/// theirs, read here like every other variable carve reads. The rest of
+/// what a child needs comes by other ways (a generation worker's setup on
+/// its stdin).
+pub mod role {
+    use std::path::PathBuf;
+
+    /// Makes a test binary a generation worker for the named target.
+    pub const WORKER_VAR: &str = "CARVE_WORKER";
+    /// Names the system test a recording child records.
+    pub const RECORD_TEST_VAR: &str = "CARVE_RECORD_TEST";
+    /// Where a recording child writes what it carved.
+    pub const RECORD_OUT_VAR: &str = "CARVE_RECORD_OUT";
+
+    /// The target this process generates for, if it is a generation worker.
+    pub fn worker_target() -> Option<String> {
+        std::env::var(WORKER_VAR).ok()
+    }
+
+    /// The system test this process records, if it is a recording child.
+    pub fn recorded_test() -> Option<String> {
+        std::env::var(RECORD_TEST_VAR).ok()
+    }
+
+    /// Where a recording child writes what it carved, if this is one.
+    pub fn record_out() -> Option<PathBuf> {
+        std::env::var_os(RECORD_OUT_VAR).map(PathBuf::from)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,15 +1,14 @@
-//! The one error type of carve's own work (the runner's modes and the
-//! generation workers): it wraps the store's and the configuration's errors
-//! and adds what only running can go wrong with, so each message is written
-//! once, where the error is defined.
+//! The one error type of carve's own work at the top (the runner's modes):
+//! it wraps the store's, the configuration's and generation's errors
+//! ([`WorkerError`]) and adds what only running can go wrong with, so each
+//! message is written once, where the error is defined.
 
 use std::fmt;
-use std::io;
 
 use crate::carving::layout::StoreError;
 use crate::carving::store::EntryError;
 use crate::env::ConfigError;
-use crate::generation::worker::protocol::MalformedMessage;
+use crate::generation::worker::WorkerError;
 
 /// What stopped a mode or a worker from doing its job.
 #[derive(Debug)]
@@ -18,22 +17,12 @@ pub enum Error {
     Config(ConfigError),
     /// A carve file that could not be read, parsed or written.
     Store(StoreError),
-    /// What generation found could not be saved to the carve file.
-    Save(StoreError),
     /// A value that could not be written as RON.
     Ron(ron::Error),
     /// A call that cannot be stored as a carve entry.
     Entry(EntryError),
-    /// The test binary could not be re-run as a generation worker.
-    StartWorker(io::Error),
-    /// Talking to a worker process failed.
-    WorkerIo(io::Error),
-    /// A worker sent something that is not a protocol message.
-    Protocol(MalformedMessage),
-    /// A worker stopped with an error of its own.
-    Worker { target: String, message: String },
-    /// `CARVE_WORKER` names no registered target.
-    UnknownTarget(String),
+    /// Generation in workers stopped.
+    Generation(WorkerError),
 }
 
 impl fmt::Display for Error {
@@ -41,18 +30,9 @@ impl fmt::Display for Error {
         match self {
             Error::Config(e) => e.fmt(f),
             Error::Store(e) => e.fmt(f),
-            Error::Save(e) => write!(f, "could not save what generation found: {e}"),
             Error::Ron(e) => write!(f, "a value could not be written as RON: {e}"),
             Error::Entry(e) => write!(f, "a call could not be stored: {e}"),
-            Error::StartWorker(e) => {
-                write!(f, "cannot re-run the test binary as a generation worker: {e}")
-            }
-            Error::WorkerIo(e) => write!(f, "lost contact with a generation worker: {e}"),
-            Error::Protocol(e) => e.fmt(f),
-            Error::Worker { target, message } => {
-                write!(f, "{target}: generation stopped: {message}")
-            }
-            Error::UnknownTarget(name) => write!(f, "no target `{name}` is registered"),
+            Error::Generation(e) => e.fmt(f),
         }
     }
 }
@@ -61,12 +41,11 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Config(e) => Some(e),
-            Error::Store(e) | Error::Save(e) => Some(e),
+            Error::Store(e) => Some(e),
             Error::Ron(e) => Some(e),
             Error::Entry(e) => Some(e),
-            Error::StartWorker(e) | Error::WorkerIo(e) => Some(e),
-            Error::Protocol(e) => Some(e),
-            Error::Worker { .. } | Error::UnknownTarget(_) => None,
+            // Transparent: its message is this one.
+            Error::Generation(e) => e.source(),
         }
     }
 }
@@ -98,8 +77,8 @@ impl From<EntryError> for Error {
     }
 }
 
-impl From<MalformedMessage> for Error {
-    fn from(e: MalformedMessage) -> Self {
-        Error::Protocol(e)
+impl From<WorkerError> for Error {
+    fn from(e: WorkerError) -> Self {
+        Error::Generation(e)
     }
 }

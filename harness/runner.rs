@@ -61,10 +61,10 @@ pub fn main(main: MainConfig) -> ! {
     };
     // Lives as long as the process: generate trials run on libtest's threads.
     let registry: &'static Registry = Box::leak(Box::new(Registry::collect()));
-    if let Ok(target) = std::env::var(worker::WORKER_VAR) {
+    if let Some(target) = crate::env::role::worker_target() {
         worker::worker_main(registry, &config, &target);
     }
-    if let Ok(name) = std::env::var(isolate::TEST_VAR) {
+    if let Some(name) = crate::env::role::recorded_test() {
         let Some((_, test)) = registry.system_tests().find(|(n, _)| *n == name) else {
             fail_setup(&format!("no system test `{name}` to record"))
         };

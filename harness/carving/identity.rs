@@ -38,9 +38,6 @@ impl CallId {
 
     /// The identity of a call with these arguments: the same as that of the
     /// entry carve writes for it.
-    // For generation's crash list and journal, which are being rewritten
-    // to key calls by it (they use `to_compact_ron` and `args_hash` today).
-    #[allow(dead_code)]
     pub fn of_value(args: &Value) -> CallId {
         // As the entry is written: `to_compact_ron` leaves struct names out
         // (`(v:(x:1))` for `(v:P(x:1))`). A value that cannot be written has

@@ -6,10 +6,11 @@
 //! In record mode every `system::<fn>` trial re-executes the test binary
 //! with `CARVE_RECORD_TEST=<fn>` and `CARVE_RECORD_OUT=<file>`. That child
 //! runs just this system test under the recorder ([`record`]) and writes
-//! what it carved to `<file>`, as carve file texts, one per target called
-//! ([`Carved`]); the parent reads them back with the carve file parser, so
-//! both sides share one format. A child that dies writes nothing: the
-//! parent then knows only how it ended ([`TestRun::Crashed`]).
+//! what it carved to `<file>`, its entries per target called ([`Carved`]),
+//! each call's texts rendered once, as the carve file will hold them
+//! ([`WireEntry`]); the parent reads the file once and stores the texts as
+//! they came. A child that dies writes nothing: the parent then knows only
+//! how it ended ([`TestRun::Crashed`]).
 //!
 //! Each child holds one system test, so every call it makes, on any thread,
 //! is that test's: tests may record in parallel and still carve the same
@@ -22,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -33,21 +34,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::carving::record;
 use crate::carving::layout::display_path;
-use crate::carving::store::{write_atomic, CarveFile, Entry, EntryError};
+use crate::carving::store::{write_atomic, Entry, EntryError};
+use crate::carving::wire::WireEntry;
+use crate::env::role::{self, RECORD_OUT_VAR as OUT_VAR};
 use crate::outcome::describe_exit;
 
-/// Names the system test a child process records.
-pub const TEST_VAR: &str = "CARVE_RECORD_TEST";
-/// Where the child writes what it carved.
-const OUT_VAR: &str = "CARVE_RECORD_OUT";
+pub use crate::env::role::RECORD_TEST_VAR as TEST_VAR;
 
 /// What a child sends back: whether its test passed, and what it carved.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Carved {
     /// Why the system test failed (libtest's message), if it did.
     failure: Option<String>,
-    /// `(target, carve file text)` of each target the test called.
-    files: Vec<(String, String)>,
+    /// `(target, entries)` of each target the test called.
+    calls: Vec<(String, Vec<WireEntry>)>,
     /// Why calls that could not be written were left out.
     unwritable: Vec<String>,
     /// Calls not carved because a value of theirs does not rebuild.
@@ -87,11 +87,10 @@ impl TestRun {
 }
 
 /// Records system test `test` in a new process of `exe` (this test binary)
-/// and reads back what it carved, parsing it as carve files of `dir`. Says
-/// so once if the test runs longer than `slow`.
+/// and reads back what it carved. Says so once if the test runs longer
+/// than `slow`.
 pub fn record_in_child(
     exe: &Path,
-    dir: &Path,
     test: &str,
     slow: Duration,
 ) -> Result<TestRun, String> {
@@ -121,12 +120,12 @@ pub fn record_in_child(
         return Ok(TestRun::Failed(failure));
     }
     let mut entries = BTreeMap::new();
-    for (target, text) in carved.files {
-        let path = CarveFile::path_for(dir, &target);
-        let file = CarveFile::parse(dir, &path, &text).map_err(|e| {
-            format!("the recording of `{test}` could not be read back: {e}")
-        })?;
-        entries.insert(target, file.entries);
+    for (target, wired) in carved.calls {
+        let read: Result<Vec<Entry>, String> =
+            wired.into_iter().map(WireEntry::into_entry).collect();
+        let read =
+            read.map_err(|e| format!("the recording of `{test}` could not be read back: {e}"))?;
+        entries.insert(target, read);
     }
     Ok(TestRun::Passed {
         entries,
@@ -162,7 +161,7 @@ fn wait_naming_slow(child: &mut Child, test: &str, slow: Duration) -> std::io::R
 /// Exit code 0 when the recording was written, whether the test passed or
 /// not; 3 when it could not be.
 pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
-    let Some(out) = std::env::var_os(OUT_VAR).map(PathBuf::from) else {
+    let Some(out) = role::record_out() else {
         eprintln!("carve: {TEST_VAR} is set without {OUT_VAR}; it is for carve's own use");
         std::process::exit(3)
     };
@@ -194,12 +193,9 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
         failure: result.err(),
         unwritable,
         skipped,
-        files: calls
+        calls: calls
             .into_iter()
-            .map(|(target, entries)| {
-                let text = CarveFile::render(&target, &entries);
-                (target, text)
-            })
+            .map(|(target, entries)| (target, entries.iter().map(WireEntry::from).collect()))
             .collect(),
     };
     let written = ron::to_string(&carved)

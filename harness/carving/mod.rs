@@ -17,3 +17,4 @@ pub mod record;
 pub mod replay;
 pub mod skim;
 pub mod store;
+pub mod wire;

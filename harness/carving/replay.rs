@@ -48,9 +48,6 @@ use crate::value::text::{shorten, to_ron};
 use crate::value::{depth, Value};
 
 pub use crate::carving::identity::snapshot_id;
-/// The former name of [`canonical_text`], kept while `runner.rs` and the
-/// generation worker call it by that name.
-pub(crate) use crate::carving::identity::canonical_text as strip_layout;
 
 /// The snapshot name of each entry, in order: its [`snapshot_id`], with a
 /// suffix `-<n>` for the `n`-th entry with the same arguments.

@@ -230,7 +230,11 @@ impl StoredOutcome {
     /// An outcome from the RON text it is written as (`Returned(…)`,
     /// `Panicked("…")` or `Crashed("…")`), kept as it is.
     pub fn parse(text: &str) -> Result<StoredOutcome, ron::error::SpannedError> {
-        let ending = depth::with_stack(|| depth::options().from_str::<ParsedOutcome>(text))?;
+        // A thread of its own only for a deep one: a recording's parent
+        // reads every call's outcome this way.
+        let ending = depth::with_stack_for(depth::nesting_bound(text), || {
+            depth::options().from_str::<ParsedOutcome>(text)
+        })?;
         Ok(StoredOutcome {
             ending: ending.ending(),
             text: text.to_owned(),

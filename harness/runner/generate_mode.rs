@@ -48,7 +48,7 @@ pub(super) struct Generated {
 ///
 /// Each target's generation writes only its own carve file and depends only
 /// on it and on what the other files held before this seed's generation
-/// ([`worker::existing_calls`]), so the files are the same whatever the
+/// ([`worker::Baseline::replay`]), so the files are the same whatever the
 /// order, the job count or the partition. What a target's generation prints
 /// is held back and printed as one block per target, in target order, once
 /// the trials are done: nothing interleaves, and the output is the same for
@@ -204,7 +204,7 @@ pub(super) fn generate_for(
         ));
         return Ok((GenerationStats::default(), None));
     }
-    let summary = worker::generate_in_workers(&file.target, &before, config)?;
+    let summary = worker::generate_in_workers(&file.target, &baseline, &before, config)?;
     // Only what generation added is replayed: the rest replayed the same
     // before it (other targets' calls of this seed are left out either way).
     let stored: Vec<Entry> = summary.stored.iter().map(|f| f.entry().clone()).collect();
@@ -240,7 +240,7 @@ pub(super) fn generate_for(
                 "carve: {}: found a failing input, minimized: {}{} fails at {at}",
                 file.target,
                 file.target,
-                crate::carving::replay::strip_layout(&entry.args)
+                crate::carving::identity::canonical_text(&entry.args)
             ));
         }
     }

@@ -49,15 +49,14 @@ pub(super) fn run_record(
     let trials = registry
         .system_tests()
         .map(|(name, test)| {
-            let (name, exe, dir, runs, slow) = (
+            let (name, exe, runs, slow) = (
                 name.to_owned(),
                 exe.clone(),
-                config.dir.clone(),
                 Arc::clone(&runs),
                 config.slow_test_warning,
             );
             Trial::test(format!("system::{name}"), move || {
-                let run = isolate::record_in_child(&exe, &dir, &name, slow)?;
+                let run = isolate::record_in_child(&exe, &name, slow)?;
                 let verdict = run.verdict();
                 lock(&runs).insert(name, run);
                 verdict.map_err(Failed::from)

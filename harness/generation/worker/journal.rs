@@ -1,6 +1,7 @@
 //! What lets a restarted worker retrace its predecessors' path exactly,
 //! without running their calls again: the **journal** of the calls made so
-//! far, the **crash list** of the calls that took a worker down, and the
+//! far, the **crash list** of the calls that took a worker down (sent in
+//! the worker's [`super::protocol::WorkerSetup`]), and the
 //! **call marker** that tells the parent which call a worker was in when it
 //! died.
 //!
@@ -75,26 +76,17 @@ impl Drop for Scratch {
     }
 }
 
-/// The carve file as it was when generation for the target started: every
-/// worker of the run starts from it, not from what earlier workers added.
-pub fn base_path(dir: &Path) -> PathBuf {
-    dir.join("base.ron")
-}
-
 fn journal_path(dir: &Path) -> PathBuf {
     dir.join("journal")
-}
-
-fn crashes_path(dir: &Path) -> PathBuf {
-    dir.join("crashes")
 }
 
 fn marker_path(dir: &Path) -> PathBuf {
     dir.join("marker")
 }
 
-/// A call that took a worker down.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A call that took a worker down (the parent sends the list of them in
+/// each worker's setup).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Crash {
     /// The hash of its arguments.
     pub hash: u64,
@@ -102,46 +94,6 @@ pub struct Crash {
     pub at: String,
     /// What happened, for the `Crashed("…")` outcome.
     pub message: String,
-}
-
-/// Writes the crash list for the next worker.
-pub fn write_crashes(dir: &Path, crashes: &[Crash]) -> io::Result<()> {
-    let quote = |text: &str| ron::to_string(text).unwrap_or_else(|_| "\"?\"".to_owned());
-    let text: String = crashes
-        .iter()
-        .map(|c| format!("{:016x}\t{}\t{}\n", c.hash, quote(&c.at), quote(&c.message)))
-        .collect();
-    fs::write(crashes_path(dir), text)
-}
-
-/// Reads the crash list, by argument hash; none when there is no list.
-pub fn read_crashes(dir: &Path) -> io::Result<HashMap<u64, Crash>> {
-    let text = match fs::read_to_string(crashes_path(dir)) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(e) => return Err(e),
-    };
-    let malformed = |line: &str| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: malformed line {line:?}", crashes_path(dir).display()),
-        )
-    };
-    let mut crashes = HashMap::new();
-    for line in text.lines() {
-        let mut parts = line.splitn(3, '\t');
-        let (Some(hash), Some(at), Some(message)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(malformed(line));
-        };
-        let crash = Crash {
-            hash: u64::from_str_radix(hash, 16).map_err(|_| malformed(line))?,
-            at: ron::from_str(at).map_err(|_| malformed(line))?,
-            message: ron::from_str(message).map_err(|_| malformed(line))?,
-        };
-        crashes.insert(crash.hash, crash);
-    }
-    Ok(crashes)
 }
 
 /// One call as the journal keeps it.
@@ -557,19 +509,6 @@ mod tests {
             assert_eq!(get_varint(&out, &mut at), Some(n));
             assert_eq!(at, out.len());
         }
-    }
-
-    #[test]
-    fn crash_lists_read_back() {
-        let scratch = Scratch::create("journal::crash_lists").unwrap();
-        let crashes = vec![Crash {
-            hash: 0xdead_beef,
-            at: "abort at src/lib.rs:3".into(),
-            message: "abort: \"x\"\tprocess killed by signal 6".into(),
-        }];
-        write_crashes(scratch.dir(), &crashes).unwrap();
-        let read = read_crashes(scratch.dir()).unwrap();
-        assert_eq!(read.get(&0xdead_beef), crashes.first());
     }
 
     /// Replays what was written, stops at the first call with other

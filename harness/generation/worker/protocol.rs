@@ -1,32 +1,55 @@
-//! What a worker tells its parent: one [`WorkerMessage`] per line, written
-//! with `Display` and read back with `FromStr`, so both sides share one
-//! definition and a line that is not a message is an error, never skipped.
+//! What a worker and its parent tell each other: typed messages, one per
+//! line, each the prefix `carve-worker ` and the message in compact RON.
+//! [`write_line`] and [`read_line`] are the one writer and the one reader,
+//! side by side, for both directions; a line that is not a message is an
+//! error ([`ProtocolError`]), never skipped.
 //!
-//! The messages travel on their own channel ([`Channel`]): on Unix the
-//! worker moves the target's stdout out of the way first, so nothing a
-//! target prints, whole lines or partial ones, can reach the parent.
+//! - **Parent → worker**: one [`WorkerSetup`] on the worker's stdin, before
+//!   anything else: its budget, cap and timeout, the crash list, and where
+//!   generation starts ([`Start`], what replaying the carve files showed the
+//!   parent once per run), so that no worker start replays them again.
+//! - **Worker → parent**: [`WorkerMessage`]s on the worker's stdout, on a
+//!   channel of their own ([`Channel`]): on Unix the worker moves the
+//!   target's stdout out of the way first, so nothing a target prints,
+//!   whole lines or partial ones, can reach the parent.
+//!
+//! RON because it is the carve format's own encoding, already a dependency,
+//! and keeps every text on one line (escapes); the messages are few (a kept
+//! call, a progress line every 100 ms), so its speed does not show.
 //!
 //! ```text
-//! carve-worker alive
-//! carve-worker progress 498 7 3
-//! carve-worker kept (origin:Generated(seed:1,added:["…"]),args:"(x: 3)",outcome:"Returned(9)",after:None)
-//! carve-worker done 20000 14
+//! carve-worker Alive
+//! carve-worker Progress(executions:498,covered:7,undeserializable:3,phase:Some(avm))
+//! carve-worker Kept(entry:(origin:Generated(seed:1,added:["…"]),args:"(x: 3)",outcome:"Returned(9)",after:None))
+//! carve-worker Done(executions:20000,undeserializable:14)
 //! ```
 
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::carving::store::{Entry, Origin, StoredOutcome};
+use crate::carving::store::Entry;
+use crate::coverage::reach::Reach;
+use crate::env::Budget;
+use crate::generation::generate::Existing;
 use crate::coverage::history::Phase;
+use crate::registry::{Sites, Target};
+use crate::value::{depth, Value};
 
-const PREFIX: &str = "carve-worker";
+use super::journal::Crash;
+use super::WORKER_VAR;
+
+const PREFIX: &str = "carve-worker ";
 
 /// One line from a worker to its parent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WorkerMessage {
     /// The heartbeat, every 100 ms from a thread of its own, whatever the
     /// worker is doing (loading, mining, saving, calling), as long as no
@@ -38,7 +61,7 @@ pub enum WorkerMessage {
     TimedOut,
     /// Calls made so far (by this worker and, retraced, by those before
     /// it), goals covered, generated arguments that did not deserialize,
-    /// and the phase running (a line without it still reads: `None`).
+    /// and the phase running.
     Progress {
         executions: u64,
         covered: u64,
@@ -46,9 +69,15 @@ pub enum WorkerMessage {
         phase: Option<Phase>,
     },
     /// A generated call was kept: the parent stores its entry.
-    Kept { entry: Entry },
+    Kept {
+        #[serde(with = "crate::carving::wire::entry")]
+        entry: Entry,
+    },
     /// A failing input was found: the parent stores its entry.
-    Failure { entry: Entry },
+    Failure {
+        #[serde(with = "crate::carving::wire::entry")]
+        entry: Entry,
+    },
     /// The worker could not go on (e.g. saving to the carve file failed).
     Error { message: String },
     /// Generation finished: calls made, arguments that did not deserialize.
@@ -58,147 +87,457 @@ pub enum WorkerMessage {
     },
 }
 
-impl fmt::Display for WorkerMessage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{PREFIX} ")?;
-        match self {
-            WorkerMessage::Alive => write!(f, "alive"),
-            WorkerMessage::TimedOut => write!(f, "timeout"),
-            WorkerMessage::Progress {
-                executions,
-                covered,
-                undeserializable,
-                phase,
-            } => {
-                write!(f, "progress {executions} {covered} {undeserializable}")?;
-                match phase {
-                    Some(phase) => write!(f, " {phase}"),
-                    None => Ok(()),
-                }
-            }
-            WorkerMessage::Kept { entry } => write!(f, "kept {}", wire(entry)?),
-            WorkerMessage::Failure { entry } => write!(f, "failure {}", wire(entry)?),
-            // Quoted as a RON string: escapes keep the message on one line.
-            WorkerMessage::Error { message } => write!(f, "error {}", quote(message)),
-            WorkerMessage::Done {
-                executions,
-                undeserializable,
-            } => write!(f, "done {executions} {undeserializable}"),
+/// What a worker is to do: the one message its parent sends, on its stdin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerSetup {
+    /// The scratch folder the target's workers share (journal, marker).
+    pub scratch: PathBuf,
+    /// The generation seed.
+    pub seed: u64,
+    /// What is left of the budget.
+    pub budget: WireBudget,
+    /// Executions in all (the budget less restarts).
+    pub cap: u64,
+    /// The call timeout, in milliseconds.
+    pub timeout_ms: u64,
+    /// Whether a worker ran for the target before this one: what the first
+    /// said (on stderr) is not said again.
+    pub restart: bool,
+    /// Calls that crashed a worker of this run, confirmed.
+    pub crashes: Vec<Crash>,
+    /// Where generation starts.
+    pub start: Start,
+}
+
+/// A [`Budget`] as it travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WireBudget {
+    /// At most this many executions.
+    Executions(u64),
+    /// At most this many milliseconds (at least 1).
+    Millis(u64),
+}
+
+impl From<Budget> for WireBudget {
+    fn from(budget: Budget) -> Self {
+        match budget {
+            Budget::Executions(n) => WireBudget::Executions(n),
+            Budget::Time(d) => WireBudget::Millis(u64::try_from(d.as_millis().max(1)).unwrap_or(u64::MAX)),
         }
     }
 }
 
-/// An entry as it travels: its texts as RON strings, whose escapes keep it
-/// on one line.
-#[derive(Serialize, Deserialize)]
-struct WireEntry {
-    origin: Origin,
-    args: String,
-    outcome: String,
-    after: Option<String>,
-}
-
-fn wire(entry: &Entry) -> Result<String, fmt::Error> {
-    let wire = WireEntry {
-        origin: entry.origin.clone(),
-        args: entry.args.clone(),
-        outcome: entry.outcome.text.clone(),
-        after: entry.after.clone(),
-    };
-    ron::to_string(&wire).map_err(|_| fmt::Error)
-}
-
-fn unwire(text: &str) -> Option<Entry> {
-    let wire: WireEntry = ron::from_str(text).ok()?;
-    Some(Entry {
-        origin: wire.origin,
-        args: wire.args,
-        outcome: StoredOutcome::parse(&wire.outcome).ok()?,
-        after: wire.after,
-        args_position: Default::default(),
-        outcome_position: Default::default(),
-    })
-}
-
-fn quote(text: &str) -> String {
-    ron::to_string(text).unwrap_or_else(|_| "\"<unprintable>\"".to_owned())
-}
-
-/// A line that is not a [`WorkerMessage`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MalformedMessage {
-    pub line: String,
-}
-
-impl fmt::Display for MalformedMessage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a worker sent a malformed message: {:?}", self.line)
+impl From<WireBudget> for Budget {
+    fn from(budget: WireBudget) -> Self {
+        match budget {
+            WireBudget::Executions(n) => Budget::Executions(n),
+            WireBudget::Millis(ms) => Budget::Time(Duration::from_millis(ms)),
+        }
     }
 }
 
-impl std::error::Error for MalformedMessage {}
+/// Where generation for a target starts, as replaying the carve files
+/// showed it to the parent: everything a worker would otherwise learn by
+/// replaying them again ([`Existing`]), without running a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Start {
+    /// The functions the target's own calls entered, in the order first
+    /// entered, by their number in [`crate::registry::all_sites`] (the same
+    /// in every process of one binary).
+    pub entered: Vec<u32>,
+    /// Arguments of the target's existing calls.
+    pub seeds: Vec<WireValue>,
+    /// Goals some passing call already covers.
+    pub covered: BTreeSet<u32>,
+    /// Goals that do not apply to their operands' types.
+    pub inapplicable: BTreeSet<u32>,
+    /// Where its found failures panicked.
+    pub known_failures: BTreeSet<String>,
+    /// The longest one of the target's own calls took, in nanoseconds.
+    pub slowest_ns: u64,
+    /// Arguments of the target's calls that crashed, without layout: not
+    /// made again.
+    pub crashing: BTreeSet<String>,
+}
+
+impl Start {
+    /// What a start of generation for `target` is: `existing`, whose reach
+    /// was built from the functions in `entered`.
+    pub fn new(
+        existing: &Existing,
+        entered: &[&'static Sites],
+        crashing: BTreeSet<String>,
+    ) -> Result<Start, ProtocolError> {
+        let all = crate::registry::all_sites();
+        let entered = entered
+            .iter()
+            .map(|sites| {
+                all.iter()
+                    .position(|s| std::ptr::eq(*s, *sites))
+                    .map(|i| i as u32)
+                    .ok_or_else(|| ProtocolError {
+                        message: format!(
+                            "function `{}` was entered but is not registered, so a worker \
+                             cannot be told about it",
+                            sites.name()
+                        ),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Start {
+            entered,
+            seeds: existing.seeds.iter().map(WireValue::from).collect(),
+            covered: existing.covered.clone(),
+            inapplicable: existing.inapplicable.clone(),
+            known_failures: existing.known_failures.clone(),
+            slowest_ns: u64::try_from(existing.slowest.as_nanos()).unwrap_or(u64::MAX),
+            crashing,
+        })
+    }
+
+    /// The [`Existing`] it was made from, for `target`: its reach rebuilt
+    /// from the same functions, the rest as sent.
+    pub fn existing(&self, target: &'static Target) -> Result<Existing, ProtocolError> {
+        let all = crate::registry::all_sites();
+        let entered = self
+            .entered
+            .iter()
+            .map(|i| {
+                all.get(*i as usize).copied().ok_or_else(|| ProtocolError {
+                    message: format!(
+                        "the setup names function number {i}, but this test binary registers {}",
+                        all.len()
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Existing {
+            reach: Reach::new(target.sites, entered, &all).with_goals(),
+            seeds: self.seeds.iter().map(WireValue::to_value).collect(),
+            covered: self.covered.clone(),
+            inapplicable: self.inapplicable.clone(),
+            known_failures: self.known_failures.clone(),
+            slowest: Duration::from_nanos(self.slowest_ns),
+        })
+    }
+}
+
+/// A [`Value`] as it travels: names as text, floats as their bits (so
+/// that every NaN and -0.0 arrives as it left), 128-bit integers as text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)] // mirrors `Value` one to one
+pub enum WireValue {
+    Unit,
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    I128(String),
+    U128(String),
+    F32(u32),
+    F64(u64),
+    Char(char),
+    Str(String),
+    Bytes(Vec<u8>),
+    None,
+    Some(Box<WireValue>),
+    UnitStruct(String),
+    UnitVariant {
+        name: String,
+        index: u32,
+        variant: String,
+    },
+    NewtypeStruct(String, Box<WireValue>),
+    NewtypeVariant {
+        name: String,
+        index: u32,
+        variant: String,
+        value: Box<WireValue>,
+    },
+    Seq(Vec<WireValue>),
+    Tuple(Vec<WireValue>),
+    TupleStruct(String, Vec<WireValue>),
+    TupleVariant {
+        name: String,
+        index: u32,
+        variant: String,
+        fields: Vec<WireValue>,
+    },
+    Map(Vec<(WireValue, WireValue)>),
+    Struct(String, Vec<(String, WireValue)>),
+    StructVariant {
+        name: String,
+        index: u32,
+        variant: String,
+        fields: Vec<(String, WireValue)>,
+    },
+}
+
+impl From<&Value> for WireValue {
+    fn from(value: &Value) -> Self {
+        let all = |values: &[Value]| values.iter().map(WireValue::from).collect();
+        let named = |fields: &[(&'static str, Value)]| {
+            fields
+                .iter()
+                .map(|(name, v)| ((*name).to_owned(), WireValue::from(v)))
+                .collect()
+        };
+        let boxed = |v: &Value| Box::new(WireValue::from(v));
+        match value {
+            Value::Unit => WireValue::Unit,
+            Value::Bool(v) => WireValue::Bool(*v),
+            Value::I64(v) => WireValue::I64(*v),
+            Value::U64(v) => WireValue::U64(*v),
+            Value::I128(v) => WireValue::I128(v.to_string()),
+            Value::U128(v) => WireValue::U128(v.to_string()),
+            Value::F32(v) => WireValue::F32(v.to_bits()),
+            Value::F64(v) => WireValue::F64(v.to_bits()),
+            Value::Char(v) => WireValue::Char(*v),
+            Value::Str(v) => WireValue::Str(v.clone()),
+            Value::Bytes(v) => WireValue::Bytes(v.clone()),
+            Value::None => WireValue::None,
+            Value::Some(v) => WireValue::Some(boxed(v)),
+            Value::UnitStruct(name) => WireValue::UnitStruct((*name).to_owned()),
+            Value::UnitVariant {
+                name,
+                index,
+                variant,
+            } => WireValue::UnitVariant {
+                name: (*name).to_owned(),
+                index: *index,
+                variant: (*variant).to_owned(),
+            },
+            Value::NewtypeStruct(name, v) => WireValue::NewtypeStruct((*name).to_owned(), boxed(v)),
+            Value::NewtypeVariant {
+                name,
+                index,
+                variant,
+                value,
+            } => WireValue::NewtypeVariant {
+                name: (*name).to_owned(),
+                index: *index,
+                variant: (*variant).to_owned(),
+                value: boxed(value),
+            },
+            Value::Seq(v) => WireValue::Seq(all(v)),
+            Value::Tuple(v) => WireValue::Tuple(all(v)),
+            Value::TupleStruct(name, v) => WireValue::TupleStruct((*name).to_owned(), all(v)),
+            Value::TupleVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => WireValue::TupleVariant {
+                name: (*name).to_owned(),
+                index: *index,
+                variant: (*variant).to_owned(),
+                fields: all(fields),
+            },
+            Value::Map(entries) => WireValue::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (WireValue::from(k), WireValue::from(v)))
+                    .collect(),
+            ),
+            Value::Struct(name, fields) => WireValue::Struct((*name).to_owned(), named(fields)),
+            Value::StructVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => WireValue::StructVariant {
+                name: (*name).to_owned(),
+                index: *index,
+                variant: (*variant).to_owned(),
+                fields: named(fields),
+            },
+        }
+    }
+}
+
+impl WireValue {
+    /// The [`Value`] it carries. Names become `&'static str` again through
+    /// [`intern`]: a worker holds few distinct ones (its types' names), each
+    /// kept once for the life of the process.
+    pub fn to_value(&self) -> Value {
+        let all = |values: &[WireValue]| values.iter().map(WireValue::to_value).collect();
+        let named = |fields: &[(String, WireValue)]| {
+            fields
+                .iter()
+                .map(|(name, v)| (intern(name), v.to_value()))
+                .collect()
+        };
+        let boxed = |v: &WireValue| Box::new(v.to_value());
+        match self {
+            WireValue::Unit => Value::Unit,
+            WireValue::Bool(v) => Value::Bool(*v),
+            WireValue::I64(v) => Value::I64(*v),
+            WireValue::U64(v) => Value::U64(*v),
+            // Written from an i128 by `to_string`: it parses back.
+            WireValue::I128(v) => Value::I128(v.parse().unwrap_or_default()),
+            WireValue::U128(v) => Value::U128(v.parse().unwrap_or_default()),
+            WireValue::F32(bits) => Value::F32(f32::from_bits(*bits)),
+            WireValue::F64(bits) => Value::F64(f64::from_bits(*bits)),
+            WireValue::Char(v) => Value::Char(*v),
+            WireValue::Str(v) => Value::Str(v.clone()),
+            WireValue::Bytes(v) => Value::Bytes(v.clone()),
+            WireValue::None => Value::None,
+            WireValue::Some(v) => Value::Some(boxed(v)),
+            WireValue::UnitStruct(name) => Value::UnitStruct(intern(name)),
+            WireValue::UnitVariant {
+                name,
+                index,
+                variant,
+            } => Value::UnitVariant {
+                name: intern(name),
+                index: *index,
+                variant: intern(variant),
+            },
+            WireValue::NewtypeStruct(name, v) => Value::NewtypeStruct(intern(name), boxed(v)),
+            WireValue::NewtypeVariant {
+                name,
+                index,
+                variant,
+                value,
+            } => Value::NewtypeVariant {
+                name: intern(name),
+                index: *index,
+                variant: intern(variant),
+                value: boxed(value),
+            },
+            WireValue::Seq(v) => Value::Seq(all(v)),
+            WireValue::Tuple(v) => Value::Tuple(all(v)),
+            WireValue::TupleStruct(name, v) => Value::TupleStruct(intern(name), all(v)),
+            WireValue::TupleVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => Value::TupleVariant {
+                name: intern(name),
+                index: *index,
+                variant: intern(variant),
+                fields: all(fields),
+            },
+            WireValue::Map(entries) => Value::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.to_value(), v.to_value()))
+                    .collect(),
+            ),
+            WireValue::Struct(name, fields) => Value::Struct(intern(name), named(fields)),
+            WireValue::StructVariant {
+                name,
+                index,
+                variant,
+                fields,
+            } => Value::StructVariant {
+                name: intern(name),
+                index: *index,
+                variant: intern(variant),
+                fields: named(fields),
+            },
+        }
+    }
+}
+
+/// `name` as a `&'static str`, leaked once per distinct name per process.
+fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    let names = names.get_or_insert_with(HashSet::new);
+    if let Some(known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// What went wrong between a worker and its parent: a line that is not a
+/// message (which line, from whom, and why), or a message that cannot be
+/// written or does not fit this test binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolError {
+    /// Said in full.
+    pub message: String,
+}
+
+impl fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
+/// Who wrote a line that is read.
+#[derive(Debug, Clone, Copy)]
+pub enum Sender {
+    /// A worker, to its parent.
+    Worker,
+    /// The parent, to its worker (its setup).
+    Parent,
+}
+
+/// `message` as one protocol line, without its newline.
+pub fn write_line<T: Serialize>(message: &T) -> Result<String, ProtocolError> {
+    wire_options()
+        .to_string(message)
+        .map(|text| format!("{PREFIX}{text}"))
+        .map_err(|e| ProtocolError {
+            message: format!("cannot write a message to a generation worker or its parent: {e}"),
+        })
+}
+
+/// The message on one protocol line; an error says where and why it is
+/// not one.
+pub fn read_line<T: DeserializeOwned>(line: &str, from: Sender) -> Result<T, ProtocolError> {
+    let malformed = |why: &dyn fmt::Display| ProtocolError {
+        message: match from {
+            Sender::Worker => format!("a worker sent a malformed message: {line:?} ({why})"),
+            Sender::Parent => format!(
+                "this worker was sent a malformed setup: {line:?} ({why}); {WORKER_VAR} is \
+                 set by carve for its own worker processes only"
+            ),
+        },
+    };
+    let text = line
+        .strip_prefix(PREFIX)
+        .ok_or_else(|| malformed(&format_args!("it does not start with `{PREFIX}`")))?;
+    wire_options().from_str(text).map_err(|e| malformed(&e))
+}
+
+/// RON without its recursion limit: a setup carries the seeds, nested as
+/// deep as carve writes values, each level a few RON levels deep. Deep
+/// ones are written and read on a large stack ([`WorkerSetup::to_line`]).
+fn wire_options() -> ron::Options {
+    ron::Options::default().without_recursion_limit()
+}
+
+impl WorkerSetup {
+    /// The setup as one protocol line, written on a stack large enough for
+    /// the deepest seed.
+    pub fn to_line(&self) -> Result<String, ProtocolError> {
+        depth::with_stack(|| write_line(self))
+    }
+
+    /// The setup on `line`, read on a stack large enough for the deepest seed.
+    pub fn from_line(line: &str) -> Result<WorkerSetup, ProtocolError> {
+        depth::with_stack_for(depth::nesting_bound(line), || read_line(line, Sender::Parent))
+    }
+}
+
+impl fmt::Display for WorkerMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&write_line(self).map_err(|_| fmt::Error)?)
+    }
+}
 
 impl FromStr for WorkerMessage {
-    type Err = MalformedMessage;
+    type Err = ProtocolError;
 
     fn from_str(line: &str) -> Result<Self, Self::Err> {
-        let malformed = || MalformedMessage {
-            line: line.to_owned(),
-        };
-        let rest = line
-            .strip_prefix(PREFIX)
-            .and_then(|r| r.strip_prefix(' '))
-            .ok_or_else(malformed)?;
-        let (word, rest) = rest.split_once(' ').unwrap_or((rest, ""));
-        let numbers = |count: usize| -> Option<Vec<u64>> {
-            let numbers: Vec<u64> = rest
-                .split(' ')
-                .map(|w| w.parse().ok())
-                .collect::<Option<_>>()?;
-            (numbers.len() == count).then_some(numbers)
-        };
-        let message = match word {
-            "progress" => {
-                // Three numbers, then the phase if the worker sends one.
-                let (numbers, phase) = match rest.rsplit_once(' ') {
-                    Some((head, last)) if last.parse::<u64>().is_err() => {
-                        (head, Some(last.parse::<Phase>().map_err(|()| malformed())?))
-                    }
-                    _ => (rest, None),
-                };
-                let numbers: Option<Vec<u64>> =
-                    numbers.split(' ').map(|w| w.parse().ok()).collect();
-                match numbers.as_deref() {
-                    Some(&[executions, covered, undeserializable]) => WorkerMessage::Progress {
-                        executions,
-                        covered,
-                        undeserializable,
-                        phase,
-                    },
-                    _ => return Err(malformed()),
-                }
-            }
-            "alive" if rest.is_empty() => WorkerMessage::Alive,
-            "timeout" if rest.is_empty() => WorkerMessage::TimedOut,
-            "kept" => WorkerMessage::Kept {
-                entry: unwire(rest).ok_or_else(malformed)?,
-            },
-            "failure" => WorkerMessage::Failure {
-                entry: unwire(rest).ok_or_else(malformed)?,
-            },
-            "error" => WorkerMessage::Error {
-                message: ron::from_str(rest).map_err(|_| malformed())?,
-            },
-            "done" => match numbers(2).as_deref() {
-                Some(&[executions, undeserializable]) => WorkerMessage::Done {
-                    executions,
-                    undeserializable,
-                },
-                _ => return Err(malformed()),
-            },
-            _ => return Err(malformed()),
-        };
-        Ok(message)
+        read_line(line, Sender::Worker)
     }
 }
 
@@ -263,6 +602,7 @@ impl Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::carving::store::{Origin, StoredOutcome};
     use crate::carving::store::CarveFile;
 
     #[test]
@@ -351,56 +691,180 @@ mod tests {
         );
     }
 
+    /// The setup arrives whole: every kind of value among the seeds (NaN
+    /// and -0.0 by their bits, 128-bit integers, names), the crash list,
+    /// and what the parent's replay showed.
     #[test]
-    fn a_progress_line_without_a_phase_still_reads() {
-        assert_eq!(
-            "carve-worker progress 498 7 3".parse::<WorkerMessage>(),
-            Ok(WorkerMessage::Progress {
-                executions: 498,
-                covered: 7,
-                undeserializable: 3,
-                phase: None
-            })
+    fn a_setup_reads_back_as_itself() {
+        let seed = Value::Struct(
+            "args",
+            vec![
+                ("f", Value::F64(-0.0)),
+                ("g", Value::F32(f32::from_bits(0x7fc0_0001))),
+                ("i", Value::I128(i128::MIN)),
+                ("u", Value::U128(u128::MAX)),
+                ("c", Value::Char('\u{0}')),
+                ("s", Value::Str("line\nnext \"q\" é".into())),
+                ("b", Value::Bytes(vec![0, 255])),
+                (
+                    "e",
+                    Value::StructVariant {
+                        name: "E",
+                        index: 2,
+                        variant: "V",
+                        fields: vec![("x", Value::Some(Box::new(Value::Unit)))],
+                    },
+                ),
+                (
+                    "m",
+                    Value::Map(vec![(Value::U64(1), Value::Seq(vec![Value::Bool(true)]))]),
+                ),
+                ("t", Value::TupleStruct("T", vec![Value::I64(-3), Value::None])),
+            ],
         );
-        assert_eq!(
-            "carve-worker progress 498 7 3 ga".parse::<WorkerMessage>(),
-            Ok(WorkerMessage::Progress {
-                executions: 498,
-                covered: 7,
-                undeserializable: 3,
-                phase: Some(Phase::Ga)
-            })
-        );
-        for line in [
-            "carve-worker progress 1 2 3 search",
-            "carve-worker progress 1 2 grammar",
-            "carve-worker progress grammar",
-        ] {
-            assert!(line.parse::<WorkerMessage>().is_err(), "{line}");
-        }
+        let setup = WorkerSetup {
+            scratch: PathBuf::from("/tmp/carve-1-0-f"),
+            seed: 7,
+            budget: WireBudget::Millis(1500),
+            cap: 19_900,
+            timeout_ms: 1000,
+            restart: true,
+            crashes: vec![Crash {
+                hash: 0xdead_beef,
+                at: "abort at src/lib.rs:3".into(),
+                message: "abort: \"x\"\tprocess killed by signal 6".into(),
+            }],
+            start: Start {
+                entered: vec![0, 3],
+                seeds: vec![WireValue::from(&seed)],
+                covered: [1, 4].into(),
+                inapplicable: [9].into(),
+                known_failures: ["src/lib.rs:12".to_owned()].into(),
+                slowest_ns: 16_000,
+                crashing: ["(x:0)".to_owned()].into(),
+            },
+        };
+        let line = setup.to_line().unwrap();
+        assert!(!line.contains('\n'), "{line}");
+        let read = WorkerSetup::from_line(&line).unwrap();
+        assert_eq!(read, setup);
+        let value = read.start.seeds[0].to_value();
+        // `Value` compares floats by their bits.
+        assert_eq!(value, seed);
+        assert_eq!(value.to_compact_ron(), seed.to_compact_ron());
+        assert_eq!(Budget::from(read.budget), Budget::Time(Duration::from_millis(1500)));
     }
 
+    /// A seed nested as deep as carve writes values travels too.
+    #[test]
+    fn a_deep_seed_travels() {
+        let mut value = Value::Unit;
+        for _ in 0..depth::MAX_DEPTH {
+            value = Value::Seq(vec![value]);
+        }
+        let start = Start {
+            entered: vec![],
+            seeds: depth::with_stack(|| vec![WireValue::from(&value)]),
+            covered: BTreeSet::new(),
+            inapplicable: BTreeSet::new(),
+            known_failures: BTreeSet::new(),
+            slowest_ns: 0,
+            crashing: BTreeSet::new(),
+        };
+        let setup = WorkerSetup {
+            scratch: PathBuf::new(),
+            seed: 1,
+            budget: WireBudget::Executions(1),
+            cap: 1,
+            timeout_ms: 1,
+            restart: false,
+            crashes: vec![],
+            start,
+        };
+        let line = setup.to_line().unwrap();
+        let read = WorkerSetup::from_line(&line).unwrap();
+        assert!(depth::with_stack(|| read == setup));
+        depth::with_stack(move || {
+            drop(read);
+            drop(setup);
+            drop(value);
+        });
+    }
+
+    /// A setup made for another build of the test binary (a function
+    /// number it does not have) is an error, not a wrong reach.
+    #[test]
+    fn a_setup_for_another_binary_is_an_error() {
+        static SITES: Sites = Sites::new("demo", "f", "", (0, 0), &[], &[]);
+        static TARGET: Target = Target {
+            module_path: "demo",
+            fn_name: "f",
+            signature: "fn f()",
+            file: "",
+            line: 0,
+            sites: &SITES,
+            replay: |_| unreachable!(),
+            trace: |_| {},
+        };
+        let start = Start {
+            entered: vec![u32::MAX],
+            seeds: vec![],
+            covered: BTreeSet::new(),
+            inapplicable: BTreeSet::new(),
+            known_failures: BTreeSet::new(),
+            slowest_ns: 0,
+            crashing: BTreeSet::new(),
+        };
+        let error = start.existing(&TARGET).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!("the setup names function number {}, but", u32::MAX)),
+            "{error}"
+        );
+        let none = Start {
+            entered: vec![],
+            ..start
+        };
+        assert_eq!(none.existing(&TARGET).unwrap().reach.len(), 0);
+    }
+
+    /// Anything else is an error that quotes the line and says what is
+    /// wrong with it.
     #[test]
     fn lines_that_are_not_messages_are_errors() {
         for line in [
             "",
             "hello",
             "carve-worker",
-            "carve-worker progress 1 2",
-            "carve-worker progress 1 2 x",
-            "carve-worker progress 1 2 3 4",
-            "carve-worker kept now",
-            "carve-worker kept",
-            "carve-worker failure",
-            "carve-worker kept (origin:System(\"t\"),args:\"()\",outcome:\"Nope(1)\",after:None)",
-            "carve-worker kept (origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None) 1",
-            "carve-worker alive 1",
-            "carve-worker error not-ron",
-            "partial linecarve-worker kept",
-            "carve-worker unknown",
+            "carve-worker Progress(executions:1,covered:2)",
+            "carve-worker Progress(executions:1,covered:2,undeserializable:x,phase:None)",
+            "carve-worker Progress(executions:1,covered:2,undeserializable:3,phase:Some(search))",
+            "carve-worker Kept(now)",
+            "carve-worker Kept",
+            "carve-worker Failure",
+            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Nope(1)\",after:None))",
+            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None)) 1",
+            "carve-worker Alive 1",
+            "carve-worker Error(message:not-ron)",
+            "partial linecarve-worker Kept",
+            "carve-worker Unknown",
         ] {
             let error = line.parse::<WorkerMessage>().unwrap_err();
-            assert_eq!(error.line, line);
+            let start = format!("a worker sent a malformed message: {line:?} (");
+            assert!(error.message.starts_with(&start), "{error}");
         }
+        let error = "carve-worker Progress(executions:1,covered:2)"
+            .parse::<WorkerMessage>()
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a worker sent a malformed message: \"carve-worker Progress(executions:1,covered:2)\" \
+             (1:32: Unexpected missing field named `undeserializable` in `Progress`)"
+        );
+        assert_eq!(
+            WorkerSetup::from_line("").unwrap_err().to_string(),
+            "this worker was sent a malformed setup: \"\" (it does not start with \
+             `carve-worker `); CARVE_WORKER is set by carve for its own worker processes only"
+        );
+        assert!(WorkerSetup::from_line("carve-worker Alive").is_err());
     }
 }

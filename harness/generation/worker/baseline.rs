@@ -1,0 +1,275 @@
+//! Where generation starts: the carve files replayed once per run, in the
+//! parent; workers are sent what it showed ([`Baseline::start`]).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::call::ArgsInput;
+use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::coverage;
+use crate::coverage::reach::Reach;
+use crate::coverage::Trace;
+use crate::generation::generate::{
+    Existing,
+};
+use crate::outcome::{quietly, Outcome};
+use crate::registry::{Registry, Target};
+use crate::value::{depth, Value};
+use super::error::WorkerError;
+use super::protocol::Start;
+
+/// Where generation for `target` starts, as [`Baseline::replay`] shows it
+/// (for carve's own tests: generation replays once and keeps the baseline).
+#[cfg(any(test, feature = "_internals"))]
+pub fn existing_calls(
+    registry: &Registry,
+    target: &'static Target,
+    file: &CarveFile,
+    dir: &Path,
+    seed: u64,
+) -> Result<Existing, WorkerError> {
+    Ok(Baseline::replay(registry, target, file, dir, seed)?.existing())
+}
+
+/// What replaying the carve files showed ([`Baseline::replay`]), kept so that
+/// the calls generation adds are replayed alone, not every file again, to
+/// tell what it covered.
+pub struct Baseline {
+    target: &'static Target,
+    /// Arguments of the target's own calls that replayed.
+    seeds: Vec<Value>,
+    known_failures: BTreeSet<String>,
+    /// The functions the target's own calls enter, in the order first
+    /// entered.
+    entered: Vec<&'static crate::registry::Sites>,
+    /// What each passing call, of any target, reached.
+    passing: Vec<Trace>,
+    /// The longest one of the target's own calls took.
+    slowest: Duration,
+    /// Arguments of the target's own calls that crashed, without layout.
+    crashing: BTreeSet<String>,
+}
+
+impl Baseline {
+    /// Replays the carve files in `dir` once per run, to learn where generation
+    /// for `target` starts (workers are sent what it showed, [`Baseline::start`]):
+    /// its own entries (`file`) give the seeds, known failures and the
+    /// functions its calls enter; every passing call of every target in `dir`
+    /// counts for what is already covered, except the calls other targets'
+    /// generation with this `seed` made. Those are left out so that each
+    /// target's generation depends only on its own file and on what the run
+    /// started from: targets then generate in any order, at once
+    /// (`CARVE_JOBS`) or on different machines (nextest partitions), with the
+    /// same files as one after another. Crashing entries are not run.
+    pub fn replay(
+        registry: &Registry,
+        target: &'static Target,
+        file: &CarveFile,
+        dir: &Path,
+        seed: u64,
+    ) -> Result<Baseline, WorkerError> {
+        let mut baseline = Baseline {
+            target,
+            seeds: Vec::new(),
+            known_failures: BTreeSet::new(),
+            entered: Vec::new(),
+            passing: Vec::new(),
+            slowest: Duration::ZERO,
+            crashing: BTreeSet::new(),
+        };
+        baseline.add(&file.entries);
+        for path in CarveFile::list(dir)? {
+            if path == file.path {
+                continue;
+            }
+            // A file that does not load fails its own test; here it only
+            // covers nothing.
+            let Ok(other) = CarveFile::load(dir, &path) else {
+                continue;
+            };
+            let Some(called) = registry.target(&other.target) else {
+                continue;
+            };
+            for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
+                baseline.replay_one(called, entry);
+            }
+        }
+        Ok(baseline)
+    }
+
+    /// Replays `entries` of the target's own, added to its carve file after
+    /// those replayed so far: what generation stored.
+    pub fn add(&mut self, entries: &[Entry]) {
+        for entry in entries {
+            if let Origin::Found { at, .. } = &entry.origin {
+                self.known_failures.insert(at.clone());
+            }
+            if entry.outcome.is_crash() {
+                self.crashing.insert(entry.call_id().as_str().to_owned());
+            }
+            let started = Instant::now();
+            let replayed = self.replay_one(self.target, entry);
+            // The call timeout is derived from how long these take.
+            self.slowest = self.slowest.max(started.elapsed());
+            if let Some((args, functions)) = replayed {
+                for sites in functions {
+                    if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                        self.entered.push(sites);
+                    }
+                }
+                self.seeds.extend(args);
+            }
+        }
+    }
+
+    /// Replays one call of `called`: its arguments, if they deserialized,
+    /// and the functions it entered. A passing call's trace is kept.
+    #[allow(clippy::type_complexity)]
+    fn replay_one(
+        &mut self,
+        called: &'static Target,
+        entry: &Entry,
+    ) -> Option<(Option<Value>, Vec<&'static crate::registry::Sites>)> {
+        if entry.outcome.is_crash() {
+            return None;
+        }
+        let (replayed, trace) =
+            coverage::collect(|| quietly(|| (called.replay)(ArgsInput::Ron(&entry.args))));
+        let replayed = replayed.ok()?;
+        let functions = trace.functions().collect();
+        if matches!(replayed.observation.outcome, Outcome::Returned(_)) {
+            self.passing.push(trace);
+        }
+        Some((replayed.args, functions))
+    }
+
+    /// Where a worker starts: `existing` (what [`Baseline::existing`]
+    /// said) as it travels in its setup.
+    pub fn start(&self, existing: &Existing) -> Result<Start, WorkerError> {
+        // Seeds nest as deep as carve writes values.
+        Ok(depth::with_stack(|| {
+            Start::new(existing, &self.entered, self.crashing.clone())
+        })?)
+    }
+
+    /// Where generation starts, or what it reached.
+    pub fn existing(&self) -> Existing {
+        let reach = Reach::new(
+            self.target.sites,
+            self.entered.iter().copied(),
+            &crate::registry::all_sites(),
+        )
+        .with_goals();
+        let covered = self
+            .passing
+            .iter()
+            .flat_map(|trace| reach.covered(trace))
+            .collect();
+        let inapplicable = reach.inapplicable(&self.passing);
+        Existing {
+            reach,
+            seeds: self.seeds.clone(),
+            covered,
+            inapplicable,
+            known_failures: self.known_failures.clone(),
+            slowest: self.slowest,
+        }
+    }
+}
+
+/// Whether generation with `seed` made the entry of this `origin`.
+fn made_with(origin: &Origin, seed: u64) -> bool {
+    match origin {
+        Origin::Generated { seed: made, .. } | Origin::Found { seed: made, .. } => *made == seed,
+        Origin::System(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::protocol::WorkerSetup;
+    use super::*;
+    use crate::env::Budget;
+    use crate::outcome::Observation;
+
+    /// Calls of [`COUNTED`] made so far.
+    static COUNTED_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static COUNTED_SITES: crate::registry::Sites =
+        crate::registry::Sites::new("demo", "counted", "", (0, 0), &[], &[]);
+    /// A target that counts its calls.
+    static COUNTED: Target = Target {
+        module_path: "demo",
+        fn_name: "counted",
+        signature: "fn counted(x: u64)",
+        file: "",
+        line: 0,
+        sites: &COUNTED_SITES,
+        replay: |args| {
+            COUNTED_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let x = match args {
+                ArgsInput::Ron(text) => text.len() as u64,
+                ArgsInput::Value(_) => 0,
+            };
+            Ok(crate::call::Replayed {
+                args: Some(Value::Struct("args", vec![("x", Value::U64(x))])),
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::Unit),
+                    after: None,
+                },
+            })
+        },
+        trace: |_| {},
+    };
+
+    /// The parent replays the carve files once per run; a worker starts
+    /// from what that showed, sent in its setup, and runs no call of theirs
+    /// (nor does a restarted one: every start reads the same setup).
+    #[test]
+    fn a_worker_start_replays_no_existing_call() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let dir = std::env::temp_dir().join(format!("carve-start-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "counted");
+        let entry = |args: &str, outcome: &str| {
+            let outcome = crate::carving::store::StoredOutcome::parse(outcome).unwrap();
+            Entry::new(Origin::System("t".into()), args, outcome, None)
+        };
+        let entries = [
+            entry("(x: 1)", "Returned(())"),
+            entry("(x: 22)", "Returned(())"),
+            entry("(x: 333)", "Crashed(\"abort\")"),
+        ];
+        CarveFile::write(&path, &CarveFile::render("counted", &entries)).unwrap();
+        let file = CarveFile::load(&dir, &path).unwrap();
+        let registry = Registry::collect();
+        let baseline = Baseline::replay(&registry, &COUNTED, &file, &dir, 1).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        // The crashing call is not run.
+        assert_eq!(COUNTED_CALLS.load(SeqCst), 2);
+        let existing = baseline.existing();
+        let setup = WorkerSetup {
+            scratch: dir.clone(),
+            seed: 1,
+            budget: Budget::Executions(10).into(),
+            cap: 10,
+            timeout_ms: 1000,
+            restart: false,
+            crashes: vec![],
+            start: baseline.start(&existing).unwrap(),
+        };
+        for _start in 0..3 {
+            let line = setup.to_line().unwrap();
+            let read = WorkerSetup::from_line(&line).unwrap();
+            let started = read.start.existing(&COUNTED).unwrap();
+            assert_eq!(started.seeds, existing.seeds);
+            assert_eq!(started.covered, existing.covered);
+            assert_eq!(started.inapplicable, existing.inapplicable);
+            assert_eq!(started.known_failures, existing.known_failures);
+            assert_eq!(started.reach.all_len(), existing.reach.all_len());
+            assert_eq!(read.start.crashing, ["(x:333)".to_owned()].into());
+        }
+        assert_eq!(COUNTED_CALLS.load(SeqCst), 2, "a worker start ran a carve-file call");
+    }
+}

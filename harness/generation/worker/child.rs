@@ -1,0 +1,403 @@
+//! The worker's side: reads its setup, runs generation in-process and
+//! reports to its parent, marking and journaling each call.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{self, BufRead};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::carving::identity::CallId;
+use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::coverage::reach::Reach;
+use crate::coverage::Trace;
+use crate::env::{Budget, Config};
+use crate::generation::generate::{
+    self, Ending, Executed, Failure, Kept, NotRun, Observer, Settings,
+};
+use crate::coverage::history::Phase;
+use crate::outcome::{Observation, Outcome};
+use crate::registry::{Registry, Target};
+use crate::value::Value;
+use super::error::WorkerError;
+use super::journal::{args_hash, CallMarker, Crash, Journal};
+use super::liveness::Liveness;
+use super::protocol::{Channel, WorkerMessage, WorkerSetup};
+use super::triage;
+use super::{PROGRESS_EVERY, RESTART_COST, CRASH_SHRINK_SHARE};
+
+/// The worker's side: runs when `CARVE_WORKER` names a target. Never returns.
+///
+/// Exit code 0 when generation finished; 3 when it could not go on (a carve
+/// file could not be read or saved), after telling the parent why; 4 when
+/// the parent is gone.
+pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> ! {
+    let channel = match Channel::take_stdout() {
+        Ok(channel) => channel,
+        Err(e) => {
+            eprintln!("carve worker: cannot set up the channel to the parent: {e}");
+            std::process::exit(3)
+        }
+    };
+    let setup = match read_setup() {
+        Ok(setup) => setup,
+        Err(e) => {
+            let _ = channel.send(&WorkerMessage::Error {
+                message: e.to_string(),
+            });
+            std::process::exit(3)
+        }
+    };
+    // The heartbeat starts before generation: mining the seeds is not a
+    // call and cannot time out. The parent sends the timeout it derived.
+    let liveness = Liveness::start(channel, Duration::from_millis(setup.timeout_ms));
+    match worker(registry, config, target_name, setup, &liveness) {
+        Ok(()) => std::process::exit(0),
+        Err(e) => fail(&liveness, &e),
+    }
+}
+
+/// Tells the parent why the worker cannot go on, and exits.
+fn fail(liveness: &Liveness, error: &WorkerError) -> ! {
+    liveness.send(&WorkerMessage::Error {
+        message: error.to_string(),
+    });
+    std::process::exit(3)
+}
+
+/// The setup the parent sends first, on stdin.
+fn read_setup() -> Result<WorkerSetup, WorkerError> {
+    let mut line = String::new();
+    io::stdin().lock().read_line(&mut line).map_err(WorkerError::WorkerIo)?;
+    Ok(WorkerSetup::from_line(line.trim_end_matches('\n'))?)
+}
+
+fn worker(
+    registry: &Registry,
+    config: &Config,
+    target_name: &str,
+    setup: WorkerSetup,
+    liveness: &Liveness,
+) -> Result<(), WorkerError> {
+    let target = registry
+        .target(target_name)
+        .ok_or_else(|| WorkerError::UnknownTarget(target_name.to_owned()))?;
+    let path = CarveFile::path_for(&config.dir, target_name);
+    // Where the parent's replay of the carve files left off: no call of
+    // theirs runs again here.
+    let existing = setup.start.existing(target)?;
+    let budget = Budget::from(setup.budget);
+    let settings = Settings {
+        seed: setup.seed,
+        budget,
+        phases: generate::Phases::All,
+    };
+    install_crash_frame_hook();
+    let scratch = &setup.scratch;
+    let mut observer = Reporter {
+        target,
+        reach: &existing.reach,
+        crashing: setup.start.crashing,
+        liveness,
+        dir: &config.dir,
+        path: &path,
+        stored: None,
+        seed: setup.seed,
+        budget,
+        timeout: Duration::from_millis(setup.timeout_ms),
+        restart: setup.restart,
+        cap: setup.cap,
+        crashes: setup.crashes.into_iter().map(|c| (c.hash, c)).collect(),
+        journal: Journal::open(scratch).map_err(WorkerError::WorkerIo)?,
+        marker: CallMarker::open(scratch).map_err(WorkerError::WorkerIo)?,
+        replayed: HashSet::new(),
+        undeserializable: 0,
+        last_report: (0, Instant::now()),
+        phase: None,
+        reported: None,
+        last_seen: (0, 0, 0),
+    };
+    let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
+    observer.journal.flush().map_err(WorkerError::WorkerIo)?;
+    observer.send_progress();
+    liveness.send(&WorkerMessage::Done {
+        executions: generation.executions,
+        undeserializable: generation.undeserializable,
+    });
+    Ok(())
+}
+
+/// On Unix, a worker that aborts in a call names the innermost frame of the
+/// user's code on stderr first ([`triage::FRAME_PREFIX`]), so that aborts
+/// at different places are different failures. The backtrace is taken in
+/// the signal handler: not async-signal-safe in general, but the process is
+/// ending anyway, and a handler that hangs is ended by the parent as a
+/// timeout would be. A stack overflow is left alone: Rust's handler runs on
+/// a small alternate stack, too small for a backtrace.
+fn install_crash_frame_hook() {
+    #[cfg(unix)]
+    {
+        extern "C" fn on_abort(_: libc::c_int) {
+            // SAFETY: querying the current alternate stack is always allowed.
+            let on_alt_stack = unsafe {
+                let mut current: libc::stack_t = std::mem::zeroed();
+                libc::sigaltstack(std::ptr::null(), &mut current) == 0
+                    && current.ss_flags & libc::SS_ONSTACK != 0
+            };
+            if !on_alt_stack {
+                let backtrace = std::backtrace::Backtrace::force_capture().to_string();
+                if let Some(frame) = triage::user_frame_line(&backtrace) {
+                    let line = format!("\n{}{frame}\n", triage::FRAME_PREFIX);
+                    // SAFETY: writing a buffer this function owns to fd 2.
+                    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+                }
+            }
+            // SAFETY: back to the default action; abort() raises again.
+            unsafe { libc::signal(libc::SIGABRT, libc::SIG_DFL) };
+        }
+        // SAFETY: installs a handler for SIGABRT, which nothing else in a
+        // worker handles.
+        unsafe {
+            libc::signal(libc::SIGABRT, on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t)
+        };
+    }
+}
+
+/// Reports to the parent and saves what is found, as it is found; runs
+/// the calls, timed and marked, or answers them from the journal and the
+/// crash list while retracing what earlier workers did. A save that fails
+/// ends the worker at once: every call it would go on to keep would be lost
+/// too.
+struct Reporter<'a> {
+    target: &'static Target,
+    reach: &'a Reach,
+    /// Arguments known to crash, without layout.
+    crashing: BTreeSet<String>,
+    liveness: &'a Liveness,
+    /// The carve folder.
+    dir: &'a Path,
+    /// The target's carve file in it.
+    path: &'a Path,
+    /// The arguments of the calls in the carve file, read once, when a call
+    /// answered from the journal is kept: what the workers before this one
+    /// found is in it by then.
+    stored: Option<HashSet<String>>,
+    seed: u64,
+    budget: Budget,
+    /// The call timeout.
+    timeout: Duration,
+    /// Whether a worker ran for the target before this one.
+    restart: bool,
+    /// Executions allowed in all: the budget less the restarts.
+    cap: u64,
+    /// Calls that crashed a worker of this run, by argument hash.
+    crashes: HashMap<u64, Crash>,
+    journal: Journal,
+    marker: CallMarker,
+    /// Hashes of the arguments of calls answered from the journal: their
+    /// observations were not kept.
+    replayed: HashSet<u64>,
+    /// Calls whose arguments did not deserialize, so far.
+    undeserializable: u64,
+    last_report: (u64, Instant),
+    /// The phase running, for the history.
+    phase: Option<Phase>,
+    /// The phase and coverage of the last progress line sent: a change in
+    /// either is sent at once, so the history sees every step.
+    reported: Option<(Phase, usize)>,
+    /// The last progress seen: derivation, executions, covered.
+    last_seen: (u64, u64, usize),
+}
+
+impl Reporter<'_> {
+    fn send(&self, message: WorkerMessage) {
+        self.liveness.send(&message);
+    }
+
+    /// Sends the last progress seen.
+    fn send_progress(&mut self) {
+        let (index, executions, covered) = self.last_seen;
+        self.last_report = (index, Instant::now());
+        self.reported = self.phase.map(|phase| (phase, covered));
+        self.send(WorkerMessage::Progress {
+            executions,
+            covered: covered as u64,
+            undeserializable: self.undeserializable,
+            phase: self.phase,
+        });
+    }
+
+    /// Sends a call's entry to the parent (`message`), which adds it to
+    /// the carve file unless an entry there has its arguments. A call
+    /// answered from the journal is left out if an earlier worker of this
+    /// run stored it already, and runs again for its observation otherwise.
+    /// Ends the worker if the entry cannot be made or the file not read.
+    fn save(
+        &mut self,
+        origin: Origin,
+        args: &Value,
+        observation: &Observation,
+        message: fn(Entry) -> WorkerMessage,
+    ) {
+        let entry = (|| -> Result<Option<Entry>, WorkerError> {
+            let mut entry = Entry::from_values(origin.clone(), args, observation)?;
+            if self.replayed.contains(&args_hash(args)) {
+                if self.stored.is_none() {
+                    let file = CarveFile::load(self.dir, self.path)?;
+                    self.stored = Some(file.entries.into_iter().map(|e| e.args).collect());
+                }
+                if self.stored.as_ref().is_some_and(|s| s.contains(&entry.args)) {
+                    return Ok(None);
+                }
+                if let Some(observation) = self.run_again(args) {
+                    entry = Entry::from_values(origin, args, &observation)?;
+                }
+            }
+            Ok(Some(entry))
+        })();
+        match entry {
+            Ok(Some(entry)) => self.send(message(entry)),
+            Ok(None) => {}
+            Err(e) => fail(self.liveness, &e),
+        }
+    }
+
+    /// The observation of a call made before (it returned or panicked).
+    fn run_again(&self, args: &Value) -> Option<Observation> {
+        self.liveness.call_started();
+        let ran = generate::run_call(self.target, args);
+        self.liveness.call_ended();
+        ran.ok().map(|executed| executed.observation)
+    }
+}
+
+/// How many crashing calls [`CRASH_SHRINK_SHARE`] of `budget` pays for:
+/// each costs a restart, and a hang the call `timeout` first; with a time
+/// budget, twice (the crash is confirmed in a fresh worker).
+fn crash_allowance(budget: Budget, hang: bool, timeout: Duration) -> u32 {
+    let allowance = match budget {
+        Budget::Executions(n) => n as f64 * CRASH_SHRINK_SHARE / RESTART_COST as f64,
+        Budget::Time(d) => {
+            let once = if hang { timeout.as_secs_f64() + 0.1 } else { 0.1 };
+            let restart = 2.0 * once;
+            d.as_secs_f64() * CRASH_SHRINK_SHARE / restart
+        }
+    };
+    allowance as u32
+}
+
+impl Observer for Reporter<'_> {
+    fn restarted(&self) -> bool {
+        self.restart || !self.crashes.is_empty()
+    }
+
+    fn allow(&mut self, args: &Value) -> bool {
+        // Keyed as the carve file keys its entries: compact RON would leave
+        // struct names out and never match an argument that has one.
+        self.crashing.is_empty()
+            || !self.crashing.contains(CallId::of_value(args).as_str())
+    }
+
+    fn execute(
+        &mut self,
+        ordinal: u64,
+        args: &Value,
+        run: &mut dyn FnMut() -> Result<Executed, NotRun>,
+    ) -> Result<Executed, NotRun> {
+        let hash = args_hash(args);
+        let result = if let Some(crash) = self.crashes.get(&hash) {
+            let observation = Observation {
+                outcome: Outcome::Crashed(crash.message.clone()),
+                after: None,
+            };
+            Ok(Executed {
+                fingerprint: generate::fingerprint(&observation),
+                observation,
+                trace: Trace::default(),
+                ending: Ending::Crashed {
+                    at: crash.at.clone(),
+                },
+            })
+        } else if let Some(result) = self.journal.replay(hash) {
+            self.replayed.insert(hash);
+            result
+        } else {
+            self.marker.started(ordinal, hash);
+            self.liveness.call_started();
+            let result = run();
+            self.liveness.call_ended();
+            self.marker.ended(ordinal);
+            if let Err(e) = self.journal.record(hash, &result) {
+                fail(self.liveness, &WorkerError::WorkerIo(e));
+            }
+            result
+        };
+        if result.as_ref().err() == Some(&NotRun::Undeserializable) {
+            self.undeserializable += 1;
+        }
+        result
+    }
+
+    fn crash_shrinks(&self, at: &str) -> u32 {
+        crash_allowance(self.budget, at.starts_with("timeout"), self.timeout)
+    }
+
+    fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    fn mutant_crashes(&self) -> Option<u32> {
+        // A mutant that crashes may well hang first.
+        Some(crash_allowance(self.budget, true, self.timeout).max(1))
+    }
+
+    fn kept(&mut self, kept: &Kept) {
+        let added = kept
+            .added
+            .iter()
+            .map(|goal| self.reach.describe(*goal))
+            .collect();
+        self.save(
+            Origin::Generated {
+                seed: self.seed,
+                added,
+            },
+            &kept.args,
+            &kept.observation,
+            |entry| WorkerMessage::Kept { entry },
+        );
+    }
+
+    fn failure(&mut self, failure: &Failure) {
+        let origin = Origin::Found {
+            seed: self.seed,
+            at: failure.location.clone(),
+            expected: false,
+        };
+        self.save(
+            origin,
+            &failure.args,
+            &failure.observation,
+            |entry| WorkerMessage::Failure { entry },
+        );
+    }
+
+    fn progress(&mut self, index: u64, executions: u64, covered: usize) {
+        self.last_seen = (index, executions, covered);
+        let (last_index, last_time) = self.last_report;
+        let changed = self.reported != self.phase.map(|phase| (phase, covered));
+        if changed
+            || index >= last_index + PROGRESS_EVERY
+            || last_time.elapsed() >= Duration::from_millis(100)
+        {
+            // What is journaled by now is not run again after a crash.
+            if let Err(e) = self.journal.flush() {
+                fail(self.liveness, &WorkerError::WorkerIo(e));
+            }
+            self.send_progress();
+        }
+    }
+
+    fn phase(&mut self, phase: Phase) {
+        self.phase = Some(phase);
+    }
+}

@@ -1,0 +1,605 @@
+//! The parent's side of generation in workers: starting them, reading
+//! what they send, confirming their crashes, storing what they found.
+
+use std::collections::HashSet;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::carving::lock::CarveDirLock;
+use crate::carving::layout::StoreError;
+use crate::carving::store::{CarveFile, Entry};
+use crate::env::{Budget, Config, MIN_TIMEOUT};
+use crate::generation::generate::{
+    Existing, Progress,
+};
+use crate::coverage::history::{Phase, Point};
+use super::baseline::Baseline;
+use super::error::WorkerError;
+use super::journal::{CallMarker, Crash, Scratch};
+use super::liveness::SILENCE_LIMIT;
+use super::protocol::{WorkerMessage, WorkerSetup};
+use super::triage::{self, Ended};
+use super::{TIMEOUT_FACTOR, MAX_UNCONFIRMED, WORKER_VAR, RESTART_COST, STDERR_TAIL};
+
+/// What generation did for a target, over all its workers.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Calls run.
+    pub executions: u64,
+    /// What was added to the carve file, in its order: calls kept and
+    /// failures found (panics, aborts, stack overflows, timeouts).
+    pub stored: Vec<Found>,
+    /// Worker processes that crashed, confirmed: the crashing call, run
+    /// again in a fresh worker, crashed it too.
+    pub crashes: u32,
+    /// Timeouts that did not happen again when their call ran again in a
+    /// fresh worker: not kept (a loaded machine, not a hang).
+    pub unconfirmed_timeouts: u32,
+    /// Other crashes that did not happen again: not kept.
+    pub unconfirmed_crashes: u32,
+    /// Generated arguments that did not deserialize into the parameter types.
+    pub undeserializable: u64,
+    /// Goals covered against executions, with the phase, as the workers
+    /// reported them.
+    pub history: Vec<Point>,
+}
+
+/// The call timeout of generation for a target whose carve-file calls took
+/// at most `slowest` each: `CARVE_TIMEOUT` when set, else
+/// [`TIMEOUT_FACTOR`] times `slowest`, at least [`MIN_TIMEOUT`] (as AFL
+/// calibrates its timeout on its seeds).
+pub fn call_timeout(config: &Config, slowest: Duration) -> Duration {
+    config
+        .timeout
+        .unwrap_or_else(|| (slowest * TIMEOUT_FACTOR).max(MIN_TIMEOUT))
+}
+
+/// A crash waiting for its confirmation: the next worker runs the same call
+/// again (it retraces the run to it), and only if that crashes too is the
+/// crash kept.
+struct Pending {
+    /// The call's number in the run, and the hash of its arguments.
+    number: u64,
+    hash: u64,
+    /// Whether it was a timeout (the call overran, or the worker froze).
+    timeout: bool,
+}
+
+/// Generates calls of `target_name` in worker processes; the carve file is
+/// updated as they go. `existing` is what its calls cover now (the
+/// outcomes in its reach, for progress; the slowest carved call's time,
+/// for the call timeout), as `baseline` showed it: every worker starts
+/// from it, sent in its setup, and replays no carve-file call (not what
+/// the workers before it added either: so each retraces the same run).
+pub fn generate_in_workers(
+    target_name: &str,
+    baseline: &Baseline,
+    existing: &Existing,
+    config: &Config,
+) -> Result<Summary, WorkerError> {
+    let goals = existing.reach.len();
+    let timeout = call_timeout(config, existing.slowest);
+    let exe = std::env::current_exe().map_err(WorkerError::StartWorker)?;
+    let path = CarveFile::path_for(&config.dir, target_name);
+    let scratch = Scratch::create(target_name).map_err(WorkerError::WorkerIo)?;
+    let start_at = baseline.start(existing)?;
+    let mut setup = WorkerSetup {
+        scratch: scratch.dir().to_owned(),
+        seed: config.seed,
+        budget: config.budget.into(),
+        cap: u64::MAX,
+        timeout_ms: u64::try_from(timeout.as_millis().max(1)).unwrap_or(u64::MAX),
+        restart: false,
+        crashes: Vec::new(),
+        start: start_at,
+    };
+    let mut summary = Summary::default();
+    let mut found = Vec::new();
+    // With other targets generating beside it, a bar would overwrite theirs.
+    let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
+    let total = goals as usize;
+    let mut pending: Option<Pending> = None;
+    let start = Instant::now();
+    let mut first = true;
+    loop {
+        let spent_on_restarts = u64::from(summary.crashes) * RESTART_COST;
+        let cap = match config.budget {
+            Budget::Executions(n) => n.saturating_sub(spent_on_restarts),
+            Budget::Time(_) => u64::MAX,
+        };
+        let Some(budget) = remaining(config.budget, start) else {
+            break;
+        };
+        CallMarker::reset(scratch.dir()).map_err(WorkerError::WorkerIo)?;
+        let history = &mut summary.history;
+        setup.budget = budget.into();
+        setup.cap = cap;
+        setup.restart = !std::mem::take(&mut first);
+        let ran = run_worker(
+            &exe,
+            target_name,
+            &setup,
+            &mut |executions, covered, phase| {
+                progress.tick(executions, covered, total);
+                // A restarted worker retraces the calls before: their points
+                // are in the history already.
+                let new = history.last().is_none_or(|p| {
+                    executions > p.executions
+                        || (executions == p.executions && phase.is_some_and(|f| f != p.phase))
+                });
+                if let Some(phase) = phase.filter(|_| new) {
+                    history.push(Point {
+                        phase,
+                        executions,
+                        covered: covered as u64,
+                    });
+                }
+            },
+            &mut found,
+        );
+        // Saved before the next worker starts: it retraces the run, and
+        // leaves out what the carve file holds by then.
+        let stored = store_found(&config.dir, &path, std::mem::take(&mut found));
+        let run = ran?;
+        let stored = stored.map_err(|e| WorkerError::Worker {
+            target: target_name.to_owned(),
+            message: WorkerError::Save(e).to_string(),
+        })?;
+        summary.stored.extend(stored);
+        summary.executions = run.executions;
+        summary.undeserializable = run.undeserializable;
+        let Some(ended) = run.crash else {
+            // The call waiting for confirmation ran again, and returned.
+            if let Some(unconfirmed) = pending.take() {
+                summary.count_unconfirmed(&unconfirmed);
+            }
+            break;
+        };
+        let marked = CallMarker::read(scratch.dir()).map_err(WorkerError::WorkerIo)?;
+        let Some((number, hash)) = marked.in_call() else {
+            return Err(WorkerError::Worker {
+                target: target_name.to_owned(),
+                message: format!(
+                    "a worker ended outside any call of the target ({}); stderr ends with:\n{}",
+                    describe(ended, timeout),
+                    run.stderr_tail.trim_end()
+                ),
+            });
+        };
+        // The call it died in was made too.
+        summary.executions = summary.executions.max(number);
+        // A crash is kept only once a fresh worker, retracing the run to
+        // the same call, crashed on it too: a call that overran the timeout
+        // once on a loaded machine is no hang.
+        let confirmed = match pending.take() {
+            Some(p) if p.number == number && p.hash == hash => true,
+            Some(p) => {
+                summary.count_unconfirmed(&p);
+                false
+            }
+            None => false,
+        };
+        if !confirmed {
+            pending = Some(Pending {
+                number,
+                hash,
+                timeout: matches!(ended, Ended::TimedOut | Ended::Frozen),
+            });
+            if summary.unconfirmed_timeouts + summary.unconfirmed_crashes >= MAX_UNCONFIRMED {
+                progress.finish();
+                eprintln!(
+                    "carve: {target_name}: generation ended early: {MAX_UNCONFIRMED} calls \
+                     crashed or timed out once but not when run again (a loaded machine?); what \
+                     was found is saved. Set CARVE_TIMEOUT higher (it was {}) or run with fewer \
+                     CARVE_JOBS",
+                    triage::seconds(timeout)
+                );
+                return Ok(summary);
+            }
+            continue;
+        }
+        summary.crashes += 1;
+        let triage = triage::classify(ended, &run.stderr_tail, timeout);
+        setup.crashes.push(Crash {
+            hash,
+            at: triage.at,
+            message: triage.message,
+        });
+        if let Budget::Executions(n) = config.budget {
+            if number.saturating_add(u64::from(summary.crashes) * RESTART_COST) >= n {
+                break;
+            }
+        }
+    }
+    // Time ran out before the waiting call ran again: not kept either.
+    if let Some(unconfirmed) = pending.take() {
+        summary.count_unconfirmed(&unconfirmed);
+    }
+    if let Budget::Executions(n) = config.budget {
+        let restarts = u64::from(summary.crashes) * RESTART_COST;
+        if summary.crashes > 0 && summary.executions.saturating_add(restarts) >= n {
+            progress.finish();
+            eprintln!(
+                "carve: {target_name}: generation ended early: {} worker crash(es) took {} of \
+                 the {n} executions in the budget ({RESTART_COST} per restart); what was found \
+                 is saved",
+                summary.crashes,
+                restarts.min(n)
+            );
+            return Ok(summary);
+        }
+    }
+    progress.finish();
+    Ok(summary)
+}
+
+impl Summary {
+    /// Calls kept.
+    pub fn kept(&self) -> usize {
+        self.stored.len() - self.failures()
+    }
+
+    /// Failures found.
+    pub fn failures(&self) -> usize {
+        self.stored
+            .iter()
+            .filter(|found| matches!(found, Found::Failure(_)))
+            .count()
+    }
+
+    fn count_unconfirmed(&mut self, crash: &Pending) {
+        match crash.timeout {
+            true => self.unconfirmed_timeouts += 1,
+            false => self.unconfirmed_crashes += 1,
+        }
+    }
+
+    /// `(2 unconfirmed timeout(s) not kept)` for the generation line; empty
+    /// when there were none.
+    pub fn unconfirmed(&self) -> String {
+        let mut out = String::new();
+        if self.unconfirmed_timeouts > 0 {
+            out += &format!(" ({} unconfirmed timeout(s) not kept)", self.unconfirmed_timeouts);
+        }
+        if self.unconfirmed_crashes > 0 {
+            out += &format!(" ({} unconfirmed crash(es) not kept)", self.unconfirmed_crashes);
+        }
+        out
+    }
+}
+
+/// What is left of the budget: all of an execution budget (a worker
+/// retraces the run from its start), the rest of a time budget.
+fn remaining(budget: Budget, start: Instant) -> Option<Budget> {
+    match budget {
+        Budget::Executions(n) => (n > 0).then_some(budget),
+        Budget::Time(d) => d
+            .checked_sub(start.elapsed())
+            .filter(|d| !d.is_zero())
+            .map(Budget::Time),
+    }
+}
+
+fn describe(ended: Ended, timeout: Duration) -> String {
+    match ended {
+        Ended::TimedOut => format!("a call did not return within {}", triage::seconds(timeout)),
+        Ended::Frozen => format!("it stopped responding for {}s", SILENCE_LIMIT.as_secs()),
+        Ended::Exited(status) => crate::outcome::describe_exit(status),
+    }
+}
+
+/// What one worker process did before it ended.
+struct WorkerRun {
+    /// Calls made so far in the run, as the worker last said.
+    executions: u64,
+    undeserializable: u64,
+    /// Whether it said it finished.
+    done: bool,
+    /// How it crashed, if it did.
+    crash: Option<Ended>,
+    /// The end of what it wrote to stderr.
+    stderr_tail: String,
+}
+
+impl WorkerRun {
+    /// Takes in one message; a worker's own error ends the run, and so does
+    /// a call that timed out (`crash` is then set).
+    fn apply(
+        &mut self,
+        message: WorkerMessage,
+        on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+        found: &mut Vec<Found>,
+    ) -> Result<(), String> {
+        match message {
+            WorkerMessage::Alive => {}
+            WorkerMessage::TimedOut => self.crash = Some(Ended::TimedOut),
+            WorkerMessage::Progress {
+                executions,
+                covered,
+                undeserializable,
+                phase,
+            } => {
+                self.executions = executions;
+                self.undeserializable = undeserializable;
+                on_progress(executions, covered as usize, phase);
+            }
+            WorkerMessage::Kept { entry } => found.push(Found::Kept(entry)),
+            WorkerMessage::Failure { entry } => found.push(Found::Failure(entry)),
+            WorkerMessage::Error { message } => return Err(message),
+            WorkerMessage::Done {
+                executions,
+                undeserializable,
+            } => {
+                self.executions = executions;
+                self.undeserializable = undeserializable;
+                self.done = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a worker found, for the carve file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// A generated call that covered new goals.
+    Kept(Entry),
+    /// A failing input.
+    Failure(Entry),
+}
+
+impl Found {
+    /// Its entry.
+    pub fn entry(&self) -> &Entry {
+        match self {
+            Found::Kept(entry) | Found::Failure(entry) => entry,
+        }
+    }
+}
+
+/// Runs one worker to its end: generation finished, the worker crashed
+/// (died, a call overran the call timeout, or the worker froze), or it
+/// failed. What it found is added to `found` in every case.
+fn run_worker(
+    exe: &Path,
+    target_name: &str,
+    setup: &WorkerSetup,
+    on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+    found: &mut Vec<Found>,
+) -> Result<WorkerRun, WorkerError> {
+    let (mut child, lines, stderr) = spawn_worker(exe, target_name, setup)?;
+    let stop = |child: &mut Child| {
+        let _ = child.kill();
+        let _ = child.wait();
+    };
+    let mut run = WorkerRun {
+        executions: 0,
+        undeserializable: 0,
+        done: false,
+        crash: None,
+        stderr_tail: String::new(),
+    };
+    let tail = |stderr: JoinHandle<String>| stderr.join().unwrap_or_default();
+    loop {
+        // The heartbeat comes every 100 ms, whatever the worker does.
+        let line = match lines.recv_timeout(SILENCE_LIMIT) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                stop(&mut child);
+                run.crash = Some(Ended::Frozen);
+                run.stderr_tail = tail(stderr);
+                return Ok(run);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let applied = line
+            .parse::<WorkerMessage>()
+            .map_err(WorkerError::from)
+            .and_then(|message| {
+                run.apply(message, on_progress, found)
+                    .map_err(|message| WorkerError::Worker {
+                        target: target_name.to_owned(),
+                        message,
+                    })
+            });
+        if let Err(e) = applied {
+            stop(&mut child);
+            return Err(e);
+        }
+        if run.crash.is_some() {
+            stop(&mut child);
+            run.stderr_tail = tail(stderr);
+            return Ok(run);
+        }
+    }
+    let status = child.wait().map_err(WorkerError::WorkerIo)?;
+    run.stderr_tail = tail(stderr);
+    if !(run.done && status.success()) {
+        run.crash = Some(Ended::Exited(status));
+    }
+    Ok(run)
+}
+
+/// Starts a worker and sends it its `setup`; its protocol lines arrive on
+/// the receiver, and the thread returns the end of its stderr once it
+/// closes.
+fn spawn_worker(
+    exe: &Path,
+    target_name: &str,
+    setup: &WorkerSetup,
+) -> Result<(Child, mpsc::Receiver<String>, JoinHandle<String>), WorkerError> {
+    let line = setup.to_line()?;
+    let mut child = Command::new(exe)
+        .env(WORKER_VAR, target_name)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(WorkerError::StartWorker)?;
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(WorkerError::WorkerIo(io::Error::other("worker without stdio")));
+    };
+    // From a thread: a setup larger than the pipe holds is read while the
+    // parent reads the worker's lines. A worker that died before reading it
+    // shows as a crash, not here.
+    std::thread::spawn(move || {
+        let _ = writeln!(stdin, "{line}");
+    });
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Read all along, or a worker that prints much would block on a full
+    // pipe; only the end is kept.
+    let stderr = std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut stderr = stderr;
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 2 * STDERR_TAIL {
+                tail.drain(..tail.len() - STDERR_TAIL);
+            }
+        }
+        let from = tail.len().saturating_sub(STDERR_TAIL);
+        String::from_utf8_lossy(&tail[from..]).into_owned()
+    });
+    Ok((child, rx, stderr))
+}
+
+/// Adds what workers `found` to the carve file at `path` in the carve
+/// folder `dir`, in the order found, each unless an entry already there has
+/// its arguments. Loaded, changed and written once, under the carve
+/// folder's lock, so that what another process (a generate with another
+/// seed, a record) wrote meanwhile is kept. Returns what was added.
+fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<Vec<Found>, StoreError> {
+    if found.is_empty() {
+        return Ok(Vec::new());
+    }
+    let _lock = CarveDirLock::acquire(dir)?;
+    let CarveFile {
+        target,
+        mut entries,
+        ..
+    } = CarveFile::load(dir, path)?;
+    let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
+    let added: Vec<Found> = found
+        .into_iter()
+        .filter(|found| stored.insert(found.entry().args.clone()))
+        .collect();
+    if !added.is_empty() {
+        entries.extend(added.iter().map(|found| found.entry().clone()));
+        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
+    }
+    Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::carving::store::Origin;
+
+    fn config(timeout: Option<&str>) -> Config {
+        let lookup = |name: &str| match name {
+            "CARVE_TIMEOUT" => timeout.map(str::to_owned),
+            _ => None,
+        };
+        Config::from_lookup(lookup, Path::new("/p")).unwrap()
+    }
+
+    /// Ten times the slowest carved call, at least a second; `CARVE_TIMEOUT`
+    /// wins.
+    #[test]
+    fn the_call_timeout_is_calibrated_on_the_carved_calls() {
+        let derived = |slowest| call_timeout(&config(None), slowest);
+        assert_eq!(derived(Duration::from_micros(16)), Duration::from_secs(1));
+        assert_eq!(derived(Duration::from_millis(300)), Duration::from_secs(3));
+        let set = config(Some("500ms"));
+        assert_eq!(call_timeout(&set, Duration::from_secs(2)), Duration::from_millis(500));
+    }
+
+    /// What workers found goes into the carve file in one write, in the
+    /// order found, each call once: what the file holds already (another
+    /// run, an earlier worker of this one) is left out and not counted.
+    #[test]
+    fn found_entries_are_stored_in_one_write_each_call_once() {
+        let dir = std::env::temp_dir().join(format!("carve-store-found-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "f");
+        let entry = |origin: Origin, x: u32| {
+            let outcome = crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
+            Entry::new(origin, &format!("(x: {x})"), outcome, None)
+        };
+        let generated = || Origin::Generated {
+            seed: 1,
+            added: vec![],
+        };
+        let found = || Origin::Found {
+            seed: 1,
+            at: "src/lib.rs:1".into(),
+            expected: false,
+        };
+        let system = entry(Origin::System("t".into()), 1);
+        CarveFile::write(&path, &CarveFile::render("f", std::slice::from_ref(&system))).unwrap();
+        let stored = store_found(
+            &dir,
+            &path,
+            vec![
+                Found::Kept(entry(generated(), 2)),
+                Found::Kept(entry(generated(), 1)),
+                Found::Failure(entry(found(), 3)),
+                Found::Kept(entry(generated(), 2)),
+            ],
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Nothing new: nothing counted.
+        let again = store_found(&dir, &path, vec![Found::Kept(entry(generated(), 3))]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            stored.unwrap(),
+            [Found::Kept(entry(generated(), 2)), Found::Failure(entry(found(), 3))]
+        );
+        assert_eq!(
+            text,
+            CarveFile::render(
+                "f",
+                &[system, entry(generated(), 2), entry(found(), 3)]
+            )
+        );
+        assert_eq!(again.unwrap(), []);
+    }
+
+    #[test]
+    fn unconfirmed_crashes_are_counted_apart_by_kind() {
+        let mut summary = Summary::default();
+        assert_eq!(summary.unconfirmed(), "");
+        let pending = |timeout| Pending {
+            number: 1,
+            hash: 2,
+            timeout,
+        };
+        summary.count_unconfirmed(&pending(true));
+        summary.count_unconfirmed(&pending(true));
+        summary.count_unconfirmed(&pending(false));
+        assert_eq!(
+            summary.unconfirmed(),
+            " (2 unconfirmed timeout(s) not kept) (1 unconfirmed crash(es) not kept)"
+        );
+    }
+}
