@@ -179,11 +179,13 @@ impl Op {
     }
 }
 
+#[cfg(any(test, feature = "_internals"))]
 /// The distance of a conjunction: both operands must change.
 pub fn and(a: f64, b: f64) -> f64 {
     a + b
 }
 
+#[cfg(any(test, feature = "_internals"))]
 /// The distance of a disjunction: the closer operand suffices.
 pub fn or(a: f64, b: f64) -> f64 {
     a.min(b)

@@ -20,6 +20,7 @@ pub struct Fitness {
 }
 
 impl Fitness {
+    #[cfg(any(test, feature = "_internals"))]
     /// Covered.
     pub const ZERO: Fitness = Fitness {
         level: 0,

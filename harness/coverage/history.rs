@@ -100,6 +100,7 @@ pub struct RunHistory {
 }
 
 impl RunHistory {
+    #[cfg(any(test, feature = "_internals"))]
     /// The phases that ran, each once, in the order they first ran.
     pub fn phases(&self) -> Vec<Phase> {
         let mut phases = Vec::new();

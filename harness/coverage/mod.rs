@@ -309,6 +309,7 @@ pub fn with_mutant<R>(sites: &'static Sites, mutation: Mutation, f: impl FnOnce(
     f()
 }
 
+#[cfg(any(test, feature = "_internals"))]
 /// Records a comparison `l op r` whose result is `value`, with the operands'
 /// difference when their type is known. Returns `value`.
 // Always inlined: `op` is a constant at every call site, so the table

@@ -44,6 +44,7 @@ pub struct Reach {
 }
 
 impl Reach {
+    #[cfg(any(test, feature = "_internals"))]
     /// A reach of one function alone.
     pub fn single(sites: &'static Sites) -> Reach {
         Reach::new(sites, [], &[])
@@ -220,11 +221,13 @@ impl Reach {
         self.goals == 0
     }
 
+    #[cfg(any(test, feature = "_internals"))]
     /// The functions in reach, the target first.
     pub fn functions(&self) -> &[&'static Sites] {
         &self.functions
     }
 
+    #[cfg(any(test, feature = "_internals"))]
     /// The function and outcome id of `goal`.
     pub fn locate(&self, goal: u32) -> (&'static Sites, u32) {
         let (sites, id) = self.index_of(goal);
@@ -238,10 +241,12 @@ impl Reach {
         (f, goal - self.offsets[f])
     }
 
+    #[cfg(any(test, feature = "_internals"))]
     fn branch_count(&self, function: usize) -> u32 {
         self.functions[function].branches.len() as u32
     }
 
+    #[cfg(any(test, feature = "_internals"))]
     /// The goal of outcome `id` of `sites`, if that function is in reach.
     pub fn goal(&self, sites: &Sites, id: u32) -> Option<u32> {
         let f = self
