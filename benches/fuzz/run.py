@@ -129,6 +129,15 @@ def carve_generate(dir, parser, seconds, env, profile):
     return int(m.group(1)) / seconds, line, reach(table, parser["target"])
 
 
+def missing(toolchain):
+    """What the libFuzzer half lacks (with how to get it), or None."""
+    if subprocess.run(["cargo", f"+{toolchain}", "--version"], capture_output=True).returncode != 0:
+        return f"the {toolchain} toolchain (rustup toolchain install {toolchain})"
+    if subprocess.run(["cargo", f"+{toolchain}", "fuzz", "--version"], capture_output=True).returncode != 0:
+        return "cargo-fuzz (cargo install cargo-fuzz)"
+    return None
+
+
 def main():
     name = sys.argv[1] if len(sys.argv) > 1 else "humantime"
     if name not in PARSERS:
@@ -151,14 +160,10 @@ def main():
     print(f"  carve (test profile, debug): {debug:,.0f} executions/s\n    {line}", flush=True)
     print(f"  carve --profile carve / debug: {fast / debug:.2f}x", flush=True)
 
-    missing = []
-    if subprocess.run(["cargo", "+nightly", "--version"], capture_output=True).returncode != 0:
-        missing.append("the nightly toolchain (rustup toolchain install nightly)")
-    elif subprocess.run(["cargo", "+nightly", "fuzz", "--version"], capture_output=True).returncode != 0:
-        missing.append("cargo-fuzz (cargo install cargo-fuzz)")
-    if missing:
-        print(f"\n!!! fuzz: SKIPPED the libFuzzer half: {', '.join(missing)} is missing.\n"
-              f"!!! carve's line above stands alone; no ratio.", file=sys.stderr, flush=True)
+    lacking = missing("nightly")
+    if lacking:
+        print(f"\n!!! fuzz: SKIPPED the libFuzzer half: {lacking} is missing.\n"
+              f"!!! carve's lines above stand alone; no ratio (exit code 3).", file=sys.stderr, flush=True)
         sys.exit(3)
 
     fuzz = dir / "fuzz"
@@ -169,7 +174,8 @@ def main():
     corpus.mkdir(parents=True)
     for i, seed in enumerate(parser["seeds"]):
         (corpus / f"seed{i}").write_text(seed)
-    fuzz_env = {"CARGO_TARGET_DIR": env["CARGO_TARGET_DIR"] + "-fuzz"}
+    # Apart from the stable builds: nightly, sanitizer flags.
+    fuzz_env = {"CARGO_TARGET_DIR": str(pathlib.Path(env["CARGO_TARGET_DIR"]) / "fuzz")}
     field.run(["cargo", "+nightly", "fuzz", "build", "target"], dir, fuzz_env)
     out = field.run(["cargo", "+nightly", "fuzz", "run", "target", "--", f"-max_total_time={seconds}",
                      "-print_final_stats=1"], dir, fuzz_env)
