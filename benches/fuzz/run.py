@@ -194,7 +194,8 @@ def main():
     fuzz_reach = reach(table, parser["target"])
     print(f"  libFuzzer (cargo fuzz defaults): {libfuzzer:,.0f} executions/s; reach {fuzz_reach[0]} {fuzz_reach[1]} "
           f"({len(list(corpus.iterdir()))} corpus inputs)", flush=True)
-    print(f"  carve / libFuzzer executions per second: {fast / libfuzzer:.2f}", flush=True)
+    print(f"  carve / libFuzzer executions per second: {fast / libfuzzer:.2f} "
+          f"(test profile: {debug / libfuzzer:.2f})", flush=True)
 
 
 if __name__ == "__main__":
