@@ -224,6 +224,30 @@ def manifest(path, crate):
     path.write_text(text)
 
 
+def prepare(name, out=None):
+    """Copies the pinned source of crate `name` to `out` (default
+    $FIELD_OUT/<name>), annotated and with its system test, committed in a
+    git repository of its own; returns the folder."""
+    crate = CRATES[name]
+    dir = pathlib.Path(out) if out else OUT / name
+    shutil.rmtree(dir, ignore_errors=True)
+    shutil.copytree(source(name, crate["version"]), dir)
+    for extra in ["tests", "benches", "examples", "build.rs"]:
+        p = dir / extra
+        shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+    manifest(dir / "Cargo.toml", crate)
+    for file, heads in crate["targets"].items():
+        annotate(dir / file, heads, TARGET)
+    for file, heads in crate["instrument"].items():
+        annotate(dir / file, heads, INSTRUMENT)
+    (dir / "tests").mkdir()
+    (dir / "tests" / "carve.rs").write_text(crate["system_test"].lstrip() + "\ncarve::main!();\n")
+    run(["git", "init", "-q"], dir)
+    run(["git", "add", "-A"], dir)
+    run(["git", "-c", "user.name=field", "-c", "user.email=field@localhost", "commit", "-qm", "annotated"], dir)
+    return dir
+
+
 def main():
     names = sys.argv[1:] or list(CRATES)
     env = {"CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR", str(OUT / "target"))}
@@ -232,22 +256,7 @@ def main():
     test = ["cargo", "test", "--features", "carve", "--test", "carve"]
     for name in names:
         crate = CRATES[name]
-        dir = OUT / name
-        shutil.rmtree(dir, ignore_errors=True)
-        shutil.copytree(source(name, crate["version"]), dir)
-        for extra in ["tests", "benches", "examples", "build.rs"]:
-            p = dir / extra
-            shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
-        manifest(dir / "Cargo.toml", crate)
-        for file, heads in crate["targets"].items():
-            annotate(dir / file, heads, TARGET)
-        for file, heads in crate["instrument"].items():
-            annotate(dir / file, heads, INSTRUMENT)
-        (dir / "tests").mkdir()
-        (dir / "tests" / "carve.rs").write_text(crate["system_test"].lstrip() + "\ncarve::main!();\n")
-        run(["git", "init", "-q"], dir)
-        run(["git", "add", "-A"], dir)
-        run(["git", "-c", "user.name=field", "-c", "user.email=field@localhost", "commit", "-qm", "annotated"], dir)
+        dir = prepare(name)
 
         print(f"== {name} {crate['version']}", flush=True)
         record = run(test, dir, {**env, "CARVE": "record"})

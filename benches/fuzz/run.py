@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""carve's generation beside libFuzzer, on one published parser, in one run.
+
+    python3 benches/fuzz/run.py [humantime|semver]     # default: humantime
+
+Prepares the pinned crate as the field test does (benches/field/field.py:
+feature-gated setup, `#[carve::target]` on its public API, one system test),
+adds the `[profile.carve]` recipe of the README, records, then measures for
+FUZZ_SECONDS each (default 20), one after the other:
+
+- carve: `CARVE=generate CARVE_BUDGET=<N>s CARVE_JOBS=1 cargo test --profile
+  carve` on the one target (humantime's `parse_duration`, semver's
+  `Version::parse`), executions per second = the executions its generation
+  line reports over the time budget; and the same under the default test
+  profile (debug), as carve ran before the recipe;
+- libFuzzer: `cargo +nightly fuzz run` (cargo-fuzz defaults: release,
+  AddressSanitizer, one job) on a harness that calls the same function on
+  every UTF-8 input, seeded with the system test's inputs, for the same
+  time; executions per second from `-print_final_stats=1`.
+
+Then it prints carve's executions per second over libFuzzer's, and the
+branch coverage of the target's reach (carve's own measure) that each
+reached: carve's after generation, libFuzzer's by recording its final
+corpus through carve (every corpus input as one call).
+
+Exit status: 0 both halves measured; 3 the libFuzzer half was skipped
+(nightly or cargo-fuzz missing: said loudly, carve's half still printed);
+1 a step failed. Not run by CI (a few minutes, more on a cold target dir).
+Variables: FUZZ_SECONDS, FIELD_OUT (default target/field; the crate goes to
+$FIELD_OUT/fuzz-<crate>), CARGO_TARGET_DIR (default $FIELD_OUT/target).
+"""
+import importlib.util, os, pathlib, re, shutil, subprocess, sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+spec = importlib.util.spec_from_file_location("field", HERE.parent / "field" / "field.py")
+field = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(field)
+
+# The README's recipe (section "Speed of generation"): optimized, with the
+# test profile's debug assertions and overflow checks, so a call ends as it
+# does under `cargo test`.
+PROFILE = """
+[profile.carve]
+inherits = "test"
+opt-level = 3
+debug = false
+"""
+
+PARSERS = {
+    "humantime": dict(target="duration::parse_duration", call="humantime::parse_duration(s)",
+                      seeds=["2h 37min", "32ms", "12 lightyears", "5days"]),
+    "semver": dict(target="Version::parse", call="semver::Version::parse(s)",
+                   seeds=["1.4.0", "1.8.0-alpha.1", "1.2"]),
+}
+
+FUZZ_MANIFEST = """[package]
+name = "{name}-fuzz"
+version = "0.0.0"
+publish = false
+edition = "2021"
+
+[package.metadata]
+cargo-fuzz = true
+
+[dependencies]
+libfuzzer-sys = "0.4"
+{name} = {{ path = ".." }}
+
+[[bin]]
+name = "target"
+path = "fuzz_targets/target.rs"
+test = false
+doc = false
+bench = false
+
+[workspace]
+"""
+
+FUZZ_TARGET = """#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {{
+    if let Ok(s) = std::str::from_utf8(data) {{
+        let _ = {call};
+    }}
+}});
+"""
+
+# Replays libFuzzer's corpus through carve: each input is one carved call,
+# so carve's coverage table shows what the corpus covers.
+CORPUS_TEST = """
+#[carve::system_test]
+fn fuzz_corpus() {{
+    let dir = std::env::var("FUZZ_CORPUS").expect("FUZZ_CORPUS");
+    for entry in std::fs::read_dir(dir).expect("corpus folder") {{
+        let data = std::fs::read(entry.expect("corpus entry").path()).expect("corpus file");
+        if let Ok(s) = std::str::from_utf8(&data) {{
+            let _ = {call};
+        }}
+    }}
+}}
+
+carve::main!();
+"""
+
+
+def reach(output, target):
+    """`covered/total` of the target's reach in a coverage table."""
+    for line in output.splitlines():
+        cells = line.split()
+        if cells and cells[0] == target and "reach" in cells:
+            at = cells.index("reach")
+            return cells[at + 1], cells[at + 2]
+    return "?", "?"
+
+
+def carve_generate(dir, parser, seconds, env, profile):
+    test = ["cargo", "test", "--features", "carve", "--test", "carve"] + (["--profile", profile] if profile else [])
+    field.run(["git", "checkout", "-q", "--", "carved"], dir)
+    field.run(["git", "clean", "-qfd", "--", "carved"], dir)
+    field.run(test + ["--no-run"], dir, env)
+    gen = field.run(test + ["--", "--exact", f"generate::{parser['target']}"], dir,
+                    {**env, "CARVE": "generate", "CARVE_BUDGET": f"{seconds}s", "CARVE_JOBS": "1"})
+    line = next((l for l in gen.stdout.splitlines() if l.startswith("carve: ") and "->" in l), "")
+    m = re.search(r"in (\d+) executions", line)
+    if not m:
+        raise SystemExit(f"fuzz: no generation line in:\n{gen.stdout[-3000:]}")
+    table = field.run(test, dir, env).stdout
+    return int(m.group(1)) / seconds, line, reach(table, parser["target"])
+
+
+def missing(toolchain):
+    """What the libFuzzer half lacks (with how to get it), or None."""
+    if subprocess.run(["cargo", f"+{toolchain}", "--version"], capture_output=True).returncode != 0:
+        return f"the {toolchain} toolchain (rustup toolchain install {toolchain})"
+    if subprocess.run(["cargo", f"+{toolchain}", "fuzz", "--version"], capture_output=True).returncode != 0:
+        return "cargo-fuzz (cargo install cargo-fuzz)"
+    return None
+
+
+def main():
+    name = sys.argv[1] if len(sys.argv) > 1 else "humantime"
+    if name not in PARSERS:
+        raise SystemExit(f"fuzz: no parser for {name!r}; one of {', '.join(PARSERS)}")
+    parser = PARSERS[name]
+    seconds = int(os.environ.get("FUZZ_SECONDS", "20"))
+    env = {"CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR", str(field.OUT / "target"))}
+    dir = field.prepare(name, field.OUT / f"fuzz-{name}")
+    with open(dir / "Cargo.toml", "a") as f:
+        f.write(PROFILE)
+    field.run(["cargo", "test", "--features", "carve", "--test", "carve", "--profile", "carve"], dir,
+              {**env, "CARVE": "record"})
+    field.run(["git", "add", "-A"], dir)
+    field.run(["git", "-c", "user.name=field", "-c", "user.email=field@localhost", "commit", "-qm", "recorded"], dir)
+
+    print(f"== {name} {field.CRATES[name]['version']}: {parser['target']}, {seconds} s each", flush=True)
+    fast, line, carve_reach = carve_generate(dir, parser, seconds, env, "carve")
+    print(f"  carve (--profile carve): {fast:,.0f} executions/s; reach {carve_reach[0]} {carve_reach[1]}\n    {line}", flush=True)
+    debug, line, _ = carve_generate(dir, parser, seconds, env, None)
+    print(f"  carve (test profile, debug): {debug:,.0f} executions/s\n    {line}", flush=True)
+    print(f"  carve --profile carve / debug: {fast / debug:.2f}x", flush=True)
+
+    lacking = missing("nightly")
+    if lacking:
+        print(f"\n!!! fuzz: SKIPPED the libFuzzer half: {lacking} is missing.\n"
+              f"!!! carve's lines above stand alone; no ratio (exit code 3).", file=sys.stderr, flush=True)
+        sys.exit(3)
+
+    fuzz = dir / "fuzz"
+    (fuzz / "fuzz_targets").mkdir(parents=True)
+    (fuzz / "Cargo.toml").write_text(FUZZ_MANIFEST.format(name=name))
+    (fuzz / "fuzz_targets" / "target.rs").write_text(FUZZ_TARGET.format(call=parser["call"]))
+    corpus = fuzz / "corpus" / "target"
+    corpus.mkdir(parents=True)
+    for i, seed in enumerate(parser["seeds"]):
+        (corpus / f"seed{i}").write_text(seed)
+    # Apart from the stable builds: nightly, sanitizer flags.
+    fuzz_env = {"CARGO_TARGET_DIR": str(pathlib.Path(env["CARGO_TARGET_DIR"]) / "fuzz")}
+    field.run(["cargo", "+nightly", "fuzz", "build", "target"], dir, fuzz_env)
+    out = field.run(["cargo", "+nightly", "fuzz", "run", "target", "--", f"-max_total_time={seconds}",
+                     "-print_final_stats=1"], dir, fuzz_env)
+    stats = dict(re.findall(r"stat::(\w+):\s+(\d+)", out.stderr))
+    if "number_of_executed_units" not in stats:
+        raise SystemExit(f"fuzz: no final stats from libFuzzer:\n{out.stderr[-3000:]}")
+    libfuzzer = int(stats["number_of_executed_units"]) / seconds
+
+    # libFuzzer's corpus through carve's coverage, in a copy of the crate.
+    replay = field.OUT / f"fuzz-{name}-corpus"
+    shutil.rmtree(replay, ignore_errors=True)
+    shutil.copytree(dir, replay, ignore=shutil.ignore_patterns("fuzz", "carved", ".git"))
+    (replay / "tests" / "carve.rs").write_text(CORPUS_TEST.format(call=parser["call"]))
+    table = field.run(["cargo", "test", "--features", "carve", "--test", "carve", "--profile", "carve"], replay,
+                      {**env, "CARVE": "record", "FUZZ_CORPUS": str(corpus)}).stdout
+    fuzz_reach = reach(table, parser["target"])
+    print(f"  libFuzzer (cargo fuzz defaults): {libfuzzer:,.0f} executions/s; reach {fuzz_reach[0]} {fuzz_reach[1]} "
+          f"({len(list(corpus.iterdir()))} corpus inputs)", flush=True)
+    print(f"  carve / libFuzzer executions per second: {fast / libfuzzer:.2f} "
+          f"(test profile: {debug / libfuzzer:.2f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
