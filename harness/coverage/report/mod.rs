@@ -357,6 +357,7 @@ impl FunctionCoverage {
     }
 
     /// Outcomes some passing call took.
+    #[cfg(test)]
     pub fn covered(&self) -> BTreeSet<u32> {
         self.covered_by.keys().copied().collect()
     }
@@ -369,6 +370,7 @@ impl FunctionCoverage {
     }
 
     /// Outcomes `test` took.
+    #[cfg(test)]
     pub fn covered_by_test(&self, test: &str) -> BTreeSet<u32> {
         self.covered_by
             .iter()
