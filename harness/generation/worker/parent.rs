@@ -206,7 +206,7 @@ pub fn generate_in_workers(
         let triage = triage::classify(ended, &run.stderr_tail, timeout);
         setup.crashes.push(Crash {
             hash,
-            at: triage.at,
+            at: triage.failure,
             message: triage.message,
         });
         if let Budget::Executions(n) = config.budget {
