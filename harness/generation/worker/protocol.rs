@@ -457,19 +457,12 @@ fn intern(name: &str) -> &'static str {
 /// What went wrong between a worker and its parent: a line that is not a
 /// message (which line, from whom, and why), or a message that cannot be
 /// written or does not fit this test binary.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct ProtocolError {
     /// Said in full.
     pub message: String,
 }
-
-impl fmt::Display for ProtocolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ProtocolError {}
 
 /// Who wrote a line that is read.
 #[derive(Debug, Clone, Copy)]
