@@ -1,9 +1,12 @@
 //! Progress of generating calls of one target, on stderr: a bar on a
-//! terminal, a line per quarter of the budget otherwise (what the e2e tests
-//! and CI logs see). The parent ([`super::parent`]) ticks it with what its
-//! workers report.
+//! terminal (drawn by `indicatif`, which limits how often it redraws), a
+//! line per quarter of the budget otherwise (what the e2e tests and CI logs
+//! see). The parent ([`super::parent`]) ticks it with what its workers
+//! report.
 
-use std::io::{IsTerminal, Write as _};
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::env::Budget;
 
@@ -12,6 +15,8 @@ use crate::env::Budget;
 pub struct Progress {
     name: String,
     terminal: bool,
+    /// The bar, made on the first tick on a terminal.
+    bar: Option<ProgressBar>,
     budget: Budget,
     next_line: u64,
 }
@@ -22,6 +27,7 @@ impl Progress {
         Progress {
             name: name.to_owned(),
             terminal: std::io::stderr().is_terminal(),
+            bar: None,
             budget,
             next_line: 1,
         }
@@ -36,24 +42,15 @@ impl Progress {
 
     /// Shows `executions` calls run and `covered` of `total` outcomes.
     pub fn tick(&mut self, executions: u64, covered: usize, total: usize) {
-        let step = match self.budget {
-            Budget::Executions(n) => (n / 4).max(1),
-            Budget::Time(_) => 10_000,
-        };
         if self.terminal {
-            let fraction = match self.budget {
-                Budget::Executions(n) => executions as f64 / n.max(1) as f64,
-                Budget::Time(_) => 0.0,
-            };
-            let filled = ((fraction * 30.0) as usize).min(30);
-            eprint!(
-                "\r  {} [{}{}] {executions} calls, {covered}/{total} outcomes",
-                self.name,
-                "#".repeat(filled),
-                " ".repeat(30 - filled)
-            );
-            let _ = std::io::stderr().flush();
+            let bar = self.bar.get_or_insert_with(|| bar(&self.name, self.budget));
+            bar.set_message(format!("{covered}/{total} outcomes"));
+            bar.set_position(executions);
         } else if executions >= self.next_line {
+            let step = match self.budget {
+                Budget::Executions(n) => (n / 4).max(1),
+                Budget::Time(_) => 10_000,
+            };
             eprintln!(
                 "  {}: {executions} calls, {covered}/{total} outcomes",
                 self.name
@@ -62,10 +59,26 @@ impl Progress {
         }
     }
 
-    /// Ends the bar.
+    /// Ends the bar, leaving it as it last was, and its line.
     pub fn finish(&self) {
-        if self.terminal {
+        if let Some(bar) = &self.bar {
+            bar.finish();
             eprintln!();
         }
     }
+}
+
+/// `  cgi::cgi_decode [#####     ] 500 calls, 7/8 outcomes`; with a time
+/// budget the bar stays empty (its length is unknown).
+fn bar(name: &str, budget: Budget) -> ProgressBar {
+    let length = match budget {
+        Budget::Executions(n) => Some(n.max(1)),
+        Budget::Time(_) => None,
+    };
+    let style = ProgressStyle::with_template("  {prefix} [{bar:30}] {pos} calls, {msg}")
+        .map(|style| style.progress_chars("## "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr()).with_style(style);
+    bar.set_prefix(name.to_owned());
+    bar
 }
