@@ -288,6 +288,12 @@ impl Failure {
             site,
         }
     }
+
+    /// Whether failures can be told apart by it: a crash always (by its
+    /// kind at least), a panic only where its site is known.
+    pub fn is_told_apart(&self) -> bool {
+        self.kind.is_crash() || self.site.is_some()
+    }
 }
 
 impl fmt::Display for Failure {
@@ -329,6 +335,21 @@ impl FromStr for Failure {
                 site: None,
             },
         })
+    }
+}
+
+// On the wire (a worker's crash list and known failures) a failure travels
+// as the text a found entry's `at` holds.
+impl Serialize for Failure {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Failure {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Failure, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(Failure::from(text.as_str()))
     }
 }
 

@@ -96,9 +96,12 @@ fn from_hello_world_generation_covers_cgi_decode_and_finds_the_trailing_percent(
         matches!(&failure.observation.outcome, Outcome::Panicked(m) if m.contains("index out of bounds"))
     );
     assert!(
-        failure.location.starts_with("tests/dogfood/cgi.rs:"),
+        failure
+            .failure
+            .to_string()
+            .starts_with("tests/dogfood/cgi.rs:"),
         "{}",
-        failure.location
+        failure.failure
     );
     for kept in &generation.kept {
         assert!(
@@ -160,12 +163,9 @@ fn a_larger_budget_never_loses_what_a_smaller_one_found() {
                 );
                 for failure in &smaller.failures {
                     assert!(
-                        larger
-                            .failures
-                            .iter()
-                            .any(|f| f.location == failure.location),
+                        larger.failures.iter().any(|f| f.failure == failure.failure),
                         "seed {seed}, budget {budget}: lost {}",
-                        failure.location
+                        failure.failure
                     );
                 }
             }

@@ -22,7 +22,6 @@
 //! ```
 
 use std::collections::{BTreeSet, HashSet};
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -165,9 +164,15 @@ impl Entry {
 }
 
 /// Why a call has no entry.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum EntryError {
     /// A part of the call nests deeper than carve stores.
+    #[error(
+        "the nesting of its {part} is {depth} levels, deeper than the {max} levels carve \
+         stores (so that every carve file reads back); pass a shallower value in the \
+         system test to carve this call",
+        max = depth::MAX_DEPTH
+    )]
     TooDeep {
         /// `arguments`, `return value` or `state after the call`.
         part: &'static str,
@@ -175,37 +180,8 @@ pub enum EntryError {
         depth: usize,
     },
     /// A value could not be written as RON.
-    Ron(ron::Error),
-}
-
-impl From<ron::Error> for EntryError {
-    fn from(e: ron::Error) -> Self {
-        EntryError::Ron(e)
-    }
-}
-
-impl fmt::Display for EntryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EntryError::TooDeep { part, depth } => write!(
-                f,
-                "the nesting of its {part} is {depth} levels, deeper than the {} levels carve \
-                 stores (so that every carve file reads back); pass a shallower value in the \
-                 system test to carve this call",
-                depth::MAX_DEPTH
-            ),
-            EntryError::Ron(e) => write!(f, "it cannot be written as RON: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for EntryError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            EntryError::TooDeep { .. } => None,
-            EntryError::Ron(e) => Some(e),
-        }
-    }
+    #[error("it cannot be written as RON: {0}")]
+    Ron(#[from] ron::Error),
 }
 
 /// A carved call's outcome: parsed once, when its file is read, and kept as

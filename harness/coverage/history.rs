@@ -114,10 +114,12 @@ impl RunHistory {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn run(seed: u64) -> RunHistory {
+    /// A run of four goals in two points (runner/history.rs's tests use
+    /// it too).
+    pub(crate) fn run(seed: u64) -> RunHistory {
         RunHistory {
             seed,
             budget: "100 executions".into(),

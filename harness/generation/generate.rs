@@ -10,11 +10,11 @@
 //! outcome, boundary or mutant) that no earlier call met. A call that panics is a found bug: its input is
 //! minimized and reported once per panic line. [`crate::generation::worker`] runs all
 //! this in a child process, so that aborts and endless loops are survived;
-//! a call that crashed an earlier worker comes back as [`Ending::Crashed`],
+//! a call that crashed an earlier worker comes back with a crash as its
+//! [`Executed::failure`],
 //! and is minimized and reported once per kind and place the same way.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{IsTerminal, Write as _};
 use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
@@ -28,7 +28,7 @@ use crate::generation::mine::ArgsGrammar;
 use crate::generation::search::{Evaluate, Individual, Search};
 use crate::generation::shrink::shrink;
 use crate::value::types::ParamTypes;
-use crate::outcome::{last_panic_location, quietly, Observation, Outcome};
+use crate::outcome::{last_panic_location, quietly, Failure, Observation, Outcome, Site};
 use crate::registry::{Sites, Target};
 use crate::value::Value;
 
@@ -47,7 +47,7 @@ pub struct Kept {
 
 /// A generated call that panicked or crashed, minimized.
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub struct Found {
     /// The smallest arguments found that fail the same way.
     pub args: Value,
     /// What it did (a panic, or a crash).
@@ -55,7 +55,7 @@ pub struct Failure {
     /// Where it panicked (`file:line`), or the kind and place of the crash
     /// (`stack overflow`, `abort at src/lib.rs:12`): failures are told apart
     /// by it.
-    pub location: String,
+    pub failure: Failure,
 }
 
 /// How a call ran, as generation uses it.
@@ -65,8 +65,9 @@ pub struct Executed {
     pub observation: Observation,
     /// The branch outcomes it reached.
     pub trace: Trace,
-    /// How it ended.
-    pub ending: Ending,
+    /// How it failed, if it did: a panic at its line, or a crash known
+    /// from an earlier worker ([`crate::generation::worker`]).
+    pub failure: Option<Failure>,
     /// [`fingerprint`] of `observation`: all a worker's journal keeps of
     /// it, so a call answered from the journal has a stand-in observation.
     /// Strong checks compare these, never the observations, so a retraced
@@ -82,28 +83,16 @@ pub fn fingerprint(observation: &Observation) -> u64 {
     hasher.finish()
 }
 
-/// How a call ended, as failures are told apart.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
-    /// It returned.
-    Returned,
-    /// It panicked, at this `file:line` if known.
-    Panicked(Option<String>),
-    /// It took its worker process down or hung: known from an earlier
-    /// worker ([`crate::generation::worker`]). `at` names the kind and place.
-    Crashed {
-        /// Kind and place (`stack overflow`, `abort at src/lib.rs:12`).
-        at: String,
-    },
-}
-
 impl Executed {
-    /// Where it failed, if it did.
-    fn failed_at(&self) -> Option<&str> {
-        match &self.ending {
-            Ending::Returned | Ending::Panicked(None) => None,
-            Ending::Panicked(Some(at)) | Ending::Crashed { at } => Some(at),
-        }
+    /// How it failed, if it did and failures can be told apart by it (a
+    /// panic whose site is unknown cannot).
+    fn failed_at(&self) -> Option<&Failure> {
+        self.failure.as_ref().filter(|f| f.is_told_apart())
+    }
+
+    /// Whether it took its worker process down or hung.
+    pub fn crashed(&self) -> bool {
+        self.failure.as_ref().is_some_and(|f| f.kind.is_crash())
     }
 }
 
@@ -128,7 +117,7 @@ pub struct Generation {
     /// Calls kept.
     pub kept: Vec<Kept>,
     /// Failures found.
-    pub failures: Vec<Failure>,
+    pub failures: Vec<Found>,
     /// Executions allowed in all: the execution budget, less what a
     /// worker's restarts cost ([`Observer::cap`]). Every execution checks
     /// it ([`execute`], [`kills`]), so the budget is an upper bound
@@ -150,8 +139,9 @@ pub struct Existing {
     /// Boundary and mutant goals that the existing calls show do not apply
     /// to their operands' types ([`Reach::inapplicable`]).
     pub inapplicable: BTreeSet<u32>,
-    /// Where its found failures panicked (`file:line`): not reported again.
-    pub known_failures: BTreeSet<String>,
+    /// How its found failures failed (`src/lib.rs:12`, `abort`): not
+    /// reported again.
+    pub known_failures: BTreeSet<Failure>,
     /// The longest one of the target's own carve-file calls took to replay:
     /// the call timeout is derived from it.
     pub slowest: Duration,
@@ -221,9 +211,9 @@ pub trait Observer {
     ) -> Result<Executed, NotRun> {
         run()
     }
-    /// At most how many candidates that crash the minimizer may try on a
-    /// crash failing at `at`: each takes a worker down (none without workers).
-    fn crash_shrinks(&self, _at: &str) -> u32 {
+    /// At most how many candidates that crash the minimizer may try on
+    /// `failure`: each takes a worker down (none without workers).
+    fn crash_shrinks(&self, _failure: &Failure) -> u32 {
         0
     }
     /// How many calls run against mutants ([`coverage::with_mutant`]) may
@@ -246,7 +236,7 @@ pub trait Observer {
     /// A call was kept.
     fn kept(&mut self, _kept: &Kept) {}
     /// A failure was found (and minimized).
-    fn failure(&mut self, _failure: &Failure) {}
+    fn failure(&mut self, _found: &Found) {}
     /// Progress, before each derivation: derivations drawn, calls run,
     /// outcomes covered. Called often; throttle what it costs.
     fn progress(&mut self, _index: u64, _executions: u64, _covered: usize) {}
@@ -428,7 +418,7 @@ struct Generator<'o> {
     target: &'static Target,
     reach: &'o Reach,
     run: Generation,
-    failed_at: BTreeSet<String>,
+    failed_at: BTreeSet<Failure>,
     observer: &'o mut dyn Observer,
     budget: Budget,
     start: Instant,
@@ -677,8 +667,8 @@ impl Generator<'_> {
             .reach
             .covered_goals_but(&executed.trace, |goal| after.contains(&goal))
             .collect();
-        let failed = executed.ending != Ending::Returned;
-        let location = executed.failed_at().map(str::to_owned);
+        let failed = executed.failure.is_some();
+        let location = executed.failed_at().cloned();
         let Executed {
             observation,
             trace,
@@ -902,7 +892,7 @@ impl Generator<'_> {
                     return false;
                 };
                 let reached = reach.covered(&executed.trace);
-                if executed.ending != Ending::Returned || !needed.is_subset(&reached) {
+                if executed.failure.is_some() || !needed.is_subset(&reached) {
                     return false;
                 }
                 // The mutants it strongly killed, it must still kill so.
@@ -1006,7 +996,7 @@ fn kills(
     match observer.execute(run.executions, &key, &mut call) {
         Ok(mutated) => (
             mutated.fingerprint != fingerprint,
-            matches!(mutated.ending, Ending::Crashed { .. }),
+            mutated.crashed(),
         ),
         Err(_) => (false, false),
     }
@@ -1043,18 +1033,17 @@ pub fn run_call(target: &'static Target, args: &Value) -> Result<Executed, NotRu
     match result {
         Ok(replayed) => {
             // Two panics on one line (`chars[i + 1], chars[i + 2]`) are one bug.
-            let ending = match replayed.observation.outcome {
-                Outcome::Panicked(_) => Ending::Panicked(last_panic_location().map(|l| {
-                    l.rsplit_once(':')
-                        .map_or(l.clone(), |(line, _col)| line.to_owned())
-                })),
-                Outcome::Returned(_) | Outcome::Crashed(_) => Ending::Returned,
+            let failure = match replayed.observation.outcome {
+                Outcome::Panicked(_) => Some(Failure::panic(
+                    last_panic_location().and_then(|at| Some(Site::parse(&at)?.line_only())),
+                )),
+                Outcome::Returned(_) | Outcome::Crashed(_) => None,
             };
             Ok(Executed {
                 fingerprint: fingerprint(&replayed.observation),
                 observation: replayed.observation,
                 trace,
-                ending,
+                failure,
             })
         }
         Err(ReplayError::Args { .. }) => Err(NotRun::Undeserializable),
@@ -1072,10 +1061,10 @@ fn minimize(
     types: &ParamTypes,
     args: Value,
     observation: Observation,
-    location: String,
+    location: Failure,
     run: &mut Generation,
     observer: &mut dyn Observer,
-) -> Failure {
+) -> Found {
     const MAX_ATTEMPTS: usize = 2_000;
     let crash_shrinks = observer.crash_shrinks(&location);
     let mut crashes = 0;
@@ -1088,82 +1077,19 @@ fn minimize(
         let Some(executed) = execute(target, candidate, run, observer) else {
             return false;
         };
-        if matches!(executed.ending, Ending::Crashed { .. }) {
+        if executed.crashed() {
             crashes += 1;
         }
-        if executed.failed_at() == Some(location.as_str()) {
+        if executed.failed_at() == Some(&location) {
             best = executed.observation;
             return true;
         }
         false
     };
     let shrunk = shrink(args, types, MAX_ATTEMPTS, &mut test);
-    Failure {
+    Found {
         args: shrunk.value,
         observation: best,
-        location,
-    }
-}
-
-/// Progress on stderr: a bar on a terminal, a line per quarter of the
-/// budget otherwise.
-pub struct Progress {
-    name: String,
-    terminal: bool,
-    budget: Budget,
-    next_line: u64,
-}
-
-impl Progress {
-    /// Progress of generating calls of `name` within `budget`.
-    pub fn new(name: &str, budget: Budget) -> Progress {
-        Progress {
-            name: name.to_owned(),
-            terminal: std::io::stderr().is_terminal(),
-            budget,
-            next_line: 1,
-        }
-    }
-
-    /// Reports in lines, not with a bar, when `lines` is true: bars of
-    /// targets generated at once would overwrite each other on one line.
-    pub fn in_lines(mut self, lines: bool) -> Progress {
-        self.terminal &= !lines;
-        self
-    }
-
-    /// Shows `executions` calls run and `covered` of `total` outcomes.
-    pub fn tick(&mut self, executions: u64, covered: usize, total: usize) {
-        let step = match self.budget {
-            Budget::Executions(n) => (n / 4).max(1),
-            Budget::Time(_) => 10_000,
-        };
-        if self.terminal {
-            let fraction = match self.budget {
-                Budget::Executions(n) => executions as f64 / n.max(1) as f64,
-                Budget::Time(_) => 0.0,
-            };
-            let filled = ((fraction * 30.0) as usize).min(30);
-            eprint!(
-                "\r  {} [{}{}] {executions} calls, {covered}/{total} outcomes",
-                self.name,
-                "#".repeat(filled),
-                " ".repeat(30 - filled)
-            );
-            let _ = std::io::stderr().flush();
-        } else if executions >= self.next_line {
-            eprintln!(
-                "  {}: {executions} calls, {covered}/{total} outcomes",
-                self.name
-            );
-            self.next_line = executions + step;
-        }
-    }
-
-    /// Ends the bar.
-    pub fn finish(&self) {
-        if self.terminal {
-            eprintln!();
-        }
+        failure: location,
     }
 }

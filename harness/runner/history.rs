@@ -89,27 +89,7 @@ pub fn append(folder: &Path, target: &str, run: RunHistory) -> std::io::Result<P
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::history::{Phase, Point};
-
-    fn run(seed: u64) -> RunHistory {
-        RunHistory {
-            seed,
-            budget: "100 executions".into(),
-            goals: 4,
-            points: vec![
-                Point {
-                    phase: Phase::Grammar,
-                    executions: 0,
-                    covered: 1,
-                },
-                Point {
-                    phase: Phase::Ga,
-                    executions: 50,
-                    covered: 3,
-                },
-            ],
-        }
-    }
+    use crate::coverage::history::tests::run;
 
     #[test]
     fn runs_are_appended_and_the_oldest_dropped() {

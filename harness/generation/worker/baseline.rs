@@ -13,7 +13,7 @@ use crate::coverage::Trace;
 use crate::generation::generate::{
     Existing,
 };
-use crate::outcome::{quietly, Outcome};
+use crate::outcome::{quietly, Failure, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::{depth, Value};
 use super::error::WorkerError;
@@ -39,7 +39,7 @@ pub struct Baseline {
     target: &'static Target,
     /// Arguments of the target's own calls that replayed.
     seeds: Vec<Value>,
-    known_failures: BTreeSet<String>,
+    known_failures: BTreeSet<Failure>,
     /// The functions the target's own calls enter, in the order first
     /// entered.
     entered: Vec<&'static crate::registry::Sites>,
@@ -102,8 +102,8 @@ impl Baseline {
     /// those replayed so far: what generation stored.
     pub fn add(&mut self, entries: &[Entry]) {
         for entry in entries {
-            if let Origin::Found { at, .. } = &entry.origin {
-                self.known_failures.insert(at.clone());
+            if let Some(failure) = entry.origin.failure() {
+                self.known_failures.insert(failure);
             }
             if entry.outcome.is_crash() {
                 self.crashing.insert(entry.call_id().as_str().to_owned());

@@ -12,10 +12,10 @@ use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::env::{Budget, Config};
 use crate::generation::generate::{
-    self, Ending, Executed, Failure, Kept, NotRun, Observer, Settings,
+    self, Executed, Found, Kept, NotRun, Observer, Settings,
 };
 use crate::coverage::history::Phase;
-use crate::outcome::{Observation, Outcome};
+use crate::outcome::{Failure, FailureKind, Observation, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::Value;
 use super::error::WorkerError;
@@ -313,9 +313,7 @@ impl Observer for Reporter<'_> {
                 fingerprint: generate::fingerprint(&observation),
                 observation,
                 trace: Trace::default(),
-                ending: Ending::Crashed {
-                    at: crash.at.clone(),
-                },
+                failure: Some(crash.at.clone()),
             })
         } else if let Some(result) = self.journal.replay(hash) {
             self.replayed.insert(hash);
@@ -337,8 +335,9 @@ impl Observer for Reporter<'_> {
         result
     }
 
-    fn crash_shrinks(&self, at: &str) -> u32 {
-        crash_allowance(self.budget, at.starts_with("timeout"), self.timeout)
+    fn crash_shrinks(&self, failure: &Failure) -> u32 {
+        let hang = failure.kind == FailureKind::Timeout;
+        crash_allowance(self.budget, hang, self.timeout)
     }
 
     fn cap(&self) -> u64 {
@@ -367,16 +366,16 @@ impl Observer for Reporter<'_> {
         );
     }
 
-    fn failure(&mut self, failure: &Failure) {
+    fn failure(&mut self, found: &Found) {
         let origin = Origin::Found {
             seed: self.seed,
-            at: failure.location.clone(),
+            at: found.failure.to_string(),
             expected: false,
         };
         self.save(
             origin,
-            &failure.args,
-            &failure.observation,
+            &found.args,
+            &found.observation,
             |entry| WorkerMessage::Failure { entry },
         );
     }

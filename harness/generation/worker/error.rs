@@ -3,7 +3,6 @@
 //! fails) and the worker's own (a carve file that cannot be read, a call
 //! that cannot be stored). The top-level [`crate::error::Error`] wraps it.
 
-use std::fmt;
 use std::io;
 
 use crate::carving::layout::StoreError;
@@ -12,76 +11,83 @@ use crate::carving::store::EntryError;
 use super::protocol::ProtocolError;
 
 /// What stopped generation in workers.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
     /// A carve file that could not be read or parsed.
-    Store(StoreError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
     /// What generation found could not be saved to the carve file.
-    Save(StoreError),
+    #[error("could not save what generation found: {0}")]
+    Save(#[source] StoreError),
     /// A call that cannot be stored as a carve entry.
-    Entry(EntryError),
+    #[error("{}", entry_message(.0))]
+    Entry(#[from] EntryError),
     /// The test binary could not be re-run as a generation worker.
-    StartWorker(io::Error),
+    #[error("cannot re-run the test binary as a generation worker: {0}")]
+    StartWorker(#[source] io::Error),
     /// Talking to a worker process failed.
-    WorkerIo(io::Error),
+    #[error("lost contact with a generation worker: {0}")]
+    WorkerIo(#[source] io::Error),
     /// A worker, or its parent, sent something that is not a protocol
     /// message.
-    Protocol(ProtocolError),
+    #[error("{0}")]
+    Protocol(#[from] ProtocolError),
     /// A worker stopped with an error of its own.
+    #[error("{target}: generation stopped: {message}")]
     Worker { target: String, message: String },
     /// `CARVE_WORKER` names no registered target.
+    #[error("no target `{0}` is registered")]
     UnknownTarget(String),
 }
 
-impl fmt::Display for WorkerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WorkerError::Store(e) => e.fmt(f),
-            WorkerError::Save(e) => write!(f, "could not save what generation found: {e}"),
-            WorkerError::Entry(EntryError::Ron(e)) => {
-                write!(f, "a value could not be written as RON: {e}")
-            }
-            WorkerError::Entry(e) => write!(f, "a call could not be stored: {e}"),
-            WorkerError::StartWorker(e) => {
-                write!(f, "cannot re-run the test binary as a generation worker: {e}")
-            }
-            WorkerError::WorkerIo(e) => write!(f, "lost contact with a generation worker: {e}"),
-            WorkerError::Protocol(e) => e.fmt(f),
-            WorkerError::Worker { target, message } => {
-                write!(f, "{target}: generation stopped: {message}")
-            }
-            WorkerError::UnknownTarget(name) => write!(f, "no target `{name}` is registered"),
+/// A value that RON cannot write is said as such; any other entry error as
+/// a call that cannot be stored.
+fn entry_message(e: &EntryError) -> String {
+    match e {
+        EntryError::Ron(e) => format!("a value could not be written as RON: {e}"),
+        e => format!("a call could not be stored: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages as they were written by hand before `thiserror`.
+    #[test]
+    fn messages_are_unchanged() {
+        let io = || io::Error::other("pipe");
+        let ron_error = ron::Error::Message("bad".into());
+        let cases = [
+            (
+                WorkerError::StartWorker(io()),
+                "cannot re-run the test binary as a generation worker: pipe",
+            ),
+            (WorkerError::WorkerIo(io()), "lost contact with a generation worker: pipe"),
+            (
+                WorkerError::Worker { target: "a::f".into(), message: "boom".into() },
+                "a::f: generation stopped: boom",
+            ),
+            (WorkerError::UnknownTarget("a::f".into()), "no target `a::f` is registered"),
+            (
+                WorkerError::Entry(EntryError::Ron(ron_error.clone())),
+                "a value could not be written as RON: bad",
+            ),
+            (
+                WorkerError::Protocol(ProtocolError { message: "said".into() }),
+                "said",
+            ),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
         }
-    }
-}
-
-impl std::error::Error for WorkerError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            WorkerError::Store(e) | WorkerError::Save(e) => Some(e),
-            WorkerError::Entry(EntryError::Ron(e)) => Some(e),
-            WorkerError::Entry(e) => Some(e),
-            WorkerError::StartWorker(e) | WorkerError::WorkerIo(e) => Some(e),
-            WorkerError::Protocol(e) => Some(e),
-            WorkerError::Worker { .. } | WorkerError::UnknownTarget(_) => None,
-        }
-    }
-}
-
-impl From<StoreError> for WorkerError {
-    fn from(e: StoreError) -> Self {
-        WorkerError::Store(e)
-    }
-}
-
-impl From<EntryError> for WorkerError {
-    fn from(e: EntryError) -> Self {
-        WorkerError::Entry(e)
-    }
-}
-
-impl From<ProtocolError> for WorkerError {
-    fn from(e: ProtocolError) -> Self {
-        WorkerError::Protocol(e)
+        let too_deep = WorkerError::Entry(EntryError::TooDeep { part: "arguments", depth: 200 });
+        assert!(too_deep
+            .to_string()
+            .starts_with("a call could not be stored: the nesting of its arguments is 200 levels, deeper than the "));
+        let top = crate::error::Error::from(EntryError::Ron(ron_error));
+        assert_eq!(top.to_string(), "a value could not be written as RON: bad");
+        let top = crate::error::Error::from(WorkerError::UnknownTarget("x".into()));
+        assert_eq!(top.to_string(), "no target `x` is registered");
     }
 }

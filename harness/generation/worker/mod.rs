@@ -43,6 +43,7 @@ mod error;
 pub mod journal;
 pub mod liveness;
 mod parent;
+mod progress;
 pub mod protocol;
 pub mod triage;
 

@@ -13,14 +13,13 @@ use crate::carving::lock::CarveDirLock;
 use crate::carving::layout::StoreError;
 use crate::carving::store::{CarveFile, Entry};
 use crate::env::{Budget, Config, MIN_TIMEOUT};
-use crate::generation::generate::{
-    Existing, Progress,
-};
+use crate::generation::generate::Existing;
 use crate::coverage::history::{Phase, Point};
 use super::baseline::Baseline;
 use super::error::WorkerError;
 use super::journal::{CallMarker, Crash, Scratch};
 use super::liveness::SILENCE_LIMIT;
+use super::progress::Progress;
 use super::protocol::{WorkerMessage, WorkerSetup};
 use super::triage::{self, Ended};
 use super::{TIMEOUT_FACTOR, MAX_UNCONFIRMED, WORKER_VAR, RESTART_COST, STDERR_TAIL};
@@ -206,7 +205,7 @@ pub fn generate_in_workers(
         let triage = triage::classify(ended, &run.stderr_tail, timeout);
         setup.crashes.push(Crash {
             hash,
-            at: triage.at,
+            at: triage.failure,
             message: triage.message,
         });
         if let Budget::Executions(n) = config.budget {

@@ -40,6 +40,7 @@ use crate::coverage::reach::Reach;
 use crate::env::Budget;
 use crate::generation::generate::Existing;
 use crate::coverage::history::Phase;
+use crate::outcome::Failure;
 use crate::registry::{Sites, Target};
 use crate::value::{depth, Value};
 
@@ -151,8 +152,8 @@ pub struct Start {
     pub covered: BTreeSet<u32>,
     /// Goals that do not apply to their operands' types.
     pub inapplicable: BTreeSet<u32>,
-    /// Where its found failures panicked.
-    pub known_failures: BTreeSet<String>,
+    /// How its found failures failed (sent as the text of their `at`).
+    pub known_failures: BTreeSet<Failure>,
     /// The longest one of the target's own calls took, in nanoseconds.
     pub slowest_ns: u64,
     /// Arguments of the target's calls that crashed, without layout: not
@@ -456,19 +457,12 @@ fn intern(name: &str) -> &'static str {
 /// What went wrong between a worker and its parent: a line that is not a
 /// message (which line, from whom, and why), or a message that cannot be
 /// written or does not fit this test binary.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct ProtocolError {
     /// Said in full.
     pub message: String,
 }
-
-impl fmt::Display for ProtocolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ProtocolError {}
 
 /// Who wrote a line that is read.
 #[derive(Debug, Clone, Copy)]
@@ -739,7 +733,7 @@ mod tests {
                 seeds: vec![WireValue::from(&seed)],
                 covered: [1, 4].into(),
                 inapplicable: [9].into(),
-                known_failures: ["src/lib.rs:12".to_owned()].into(),
+                known_failures: [Failure::from("src/lib.rs:12")].into(),
                 slowest_ns: 16_000,
                 crashing: ["(x:0)".to_owned()].into(),
             },

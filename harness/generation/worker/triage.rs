@@ -11,9 +11,12 @@
 
 use std::process::ExitStatus;
 
-use crate::outcome::describe_exit;
+use crate::outcome::{describe_exit, Failure, FailureKind, Site};
 
-/// How a worker ended while it was in a call of the target.
+/// How a worker ended while it was in a call of the target: what the
+/// parent saw of the process, from which [`classify`] tells the call's
+/// [`Failure`]. Not a second way to say how a call ended: a worker that
+/// timed out and one that froze both make a [`FailureKind::Timeout`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
     /// The call ran past the call timeout (the worker said so).
@@ -29,7 +32,7 @@ pub enum Ended {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Triage {
     /// Kind and place: `stack overflow`, `abort at src/lib.rs:12`.
-    pub at: String,
+    pub failure: Failure,
     /// `abort: process killed by signal 6 (SIGABRT)`.
     pub message: String,
 }
@@ -41,11 +44,11 @@ pub const FRAME_PREFIX: &str = "carve-worker crash frame: ";
 /// Tells a crash's kind from how the worker ended and the tail of its
 /// stderr (`tail`), and its place from the frame line the worker wrote.
 pub fn classify(ended: Ended, tail: &str, timeout: std::time::Duration) -> Triage {
-    let frame = tail
+    let site = tail
         .lines()
         .rev()
         .find_map(|l| l.strip_prefix(FRAME_PREFIX))
-        .map(|f| f.trim().to_owned());
+        .and_then(|f| Site::parse(f.trim()));
     // `thread 'main' (29961) has overflowed its stack`: the thread id
     // changes from run to run, and the message is stored.
     let overflow = tail
@@ -60,40 +63,35 @@ pub fn classify(ended: Ended, tail: &str, timeout: std::time::Duration) -> Triag
         .map(|l| l.trim().to_owned());
     let (kind, detail) = match ended {
         Ended::TimedOut => (
-            "timeout".to_owned(),
+            FailureKind::Timeout,
             format!("did not return within {}", seconds(timeout)),
         ),
         Ended::Frozen => (
-            "timeout".to_owned(),
+            FailureKind::Timeout,
             "the worker stopped responding".to_owned(),
         ),
         Ended::Exited(status) => {
             let how = describe_exit(status);
             match (signal_of(status), status.code()) {
-                (Some(_), _) if overflow.is_some() => (
-                    "stack overflow".to_owned(),
-                    overflow.clone().unwrap_or_default(),
-                ),
+                (Some(_), _) if overflow.is_some() => {
+                    (FailureKind::StackOverflow, overflow.unwrap_or_default())
+                }
                 (Some(6), _) => (
-                    "abort".to_owned(),
+                    FailureKind::Abort,
                     match &fatal {
                         Some(fatal) => format!("{how}; {fatal}"),
                         None => how,
                     },
                 ),
-                (Some(signal), _) => (format!("signal {signal}{}", signal_name(signal)), how),
-                (None, Some(code)) => (format!("exit code {code}"), how),
-                (None, None) => ("crash".to_owned(), how),
+                (Some(signal), _) => (FailureKind::Signal(signal), how),
+                (None, Some(code)) => (FailureKind::ExitCode(code), how),
+                (None, None) => (FailureKind::Crash, how),
             }
         }
     };
-    let at = match &frame {
-        Some(frame) => format!("{kind} at {frame}"),
-        None => kind.clone(),
-    };
     Triage {
-        at,
         message: format!("{kind}: {detail}"),
+        failure: Failure { kind, site },
     }
 }
 
@@ -131,22 +129,11 @@ fn signal_of(status: ExitStatus) -> Option<i32> {
     }
 }
 
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        4 => " (SIGILL)",
-        7 => " (SIGBUS)",
-        8 => " (SIGFPE)",
-        9 => " (SIGKILL)",
-        11 => " (SIGSEGV)",
-        _ => "",
-    }
-}
-
 /// The innermost frame of the user's code in a backtrace's text: a Rust
 /// file inside the package under test (the backtrace names those relative
 /// to it, as `./src/lib.rs`; the standard library's, dependencies' and
-/// carve's are absolute) and not carve's own. `file:line`.
-pub fn user_frame_line(backtrace: &str) -> Option<String> {
+/// carve's are absolute) and not carve's own, without its column.
+pub fn user_frame_line(backtrace: &str) -> Option<Site> {
     backtrace.lines().find_map(|line| {
         let at = line.trim().strip_prefix("at ")?;
         let at = at.strip_prefix("./").unwrap_or(at);
@@ -159,7 +146,14 @@ pub fn user_frame_line(backtrace: &str) -> Option<String> {
             && !file.starts_with('<')
             && !file.contains(":\\")
             && line.chars().all(|c| c.is_ascii_digit());
-        user.then(|| format!("{file}:{line}"))
+        if !user {
+            return None;
+        }
+        Some(Site {
+            file: file.to_owned(),
+            line: line.parse().ok()?,
+            column: None,
+        })
     })
 }
 
@@ -177,7 +171,7 @@ mod tests {
     #[test]
     fn kinds_are_told_apart() {
         let abort = classify(signal(6), "some output\n", SECOND);
-        assert_eq!(abort.at, "abort");
+        assert_eq!(abort.failure.to_string(), "abort");
         assert_eq!(
             abort.message,
             "abort: process killed by signal 6 (SIGABRT: abort or stack overflow)"
@@ -187,26 +181,27 @@ mod tests {
             "\nthread 'main' (29961) has overflowed its stack\nfatal runtime error: stack overflow, aborting\n",
             SECOND,
         );
-        assert_eq!(overflow.at, "stack overflow");
+        assert_eq!(overflow.failure.to_string(), "stack overflow");
         assert_eq!(
             overflow.message,
             "stack overflow: thread 'main' has overflowed its stack"
         );
         let segv = classify(signal(11), "", SECOND);
-        assert_eq!(segv.at, "signal 11 (SIGSEGV)");
+        assert_eq!(segv.failure.to_string(), "signal 11 (SIGSEGV)");
         let timeout = classify(Ended::TimedOut, "", SECOND);
         assert_eq!(
-            (timeout.at.as_str(), timeout.message.as_str()),
-            ("timeout", "timeout: did not return within 1s")
+            (timeout.failure.to_string(), timeout.message.as_str()),
+            ("timeout".to_owned(), "timeout: did not return within 1s")
         );
         let exit = classify(Ended::Exited(ExitStatus::from_raw(3 << 8)), "", SECOND);
-        assert_eq!(exit.at, "exit code 3");
+        assert_eq!(exit.failure.to_string(), "exit code 3");
     }
 
     #[test]
     fn the_frame_a_worker_names_places_the_crash() {
         let abort = classify(signal(6), &format!("{FRAME_PREFIX}src/lib.rs:12\n"), SECOND);
-        assert_eq!(abort.at, "abort at src/lib.rs:12");
+        assert_eq!(abort.failure.to_string(), "abort at src/lib.rs:12");
+        assert_eq!(abort.failure.kind, FailureKind::Abort);
     }
 
     #[test]
@@ -222,8 +217,8 @@ mod tests {
    4: shop::caller
              at src/lib.rs:140:5";
         assert_eq!(
-            user_frame_line(backtrace).as_deref(),
-            Some("src/lib.rs:132")
+            user_frame_line(backtrace),
+            Site::parse("src/lib.rs:132")
         );
         assert_eq!(user_frame_line("   0: main\n at /x/y.rs:1:1"), None);
         assert_eq!(user_frame_line("   0: pthread_kill\n at ./nptl/pthread_kill.c:43"), None);
