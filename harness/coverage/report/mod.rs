@@ -357,7 +357,7 @@ impl FunctionCoverage {
     }
 
     /// Outcomes some passing call took.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "_internals"))]
     pub fn covered(&self) -> BTreeSet<u32> {
         self.covered_by.keys().copied().collect()
     }
@@ -370,7 +370,7 @@ impl FunctionCoverage {
     }
 
     /// Outcomes `test` took.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "_internals"))]
     pub fn covered_by_test(&self, test: &str) -> BTreeSet<u32> {
         self.covered_by
             .iter()
