@@ -225,6 +225,15 @@ impl Reach {
         &self.functions
     }
 
+    /// The constants the comparisons and patterns of the functions in reach
+    /// use, in order, each once.
+    pub fn constants(&self) -> std::collections::BTreeSet<crate::registry::Constant> {
+        self.functions
+            .iter()
+            .flat_map(|sites| sites.constants.iter().copied())
+            .collect()
+    }
+
     /// The function and outcome id of `goal`.
     pub fn locate(&self, goal: u32) -> (&'static Sites, u32) {
         let (sites, id) = self.index_of(goal);

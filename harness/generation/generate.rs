@@ -22,6 +22,7 @@ use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
 use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
+use crate::generation::dictionary::Dictionary;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
 use crate::generation::mine::ArgsGrammar;
@@ -325,7 +326,11 @@ pub fn generate(
     let _record_all_slots = RecordAllSlots;
     let types = target.param_types();
     generator.types = types.clone();
-    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
+    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(
+        &existing.seeds,
+        &types,
+        &Dictionary::of(existing.reach.constants()),
+    ) else {
         return generator.run;
     };
     // A restarted worker said so already.
