@@ -305,6 +305,7 @@ pub fn generate(
         traces: Vec::new(),
         starts: None,
         patience: u64::MAX,
+        unfit_in_turn: 0,
         last_gain: 0,
         types: ParamTypes::default(),
         shrinking: (0, Duration::ZERO),
@@ -446,6 +447,9 @@ struct Generator<'o> {
     /// Executions in a row without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
     patience: u64,
+    /// Arguments search made in this turn that fit no parameter type (not
+    /// run): bounded by the patience, as the grammar's derivations are.
+    unfit_in_turn: u64,
     /// The execution count when the last gain (a new outcome or failure) was
     /// made, or the current strategy started.
     last_gain: u64,
@@ -508,6 +512,7 @@ impl Generator<'_> {
     /// Starts a strategy's turn: it may run `patience` executions without gain.
     fn start_turn(&mut self, patience: u64) {
         self.patience = patience;
+        self.unfit_in_turn = 0;
         self.last_gain = self.run.executions;
     }
 
@@ -593,7 +598,8 @@ impl Generator<'_> {
                         seed,
                     )
                     .with_dictionary(&original)
-                    .with_types(self.types.clone()),
+                    .with_types(self.types.clone())
+                    .with_text_tokens(&original, &Dictionary::of(self.reach.constants())),
                 )
             }
         };
@@ -969,11 +975,19 @@ impl Evaluate for Generator<'_> {
             return None;
         }
         self.index += 1;
+        // Arguments outside the parameter types (a text that does not
+        // parse) are not run and cost no execution, as in the grammar
+        // phase; they are bounded by the turn's patience instead.
+        if !self.types.admits(args) {
+            self.unfit_in_turn += 1;
+            return None;
+        }
         self.call(args)
     }
 
     fn exhausted(&self) -> bool {
         self.out_of_patience()
+            || self.unfit_in_turn >= self.patience.saturating_mul(10).saturating_add(1000)
     }
 }
 

@@ -188,8 +188,12 @@ impl Grammarizer {
                 self.text_form(seen.iter().cloned().collect(), path)
             }
             Shape::Str(seen) => {
-                let mut alternatives = self.text(seen.iter().cloned().collect(), path, Alphabet::Unicode);
+                let seen: Vec<String> = seen.iter().cloned().collect();
+                let mut alternatives = self.text(seen.clone(), path, Alphabet::Unicode);
                 alternatives.extend(self.dictionary_strings(|_| true));
+                // Texts parsed by the target get the tokens of the texts seen
+                // and of the dictionary too (`5 ms` -> `5 min`).
+                alternatives.extend(self.token_templates(&seen, path, false));
                 dedup(alternatives)
             }
             Shape::Bytes(seen) => {
@@ -321,13 +325,23 @@ impl Grammarizer {
     /// of the same kind ([`dictionary::slot`]; from the texts seen and the
     /// dictionary), and once more with its separators open too.
     fn text_form(&mut self, seen: Vec<String>, path: &str) -> Vec<String> {
-        let pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
-        let mut used = BTreeSet::new();
         let mut alternatives: Vec<String> = seen
             .iter()
             .filter(|s| is_plain_terminal(s))
             .map(|s| literal(s))
             .collect();
+        alternatives.extend(self.token_templates(&seen, path, true));
+        dedup(alternatives)
+    }
+
+    /// Each text of `seen` with its digit and letter tokens open to any
+    /// token of the same [`dictionary::slot`] (from the texts seen and the
+    /// dictionary), and, when `separators`, once more with its separators
+    /// open too.
+    fn token_templates(&mut self, seen: &[String], path: &str, separators: bool) -> Vec<String> {
+        let pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
+        let mut used = BTreeSet::new();
+        let mut alternatives = Vec::new();
         // A text with `<` or `>` cannot be cut into terminals and
         // nonterminals safely: it stays whole.
         let templates = seen
@@ -335,7 +349,7 @@ impl Grammarizer {
             .filter(|s| !s.contains('<') && !s.contains('>'))
             .take(MAX_TEMPLATES);
         for text in templates {
-            for open_separators in [false, true] {
+            for open_separators in [false, true].into_iter().take(1 + usize::from(separators)) {
                 let mut template = String::new();
                 for (kind, token) in dictionary::tokens(text) {
                     let open = match kind {
@@ -360,7 +374,7 @@ impl Grammarizer {
                 tokens.map(|t| literal(t)).collect(),
             );
         }
-        dedup(alternatives)
+        alternatives
     }
 
     /// The nonterminal of one character of texts at `path`.
