@@ -87,8 +87,8 @@ pub struct Search {
     climbs: BTreeMap<u32, u32>,
     /// Per string parameter (its index among the arguments): the tokens
     /// of its carved texts and of the dictionary, by
-    /// [`dictionary::slot`], and whether it is text-form. Its texts move
-    /// token by token (text-form ones always, others sometimes).
+    /// [`dictionary::slot`], and whether it is text-form. Text-form ones
+    /// move token by token.
     texts: BTreeMap<usize, (BTreeMap<String, Vec<String>>, bool)>,
 }
 
@@ -171,8 +171,8 @@ impl Search {
         self
     }
 
-    /// Moves the string parameters of `values` token by token (text-form
-    /// ones, of [`Self::with_types`] set first, always): a token is
+    /// Moves the text-form string parameters of `values` (of
+    /// [`Self::with_types`], set first) token by token: a token is
     /// replaced by, or preceded by, a token of the texts of that parameter
     /// in `values` or of `dictionary`, or deleted (see
     /// [`crate::generation::dictionary`]).
@@ -199,12 +199,11 @@ impl Search {
     }
 
     /// Whether `var` lies in a string argument that moves by token now.
-    fn moves_by_token(&mut self, var: &Path) -> bool {
-        match var.first().and_then(|i| self.texts.get(i)) {
-            Some((_, true)) => true,
-            Some((_, false)) => self.rng.random_bool(0.5),
-            None => false,
-        }
+    fn moves_by_token(&self, var: &Path) -> bool {
+        // Plain strings keep their character moves: they reach what tokens
+        // do not (a `+` inside a URL's scheme), and the grammar derives
+        // them by token already.
+        matches!(var.first().and_then(|i| self.texts.get(i)), Some((_, true)))
     }
 
     /// A token move of the text-form argument that `var` lies in; `None`
