@@ -369,10 +369,16 @@ impl Grammarizer {
         }
         for slot in used {
             let tokens = pools.get(&slot).into_iter().flatten();
-            self.rules.insert(
-                format!("<{path}-tok-{slot}>"),
-                tokens.map(|t| literal(t)).collect(),
-            );
+            let mut expansions: Vec<String> = tokens.map(|t| literal(t)).collect();
+            // Digits are what varies most (a day, a year): any digits of
+            // the same length too.
+            if let Some(len) = slot.strip_prefix('d').and_then(|l| l.parse::<usize>().ok()) {
+                let digit = format!("<{path}-tok-digit>");
+                self.rules
+                    .insert(digit.clone(), ('0'..='9').map(String::from).collect());
+                expansions.push(digit.repeat(len));
+            }
+            self.rules.insert(format!("<{path}-tok-{slot}>"), expansions);
         }
         alternatives
     }

@@ -227,10 +227,24 @@ impl Search {
             true => pools.values().flatten().collect(),
             false => pools.get(&slot).into_iter().flatten().collect(),
         };
-        let with = match delete {
-            true => "",
-            false if pool.is_empty() => return None,
-            false => pool[self.rng.random_range(0..pool.len())].as_str(),
+        // Digits are what varies most (a day, a year): half the time, any
+        // digits of the same length.
+        let digits: Option<String> = match slot.strip_prefix('d') {
+            Some(len) if !insert && !delete && self.rng.random_bool(0.5) => {
+                let len = len.parse::<usize>().ok()?;
+                Some(
+                    (0..len)
+                        .map(|_| char::from(b'0' + self.rng.random_range(0..10u8)))
+                        .collect(),
+                )
+            }
+            _ => None,
+        };
+        let with = match (delete, &digits) {
+            (true, _) => "",
+            (false, Some(digits)) => digits.as_str(),
+            (false, None) if pool.is_empty() => return None,
+            (false, None) => pool[self.rng.random_range(0..pool.len())].as_str(),
         };
         let edited = dictionary::edited(text, at, with, insert && !delete);
         if edited == *text {
