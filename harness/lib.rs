@@ -176,7 +176,7 @@ pub mod _macro_support {
             active, boolean, compare_with_goals, enter, hit, KnownCmp, Loop, Op, Probe, UnknownCmp,
         };
         pub use crate::registry::{
-            Branch, BranchKind, CallSite, Condition, Form, Logic, Side, Sites, SitesRef,
+            Branch, BranchKind, CallSite, Condition, Constant, Form, Logic, Side, Sites, SitesRef,
         };
     }
     pub use crate::outcome::observe;

@@ -372,6 +372,22 @@ pub enum Form {
     },
 }
 
+/// A constant an instrumented comparison or `match` pattern of a function
+/// uses (`a == "GMT"`, `"ms" | "msec" =>`, `b'-'`, `x < 60`): generation
+/// offers it wherever a parameter can hold it, libFuzzer's and AFL's
+/// dictionaries from the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Constant {
+    /// A string literal.
+    Str(&'static str),
+    /// A character literal.
+    Char(char),
+    /// A byte literal (`b'-'`).
+    Byte(u8),
+    /// An integer literal (negated where written `-3`).
+    Int(i128),
+}
+
 /// The branch outcomes of one instrumented function.
 #[derive(Debug)]
 pub struct Sites {
@@ -389,6 +405,8 @@ pub struct Sites {
     pub calls: &'static [CallSite],
     /// Its conditions whose boundaries and mutants are goals.
     pub conditions: &'static [Condition],
+    /// The constants its comparisons and patterns use.
+    pub constants: &'static [Constant],
     /// Why its body was compiled as written, without outcomes (`const fn`,
     /// `async fn`); `None` when it is instrumented.
     pub uninstrumented: Option<&'static str>,
@@ -418,6 +436,7 @@ impl Sites {
             branches,
             calls,
             conditions: &[],
+            constants: &[],
             uninstrumented: None,
             base: AtomicU32::new(UNREGISTERED),
         }
@@ -433,6 +452,13 @@ impl Sites {
     /// The table with its conditions (used by generated code).
     pub const fn with_conditions(mut self, conditions: &'static [Condition]) -> Sites {
         self.conditions = conditions;
+        self
+    }
+
+    /// The table with the constants its comparisons and patterns use (used
+    /// by generated code).
+    pub const fn with_constants(mut self, constants: &'static [Constant]) -> Sites {
+        self.constants = constants;
         self
     }
 

@@ -63,11 +63,23 @@ enum FormRow {
     Logic(&'static str, String, Vec<usize>),
 }
 
+/// A variant of `carve::registry::Constant`: a literal a comparison or a
+/// pattern uses.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ConstantRow {
+    Str(String),
+    Char(char),
+    Byte(u8),
+    Int(i128),
+}
+
 /// What instrumenting a body found.
 pub struct Table {
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
     conditions: Vec<ConditionRow>,
+    /// In order, each once.
+    constants: std::collections::BTreeSet<ConstantRow>,
 }
 
 /// Rewrites `block` to record into the site table `sites`; returns the
@@ -80,6 +92,7 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
         conditions: Vec::new(),
         comparisons: 0,
         parent: None,
+        constants: Default::default(),
     };
     let mut block = block.clone();
     rewriter.visit_block_mut(&mut block);
@@ -93,12 +106,14 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
         branches: rewriter.branches,
         calls: rewriter.calls,
         conditions: rewriter.conditions,
+        constants: rewriter.constants,
     };
     (block, table)
 }
 
-/// The site table's branches, call sites and conditions, as three static slices.
-pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream) {
+/// The site table's branches, call sites, conditions and constants, as four
+/// static slices.
+pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let rows = table.branches.iter().map(|o| {
         let BranchRow {
             kind,
@@ -144,10 +159,20 @@ pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream) {
         };
         quote!(::carve::_macro_support::cov::Condition { branch: #branch, form: #form })
     });
+    let constants = table.constants.iter().map(|c| match c {
+        ConstantRow::Str(s) => quote!(::carve::_macro_support::cov::Constant::Str(#s)),
+        ConstantRow::Char(c) => quote!(::carve::_macro_support::cov::Constant::Char(#c)),
+        ConstantRow::Byte(b) => quote!(::carve::_macro_support::cov::Constant::Byte(#b)),
+        ConstantRow::Int(i) => {
+            let i = proc_macro2::Literal::i128_unsuffixed(*i);
+            quote!(::carve::_macro_support::cov::Constant::Int(#i))
+        }
+    });
     (
         quote!(&[#(#rows),*]),
         quote!(&[#(#calls),*]),
         quote!(&[#(#conditions),*]),
+        quote!(&[#(#constants),*]),
     )
 }
 
@@ -159,6 +184,8 @@ struct Rewriter {
     /// Comparisons so far: each has its block of goal slots.
     comparisons: usize,
     parent: Option<usize>,
+    /// Literals compared against or matched.
+    constants: std::collections::BTreeSet<ConstantRow>,
 }
 
 /// Where a condition leads: the outcome reached when it is true, and when
@@ -267,6 +294,8 @@ impl Rewriter {
         let id32 = id as u32;
         let rewritten = match comparison(expr) {
             Some((left, op, right)) => {
+                self.constants.extend(constant(left));
+                self.constants.extend(constant(right));
                 let op_token = &op.1;
                 let op_name = Ident::new(op.0, Span::call_site());
                 let index = self.comparisons as u32;
@@ -466,6 +495,11 @@ impl VisitMut for Rewriter {
                 syn::visit_mut::visit_expr_call_mut(self, call);
             }
             Expr::MethodCall(call) => {
+                // Text compared by a method (`s.starts_with("GMT")`) is a
+                // comparison too.
+                if COMPARING_METHODS.contains(&call.method.to_string().as_str()) {
+                    self.constants.extend(call.args.iter().filter_map(constant));
+                }
                 self.call_site(call.method.to_string());
                 syn::visit_mut::visit_expr_method_call_mut(self, call);
             }
@@ -473,6 +507,7 @@ impl VisitMut for Rewriter {
                 self.visit_expr_mut(&mut match_expr.expr);
                 let parent = self.parent;
                 for arm in &mut match_expr.arms {
+                    pattern_constants(&arm.pat, &mut self.constants);
                     let mut body_parent = parent;
                     let label = match &mut arm.pat {
                         // Guards are conditions, evaluated once the pattern matched.
@@ -553,6 +588,69 @@ fn is_compound(expr: &Expr) -> bool {
         Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) => is_compound(&u.expr),
         _ => false,
     }
+}
+
+/// Methods whose literal arguments are compared against their receiver.
+const COMPARING_METHODS: [&str; 12] = [
+    "starts_with",
+    "ends_with",
+    "strip_prefix",
+    "strip_suffix",
+    "eq_ignore_ascii_case",
+    "contains",
+    "find",
+    "rfind",
+    "split",
+    "split_once",
+    "rsplit_once",
+    "trim_matches",
+];
+
+/// The constant `expr` is, if it is a literal (in parentheses, behind `&`,
+/// or negated).
+fn constant(expr: &Expr) -> Option<ConstantRow> {
+    match expr {
+        Expr::Paren(p) => constant(&p.expr),
+        Expr::Group(g) => constant(&g.expr),
+        Expr::Reference(r) => constant(&r.expr),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match constant(&u.expr)? {
+            ConstantRow::Int(i) => Some(ConstantRow::Int(i.checked_neg()?)),
+            _ => None,
+        },
+        Expr::Lit(lit) => literal_constant(&lit.lit),
+        _ => None,
+    }
+}
+
+/// The constant of a literal (a byte string only when it is UTF-8 text).
+fn literal_constant(lit: &syn::Lit) -> Option<ConstantRow> {
+    match lit {
+        syn::Lit::Str(s) => Some(ConstantRow::Str(s.value())),
+        syn::Lit::ByteStr(s) => String::from_utf8(s.value()).ok().map(ConstantRow::Str),
+        syn::Lit::Char(c) => Some(ConstantRow::Char(c.value())),
+        syn::Lit::Byte(b) => Some(ConstantRow::Byte(b.value())),
+        syn::Lit::Int(i) => i.base10_parse::<i128>().ok().map(ConstantRow::Int),
+        _ => None,
+    }
+}
+
+/// Adds the literals of a pattern (`"ms" | "msec"`, `b'0'..=b'9'`, `Some(-1)`).
+fn pattern_constants(pat: &syn::Pat, out: &mut std::collections::BTreeSet<ConstantRow>) {
+    struct Literals<'a>(&'a mut std::collections::BTreeSet<ConstantRow>);
+    impl<'ast> syn::visit::Visit<'ast> for Literals<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match constant(expr) {
+                Some(c) => {
+                    self.0.insert(c);
+                }
+                None => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_lit(&mut self, lit: &'ast syn::Lit) {
+            self.0.extend(literal_constant(lit));
+        }
+    }
+    syn::visit::Visit::visit_pat(&mut Literals(out), pat);
 }
 
 /// `(left, (op name, op token), right)` for a comparison.
@@ -663,8 +761,11 @@ pub fn instrument_fn(
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
-    let (body, (branches, calls, conditions)) = if cfg!(feature = "no-instrument") {
-        (block.clone(), (quote!(&[]), quote!(&[]), quote!(&[])))
+    let (body, (branches, calls, conditions, constants)) = if cfg!(feature = "no-instrument") {
+        (
+            block.clone(),
+            (quote!(&[]), quote!(&[]), quote!(&[]), quote!(&[])),
+        )
     } else {
         let (instrumented, found) = instrument(block, sites);
         // The instrumented twin lives in a closure that is never inlined, so
@@ -693,7 +794,7 @@ pub fn instrument_fn(
         #[allow(non_upper_case_globals)]
         static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
             ::core::module_path!(), #function, ::core::file!(), (#first, #last), #branches, #calls,
-        ).with_conditions(#conditions);
+        ).with_conditions(#conditions).with_constants(#constants);
         ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
     };
     Instrumented { body, sites_static }
@@ -923,6 +1024,40 @@ mod tests {
         assert_eq!(
             table,
             ["0 boolean", "2 boolean", "3 And `p && q` kills [3]"]
+        );
+    }
+
+    #[test]
+    fn constants_of_comparisons_patterns_and_comparing_methods_are_collected() {
+        let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
+        let (_, table) = instrument(
+            &syn::parse_quote!({
+                if zone == "GMT" && b[2] != b'-' && 60 > x && c == ':' {}
+                let unit = match s {
+                    "ms" | "msec" => 1,
+                    "min" if n < -3 => 60,
+                    _ => 0,
+                };
+                if let Some(rest) = s.strip_prefix("+") {}
+                let sum = x + 1000;
+                f("not compared");
+            }),
+            &sites,
+        );
+        use ConstantRow::*;
+        assert_eq!(
+            table.constants.into_iter().collect::<Vec<_>>(),
+            [
+                Str("+".into()),
+                Str("GMT".into()),
+                Str("min".into()),
+                Str("ms".into()),
+                Str("msec".into()),
+                Char(':'),
+                Byte(b'-'),
+                Int(-3),
+                Int(60),
+            ]
         );
     }
 

@@ -227,6 +227,15 @@ impl Reach {
         &self.functions
     }
 
+    /// The constants the comparisons and patterns of the functions in reach
+    /// use, in order, each once.
+    pub fn constants(&self) -> std::collections::BTreeSet<crate::registry::Constant> {
+        self.functions
+            .iter()
+            .flat_map(|sites| sites.constants.iter().copied())
+            .collect()
+    }
+
     #[cfg(any(test, feature = "_internals"))]
     /// The function and outcome id of `goal`.
     pub fn locate(&self, goal: u32) -> (&'static Sites, u32) {

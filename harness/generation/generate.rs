@@ -22,6 +22,7 @@ use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
 use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
+use crate::generation::dictionary::Dictionary;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
 use crate::generation::mine::ArgsGrammar;
@@ -294,6 +295,7 @@ pub fn generate(
         traces: Vec::new(),
         starts: None,
         patience: u64::MAX,
+        unfit_in_turn: 0,
         last_gain: 0,
         types: ParamTypes::default(),
         shrinking: (0, Duration::ZERO),
@@ -315,7 +317,11 @@ pub fn generate(
     let _record_all_slots = RecordAllSlots;
     let types = target.param_types();
     generator.types = types.clone();
-    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(&existing.seeds, &types) else {
+    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(
+        &existing.seeds,
+        &types,
+        &Dictionary::of(existing.reach.constants()),
+    ) else {
         return generator.run;
     };
     // A restarted worker said so already.
@@ -431,6 +437,9 @@ struct Generator<'o> {
     /// Executions in a row without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
     patience: u64,
+    /// Arguments search made in this turn that fit no parameter type (not
+    /// run): bounded by the patience, as the grammar's derivations are.
+    unfit_in_turn: u64,
     /// The execution count when the last gain (a new outcome or failure) was
     /// made, or the current strategy started.
     last_gain: u64,
@@ -493,6 +502,7 @@ impl Generator<'_> {
     /// Starts a strategy's turn: it may run `patience` executions without gain.
     fn start_turn(&mut self, patience: u64) {
         self.patience = patience;
+        self.unfit_in_turn = 0;
         self.last_gain = self.run.executions;
     }
 
@@ -578,7 +588,8 @@ impl Generator<'_> {
                         seed,
                     )
                     .with_dictionary(&original)
-                    .with_types(self.types.clone()),
+                    .with_types(self.types.clone())
+                    .with_text_tokens(&original, &Dictionary::of(self.reach.constants())),
                 )
             }
         };
@@ -954,11 +965,19 @@ impl Evaluate for Generator<'_> {
             return None;
         }
         self.index += 1;
+        // Arguments outside the parameter types (a text that does not
+        // parse) are not run and cost no execution, as in the grammar
+        // phase; they are bounded by the turn's patience instead.
+        if !self.types.admits(args) {
+            self.unfit_in_turn += 1;
+            return None;
+        }
         self.call(args)
     }
 
     fn exhausted(&self) -> bool {
         self.out_of_patience()
+            || self.unfit_in_turn >= self.patience.saturating_mul(10).saturating_add(1000)
     }
 }
 

@@ -25,6 +25,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use crate::generation::dictionary::{self, Dictionary};
 use crate::generation::grammar::{DerivationTree, Grammar};
 use crate::generation::shape::{Payload, Shape, Variant};
 use crate::value::types::{IntKind, ParamType, ParamTypes};
@@ -44,12 +45,11 @@ impl ArgsGrammar {
     #[cfg(any(test, feature = "_internals"))]
     pub fn mine(calls: &[Value]) -> Option<ArgsGrammar> {
         let shape = calls.iter().map(Shape::of).reduce(Shape::merge)?;
-        Some(ArgsGrammar::of_shape(shape))
+        Some(ArgsGrammar::of_shape(shape, Grammarizer::default()))
     }
 
     /// The grammar of the values of `shape`.
-    fn of_shape(shape: Shape) -> ArgsGrammar {
-        let mut g = Grammarizer::default();
+    fn of_shape(shape: Shape, mut g: Grammarizer) -> ArgsGrammar {
         let start = g.symbol_for(&shape, "args");
         g.rules.insert("<start>".into(), vec![start]);
         let rules: Vec<(&str, Vec<&str>)> = g
@@ -75,9 +75,21 @@ impl ArgsGrammar {
     /// Mines the grammar of `calls` within the traced parameter `types`
     /// (see [`Shape::typed`]); parameters whose type is not traced keep
     /// the mined shape. Also returns, per such parameter, why.
-    pub fn mine_typed(calls: &[Value], types: &ParamTypes) -> Option<(ArgsGrammar, Vec<String>)> {
+    ///
+    /// The constants of `dictionary` are offered in every position that can
+    /// hold them, and text-form parameters are derived by token from their
+    /// carved texts (see [`crate::generation::dictionary`]).
+    pub fn mine_typed(
+        calls: &[Value],
+        types: &ParamTypes,
+        dictionary: &Dictionary,
+    ) -> Option<(ArgsGrammar, Vec<String>)> {
         let mined = calls.iter().map(Shape::of).reduce(Shape::merge)?;
         let mut untyped = Vec::new();
+        let mut grammarizer = Grammarizer {
+            dictionary: dictionary.clone(),
+            ..Grammarizer::default()
+        };
         let shape = match mined {
             Shape::Struct(name, fields) => Shape::Struct(
                 name,
@@ -86,7 +98,10 @@ impl ArgsGrammar {
                     .map(|(param, mined)| {
                         let shape = match types.get(param) {
                             Some(ParamType::Typed(ty)) => Shape::typed(ty, Some(&mined), types),
-                            Some(ParamType::Text { .. }) => None,
+                            Some(ParamType::Text { .. }) => {
+                                grammarizer.text_forms.insert(format!("args.{param}"));
+                                None
+                            }
                             Some(ParamType::Untraced(why)) => {
                                 untyped.push(format!("`{param}`: {why}"));
                                 None
@@ -102,7 +117,7 @@ impl ArgsGrammar {
             ),
             other => other,
         };
-        Some((ArgsGrammar::of_shape(shape), untyped))
+        Some((ArgsGrammar::of_shape(shape, grammarizer), untyped))
     }
 
     pub fn grammar(&self) -> &Grammar {
@@ -146,6 +161,10 @@ impl std::error::Error for MineError {}
 #[derive(Default)]
 struct Grammarizer {
     rules: BTreeMap<String, Vec<String>>,
+    /// Constants offered where they fit.
+    dictionary: Dictionary,
+    /// The paths of text-form parameters (`args.date`).
+    text_forms: BTreeSet<String>,
 }
 
 impl Grammarizer {
@@ -155,15 +174,33 @@ impl Grammarizer {
         let expansions = match shape {
             Shape::Unit | Shape::UnitStruct(_) => vec![String::new()],
             Shape::Bool => vec!["true".into(), "false".into()],
-            Shape::Int { signed, seen, kind } => int_alternatives(*signed, seen, *kind),
+            Shape::Int { signed, seen, kind } => {
+                let seen: BTreeSet<i128> = seen.union(&self.dictionary.ints).copied().collect();
+                int_alternatives(*signed, &seen, *kind)
+            }
             Shape::Float { seen, .. } => float_alternatives(seen),
             Shape::Char(seen) => {
-                let chars = self.char_classes(seen.iter().copied(), path, Alphabet::Unicode);
+                let seen: Vec<char> = seen.iter().chain(&self.dictionary.chars).copied().collect();
+                let chars = self.char_classes(seen.into_iter(), path, Alphabet::Unicode);
                 chars.into_iter().collect()
             }
-            Shape::Str(seen) => self.text(seen.iter().cloned().collect(), path, Alphabet::Unicode),
+            Shape::Str(seen) if self.text_forms.contains(path) => {
+                self.text_form(seen.iter().cloned().collect(), path)
+            }
+            Shape::Str(seen) => {
+                let seen: Vec<String> = seen.iter().cloned().collect();
+                let mut alternatives = self.text(seen.clone(), path, Alphabet::Unicode);
+                alternatives.extend(self.dictionary_strings(|_| true));
+                // Texts parsed by the target get the tokens of the texts seen
+                // and of the dictionary too (`5 ms` -> `5 min`).
+                alternatives.extend(self.token_templates(&seen, path, false));
+                dedup(alternatives)
+            }
             Shape::Bytes(seen) => {
-                self.text(seen.iter().map(|b| latin1(b)).collect(), path, Alphabet::Bytes)
+                let mut alternatives =
+                    self.text(seen.iter().map(|b| latin1(b)).collect(), path, Alphabet::Bytes);
+                alternatives.extend(self.dictionary_strings(|s| s.is_ascii()));
+                dedup(alternatives)
             }
             Shape::FixedBytes(len, seen) => {
                 let char_symbol = self.char_symbol(
@@ -273,6 +310,79 @@ impl Grammarizer {
         dedup(alternatives)
     }
 
+    /// The dictionary's strings that `fit`, as terminals.
+    fn dictionary_strings(&self, fit: impl Fn(&str) -> bool) -> Vec<String> {
+        self.dictionary
+            .strings
+            .iter()
+            .filter(|s| fit(s) && is_plain_terminal(s))
+            .map(|s| literal(s))
+            .collect()
+    }
+
+    /// The alternatives of a text-form parameter at `path`: the texts seen,
+    /// and each of them with its digit and letter tokens open to any token
+    /// of the same kind ([`dictionary::slot`]; from the texts seen and the
+    /// dictionary), and once more with its separators open too.
+    fn text_form(&mut self, seen: Vec<String>, path: &str) -> Vec<String> {
+        let mut alternatives: Vec<String> = seen
+            .iter()
+            .filter(|s| is_plain_terminal(s))
+            .map(|s| literal(s))
+            .collect();
+        alternatives.extend(self.token_templates(&seen, path, true));
+        dedup(alternatives)
+    }
+
+    /// Each text of `seen` with its digit and letter tokens open to any
+    /// token of the same [`dictionary::slot`] (from the texts seen and the
+    /// dictionary), and, when `separators`, once more with its separators
+    /// open too.
+    fn token_templates(&mut self, seen: &[String], path: &str, separators: bool) -> Vec<String> {
+        let pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
+        let mut used = BTreeSet::new();
+        let mut alternatives = Vec::new();
+        // A text with `<` or `>` cannot be cut into terminals and
+        // nonterminals safely: it stays whole.
+        let templates = seen
+            .iter()
+            .filter(|s| !s.contains('<') && !s.contains('>'))
+            .take(MAX_TEMPLATES);
+        for text in templates {
+            for open_separators in [false, true].into_iter().take(1 + usize::from(separators)) {
+                let mut template = String::new();
+                for (kind, token) in dictionary::tokens(text) {
+                    let open = match kind {
+                        dictionary::Kind::Digits | dictionary::Kind::Letters => true,
+                        dictionary::Kind::Space | dictionary::Kind::Other => open_separators,
+                    };
+                    if open {
+                        let slot = dictionary::slot(kind, token);
+                        template.push_str(&format!("<{path}-tok-{slot}>"));
+                        used.insert(slot);
+                    } else {
+                        template.push_str(&literal(token));
+                    }
+                }
+                alternatives.push(template);
+            }
+        }
+        for slot in used {
+            let tokens = pools.get(&slot).into_iter().flatten();
+            let mut expansions: Vec<String> = tokens.map(|t| literal(t)).collect();
+            // Digits are what varies most (a day, a year): any digits of
+            // the same length too.
+            if let Some(len) = slot.strip_prefix('d').and_then(|l| l.parse::<usize>().ok()) {
+                let digit = format!("<{path}-tok-digit>");
+                self.rules
+                    .insert(digit.clone(), ('0'..='9').map(String::from).collect());
+                expansions.push(digit.repeat(len));
+            }
+            self.rules.insert(format!("<{path}-tok-{slot}>"), expansions);
+        }
+        alternatives
+    }
+
     /// The nonterminal of one character of texts at `path`.
     fn char_symbol(
         &mut self,
@@ -316,6 +426,10 @@ impl Grammarizer {
         alternatives
     }
 }
+
+/// Carved texts of one text-form parameter made templates of its grammar
+/// (each is two alternatives).
+const MAX_TEMPLATES: usize = 64;
 
 /// Character classes: a class is offered when one of its members was seen,
 /// so that characters never carved (a `%` after seeing `+`) can appear.
@@ -667,6 +781,87 @@ mod tests {
             .collect()
     }
 
+    /// A duration like `1h 30min` or `250ms`: numbers each followed by a
+    /// unit, separated by single spaces.
+    fn parses_duration(text: &str) -> bool {
+        !text.is_empty()
+            && text.split(' ').all(|part| {
+                let unit = part.trim_start_matches(|c: char| c.is_ascii_digit());
+                unit.len() < part.len() && ["ms", "sec", "min", "h"].contains(&unit)
+            })
+    }
+
+    /// Derivations of a text-form parameter `d` carved as `carved`, with
+    /// the constants `dictionary`.
+    fn derive_texts(carved: &[&str], dictionary: &Dictionary, count: usize) -> Vec<String> {
+        let mut types = ParamTypes::default();
+        types.param("d", crate::value::types::Traced::plain(ParamType::Text { parses: parses_duration }));
+        let calls: Vec<Value> = carved
+            .iter()
+            .map(|t| Value::Struct("args", vec![("d", Value::Str((*t).into()))]))
+            .collect();
+        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, dictionary).expect("a grammar");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
+            .expect("a usable grammar");
+        (0..count)
+            .map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct("args", fields)) => match &fields[..] {
+                    [("d", Value::Str(s))] => s.clone(),
+                    other => panic!("not a text: {other:?}"),
+                },
+                other => panic!("not the arguments: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_form_derivations_mutate_carved_texts_by_token_and_mostly_parse() {
+        use crate::registry::Constant;
+        let carved = ["1h 30min", "250ms", "2min 5sec"];
+        let dictionary = Dictionary::of([
+            Constant::Str("ms"),
+            Constant::Str("sec"),
+            Constant::Str("min"),
+            Constant::Str("h"),
+            Constant::Int(60),
+        ]);
+        let texts = derive_texts(&carved, &dictionary, 1000);
+        let parsed = texts.iter().filter(|t| parses_duration(t)).count();
+        assert!(parsed >= 800, "{parsed} of 1000 parse: {:?}", &texts[..40]);
+        let new: BTreeSet<&String> = texts
+            .iter()
+            .filter(|t| parses_duration(t) && !carved.contains(&t.as_str()))
+            .collect();
+        assert!(new.len() >= 20, "new texts that parse: {new:?}");
+        // A unit only the dictionary has, in a place only a token can take.
+        assert!(texts.iter().any(|t| t.contains("2h 5")), "{new:?}");
+        assert!(texts.iter().any(|t| t.contains("60")), "{new:?}");
+    }
+
+    #[test]
+    fn the_dictionary_is_offered_to_strings_chars_and_integers() {
+        use crate::registry::Constant;
+        let dictionary = Dictionary::of([Constant::Str("GMT"), Constant::Char(':'), Constant::Int(1000)]);
+        let calls = [Value::Struct(
+            "args",
+            vec![("s", Value::Str("x".into())), ("c", Value::Char('a')), ("n", Value::U64(3))],
+        )];
+        let (grammar, _) =
+            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &dictionary).expect("a grammar");
+        let alternatives = |symbol: &str| {
+            grammar
+                .grammar()
+                .rules()
+                .find(|(s, _)| *s == symbol)
+                .map(|(_, e)| e.to_vec())
+                .unwrap_or_default()
+        };
+        assert!(alternatives("<args.s>").contains(&"GMT".to_string()));
+        assert!(alternatives("<args.c>").contains(&":".to_string()));
+        assert!(alternatives("<args.n>").contains(&"1000".to_string()));
+        assert!(alternatives("<args.n>").contains(&"999".to_string()));
+    }
+
     #[test]
     fn byte_strings_get_the_string_grammar_with_byte_classes() {
         let samples: [&[u8]; 2] = [b"GET /a HTTP/1.1", b"\x7fELF\x02\xff"];
@@ -732,7 +927,7 @@ mod tests {
                 ("maybe", Value::Some(Box::new(Value::U64(4_000_000_000)))),
             ],
         );
-        let (grammar, untyped) = ArgsGrammar::mine_typed(&[carved], &types).expect("a grammar");
+        let (grammar, untyped) = ArgsGrammar::mine_typed(&[carved], &types, &Dictionary::default()).expect("a grammar");
         assert!(untyped.is_empty(), "{untyped:?}");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 5)
             .expect("a usable grammar");

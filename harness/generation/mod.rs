@@ -2,9 +2,11 @@
 //! mined from the [`shape`] of carved calls ([`mine`]), derived by the grammar-coverage fuzzer
 //! ([`grammar`]), then searched ([`search`], by the [`moves`] of a value
 //! tree) for what is still uncovered;
+//! the [`dictionary`] of constants from the code and texts as tokens feed both;
 //! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
 //! [`worker`] runs it all in crash-proof child processes.
 
+pub mod dictionary;
 pub mod generate;
 pub mod grammar;
 pub mod mine;

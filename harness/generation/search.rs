@@ -42,7 +42,8 @@ use crate::generation::moves::{
 };
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
-use crate::value::types::ParamTypes;
+use crate::generation::dictionary::{self, Dictionary};
+use crate::value::types::{ParamType, ParamTypes};
 use crate::value::Value;
 
 /// One evaluated call.
@@ -84,6 +85,11 @@ pub struct Search {
     /// come first, so a goal no input covers (or one behind a panic) does
     /// not take every turn the AVM gets.
     climbs: BTreeMap<u32, u32>,
+    /// Per string parameter (its index among the arguments): the tokens
+    /// of its carved texts and of the dictionary, by
+    /// [`dictionary::slot`], and whether it is text-form. Text-form ones
+    /// move token by token.
+    texts: BTreeMap<usize, (BTreeMap<String, Vec<String>>, bool)>,
 }
 
 /// A call's arguments with their fitness for the goal being climbed to.
@@ -143,6 +149,7 @@ impl Search {
             dictionary: dictionary(seeds.iter().map(|i| &i.args)),
             types: ParamTypes::default(),
             climbs: BTreeMap::new(),
+            texts: BTreeMap::new(),
         };
         for individual in seeds {
             search.offer(&individual);
@@ -162,6 +169,89 @@ impl Search {
     pub fn with_types(mut self, types: ParamTypes) -> Search {
         self.types = types;
         self
+    }
+
+    /// Moves the text-form string parameters of `values` (of
+    /// [`Self::with_types`], set first) token by token: a token is
+    /// replaced by, or preceded by, a token of the texts of that parameter
+    /// in `values` or of `dictionary`, or deleted (see
+    /// [`crate::generation::dictionary`]).
+    pub fn with_text_tokens(mut self, values: &[Value], dictionary: &Dictionary) -> Search {
+        let mut texts: BTreeMap<usize, (&str, Vec<&str>)> = BTreeMap::new();
+        for value in values {
+            if let Value::Struct(_, fields) = value {
+                for (index, (name, field)) in fields.iter().enumerate() {
+                    if let Value::Str(s) = field {
+                        texts.entry(index).or_insert((*name, Vec::new())).1.push(s);
+                    }
+                }
+            }
+        }
+        for (index, (name, texts)) in texts {
+            let text_form = matches!(self.types.get(name), Some(ParamType::Text { .. }));
+            let pools = dictionary::pools(texts, dictionary)
+                .into_iter()
+                .map(|(slot, tokens)| (slot, tokens.into_iter().collect()))
+                .collect();
+            self.texts.insert(index, (pools, text_form));
+        }
+        self
+    }
+
+    /// Whether `var` lies in a string argument that moves by token now.
+    fn moves_by_token(&self, var: &Path) -> bool {
+        // Plain strings keep their character moves: they reach what tokens
+        // do not (a `+` inside a URL's scheme), and the grammar derives
+        // them by token already.
+        matches!(var.first().and_then(|i| self.texts.get(i)), Some((_, true)))
+    }
+
+    /// A token move of the text-form argument that `var` lies in; `None`
+    /// when it lies in none.
+    fn token_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        let index = *var.first()?;
+        let (pools, _) = self.texts.get(&index)?;
+        let mut out = current.clone();
+        let Some(Value::Str(text)) = get_mut(&mut out, &[index]) else {
+            return None;
+        };
+        let tokens = dictionary::tokens(text);
+        let at = self.rng.random_range(0..=tokens.len());
+        let (slot, delete) = match tokens.get(at) {
+            Some((kind, token)) => (dictionary::slot(*kind, token), self.rng.random_ratio(1, 8)),
+            None => (String::new(), false),
+        };
+        let insert = at == tokens.len() || self.rng.random_ratio(1, 7);
+        let pool: Vec<&String> = match insert {
+            // Any token may be inserted.
+            true => pools.values().flatten().collect(),
+            false => pools.get(&slot).into_iter().flatten().collect(),
+        };
+        // Digits are what varies most (a day, a year): half the time, any
+        // digits of the same length.
+        let digits: Option<String> = match slot.strip_prefix('d') {
+            Some(len) if !insert && !delete && self.rng.random_bool(0.5) => {
+                let len = len.parse::<usize>().ok()?;
+                Some(
+                    (0..len)
+                        .map(|_| char::from(b'0' + self.rng.random_range(0..10u8)))
+                        .collect(),
+                )
+            }
+            _ => None,
+        };
+        let with = match (delete, &digits) {
+            (true, _) => "",
+            (false, Some(digits)) => digits.as_str(),
+            (false, None) if pool.is_empty() => return None,
+            (false, None) => pool[self.rng.random_range(0..pool.len())].as_str(),
+        };
+        let edited = dictionary::edited(text, at, with, insert && !delete);
+        if edited == *text {
+            return None;
+        }
+        *text = edited;
+        Some(out)
     }
 
     /// `var` of `from` moved by `delta`, inside its integer type's range;
@@ -264,6 +354,13 @@ impl Search {
     /// character or element anywhere, switch an enum to a variant seen
     /// elsewhere, or set the character at `var` to one from the dictionary.
     fn structural_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        // A text-form argument moves by token: characters moved one by
+        // one rarely still parse.
+        if self.moves_by_token(var) {
+            if let Some(moved) = self.token_move(current, var) {
+                return Some(moved);
+            }
+        }
         match self.rng.random_range(0..4u32) {
             0 => self.insert_or_delete(current, var),
             1 => self.switch_variant(current),
@@ -408,6 +505,11 @@ impl Search {
             return value.clone();
         }
         let var = &vars[self.rng.random_range(0..vars.len())];
+        if self.moves_by_token(var) {
+            if let Some(moved) = self.token_move(value, var) {
+                return moved;
+            }
+        }
         let delta = self.random_step(jump_bits(value, var, 16));
         self.moved_in_type(value, var, delta)
             .unwrap_or_else(|| value.clone())

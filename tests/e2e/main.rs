@@ -18,6 +18,7 @@ use insta::assert_snapshot;
 mod accidents;
 mod contact;
 mod crashes;
+mod dictionary;
 mod files;
 mod html;
 mod insta_config;

@@ -1,0 +1,239 @@
+//! The dictionary from the code, and texts as tokens.
+//!
+//! The string, char, byte and integer constants that the instrumented
+//! comparisons and `match` patterns of a target's reach use
+//! ([`crate::registry::Constant`], collected by the derive) are offered to
+//! generation wherever a parameter can hold them: as strings, chars and
+//! integers, and as tokens inside text-form parameters (libFuzzer's value
+//! profile and AFL's dictionaries, read from the source instead).
+//!
+//! A text-form parameter (`Display + FromStr`, carved as text) is derived by
+//! mutating carved texts token by token ([`tokens`]): a run of digits, a run
+//! of letters, a run of white space, or one other character (a separator).
+//! A token is replaced by a token of the same kind (digits: and length) from any
+//! carved text of the parameter or from the dictionary, so that what is
+//! derived keeps the carved texts' layout, and nearly all of it parses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::registry::Constant;
+
+/// Constants longer than this are not offered (a message, not a keyword).
+const MAX_LEN: usize = 64;
+
+/// The constants offered to generation, by the kind of value that can hold
+/// them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dictionary {
+    /// String constants, and chars and ASCII bytes as one-character strings.
+    pub strings: BTreeSet<String>,
+    /// Char constants, ASCII bytes, and one-character strings.
+    pub chars: BTreeSet<char>,
+    /// Integer constants and bytes.
+    pub ints: BTreeSet<i128>,
+}
+
+impl Dictionary {
+    /// The dictionary of `constants`.
+    pub fn of(constants: impl IntoIterator<Item = Constant>) -> Dictionary {
+        let mut dictionary = Dictionary::default();
+        for constant in constants {
+            match constant {
+                Constant::Str(s) => {
+                    if !s.is_empty() && s.chars().count() <= MAX_LEN {
+                        dictionary.strings.insert(s.to_owned());
+                    }
+                    let mut chars = s.chars();
+                    if let (Some(c), None) = (chars.next(), chars.next()) {
+                        dictionary.chars.insert(c);
+                    }
+                }
+                Constant::Char(c) => {
+                    dictionary.chars.insert(c);
+                    dictionary.strings.insert(c.to_string());
+                }
+                Constant::Byte(b) => {
+                    dictionary.ints.insert(i128::from(b));
+                    if b.is_ascii() {
+                        dictionary.chars.insert(char::from(b));
+                        dictionary.strings.insert(char::from(b).to_string());
+                    }
+                }
+                Constant::Int(i) => {
+                    dictionary.ints.insert(i);
+                }
+            }
+        }
+        dictionary
+    }
+
+    /// The constants as tokens of a text ([`tokens`]): strings that are one
+    /// token, and non-negative integers in decimal.
+    pub fn tokens(&self) -> impl Iterator<Item = String> + '_ {
+        let strings = self
+            .strings
+            .iter()
+            .filter(|s| tokens(s).len() == 1)
+            .cloned();
+        let ints = self
+            .ints
+            .iter()
+            .filter(|i| **i >= 0)
+            .map(|i| i.to_string());
+        strings.chain(ints)
+    }
+}
+
+/// What a token of a text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A run of ASCII digits.
+    Digits,
+    /// A run of letters.
+    Letters,
+    /// A run of white space.
+    Space,
+    /// One other character: a separator.
+    Other,
+}
+
+impl Kind {
+    fn of(c: char) -> Kind {
+        if c.is_ascii_digit() {
+            Kind::Digits
+        } else if c.is_alphabetic() {
+            Kind::Letters
+        } else if c.is_whitespace() {
+            Kind::Space
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+/// The tokens of `text`, in order: they concatenate to `text`.
+pub fn tokens(text: &str) -> Vec<(Kind, &str)> {
+    let mut out: Vec<(Kind, &str)> = Vec::new();
+    let mut start = 0;
+    let mut current: Option<Kind> = None;
+    for (at, c) in text.char_indices() {
+        let kind = Kind::of(c);
+        if let Some(k) = current {
+            if k != kind || k == Kind::Other {
+                out.push((k, &text[start..at]));
+                start = at;
+            }
+        }
+        current = Some(kind);
+    }
+    if let Some(k) = current {
+        out.push((k, &text[start..]));
+    }
+    out
+}
+
+/// What a token can be replaced with: digits of the same length (a year
+/// stays four digits), any word (units and names differ in length), any
+/// separator, any white space.
+pub fn slot(kind: Kind, token: &str) -> String {
+    match kind {
+        Kind::Digits => format!("d{}", token.chars().count()),
+        Kind::Letters => "l".into(),
+        Kind::Space => "s".into(),
+        Kind::Other => "p".into(),
+    }
+}
+
+/// The tokens of `texts` and of `dictionary`, by [`slot`].
+pub fn pools<'t>(
+    texts: impl IntoIterator<Item = &'t str>,
+    dictionary: &Dictionary,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let mut pools: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for text in texts {
+        for (kind, token) in tokens(text) {
+            pools
+                .entry(slot(kind, token))
+                .or_default()
+                .insert(token.to_owned());
+        }
+    }
+    for token in dictionary.tokens() {
+        if let [(kind, t)] = tokens(&token)[..] {
+            pools.entry(slot(kind, t)).or_default().insert(token.clone());
+        }
+    }
+    pools
+}
+
+/// `text` with token `index` replaced by `with` (`""`: deleted), or `with`
+/// inserted before it when `insert`.
+pub fn edited(text: &str, index: usize, with: &str, insert: bool) -> String {
+    let tokens = tokens(text);
+    let mut out = String::with_capacity(text.len() + with.len());
+    for (i, (_, token)) in tokens.iter().enumerate() {
+        if i == index {
+            out.push_str(with);
+            if insert {
+                out.push_str(token);
+            }
+        } else {
+            out.push_str(token);
+        }
+    }
+    if index >= tokens.len() {
+        out.push_str(with);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_split_into_digit_letter_space_and_separator_tokens() {
+        let t: Vec<&str> = tokens("Fri, 15 May 2015 15:34:21 GMT")
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(
+            t,
+            ["Fri", ",", " ", "15", " ", "May", " ", "2015", " ", "15", ":", "34", ":", "21", " ", "GMT"]
+        );
+        assert_eq!(tokens("1h30min").len(), 4);
+        assert_eq!(tokens("--").len(), 2);
+        assert!(tokens("").is_empty());
+    }
+
+    #[test]
+    fn the_dictionary_holds_each_constant_where_it_fits() {
+        let d = Dictionary::of([
+            Constant::Str("GMT"),
+            Constant::Str(":"),
+            Constant::Char('T'),
+            Constant::Byte(b'-'),
+            Constant::Int(60),
+            Constant::Int(-1),
+            Constant::Str(""),
+        ]);
+        assert_eq!(d.strings, ["-", ":", "GMT", "T"].map(String::from).into());
+        assert_eq!(d.chars, [':', 'T', '-'].into());
+        assert_eq!(d.ints, [-1, 45, 60].into());
+        let tokens: Vec<String> = d.tokens().collect();
+        assert_eq!(tokens, ["-", ":", "GMT", "T", "45", "60"]);
+    }
+
+    #[test]
+    fn pools_take_tokens_of_the_same_kind_and_length() {
+        let d = Dictionary::of([Constant::Str("Jun"), Constant::Int(60), Constant::Str("msec")]);
+        let pools = pools(["Fri, 15 May 2015"], &d);
+        assert_eq!(pools["l"], ["Fri", "Jun", "May", "msec"].map(String::from).into());
+        assert_eq!(pools["d2"], ["15", "60"].map(String::from).into());
+        assert_eq!(pools["d4"], ["2015"].map(String::from).into());
+        assert_eq!(edited("1h 30min", 4, "ms", false), "1h 30ms");
+        assert_eq!(edited("1h 30min", 2, "", false), "1h30min");
+        assert_eq!(edited("1h", 1, "5", true), "15h");
+        assert_eq!(edited("1h", 2, "s", false), "1hs");
+    }
+}
