@@ -282,8 +282,8 @@ fn a_function_page_marks_missed_outcomes_and_names_covering_calls() {
     assert_eq!(
         missed,
         [
-            ["✗ true", "1", "generated::magic::0002 magic(x:14)"],
-            ["✗ true", "1", "generated::magic::0006 magic(x:4242)"],
+            ["✗ true", "1", "generated::magic::0003 magic(x:12)"],
+            ["✗ true", "1", "generated::magic::0005 magic(x:4242)"],
         ]
         .map(|row| row.map(str::to_owned)),
         "{}",

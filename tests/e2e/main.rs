@@ -1780,12 +1780,12 @@ fn generation_keeps_a_found_failure_minimized() {
                     origin: Generated(
                         seed: 1,
                         added: [
-                            "src/lib.rs:153:8 `a.len() > b.len()` true",
                             "src/lib.rs:153:8 `>` → `<` in `a.len() > b.len()`",
+                            "src/lib.rs:153:8 `>` → `!=` in `a.len() > b.len()`",
                         ],
                     ),
                     args: (
-                        s: "a,",
+                        s: ",a",
                     ),
                     outcome: Returned(("", "a")),
                 ),
@@ -1793,11 +1793,11 @@ fn generation_keeps_a_found_failure_minimized() {
                     origin: Generated(
                         seed: 1,
                         added: [
-                            "src/lib.rs:153:8 `>` → `!=` in `a.len() > b.len()`",
+                            "src/lib.rs:153:8 `a.len() > b.len()` true",
                         ],
                     ),
                     args: (
-                        s: ",a",
+                        s: "a,",
                     ),
                     outcome: Returned(("", "a")),
                 ),
