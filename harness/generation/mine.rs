@@ -343,10 +343,13 @@ impl Grammarizer {
         let mut used = BTreeSet::new();
         let mut alternatives = Vec::new();
         // A text with `<` or `>` cannot be cut into terminals and
-        // nonterminals safely: it stays whole.
+        // nonterminals safely, and a long one (a megabyte argument) would
+        // make a template of thousands of nonterminals that every
+        // derivation expands: both stay whole.
         let templates = seen
             .iter()
             .filter(|s| !s.contains('<') && !s.contains('>'))
+            .filter(|s| dictionary::tokens(s).len() <= MAX_TEMPLATE_TOKENS)
             .take(MAX_TEMPLATES);
         for text in templates {
             for open_separators in [false, true].into_iter().take(1 + usize::from(separators)) {
@@ -430,6 +433,9 @@ impl Grammarizer {
 /// Carved texts of one text-form parameter made templates of its grammar
 /// (each is two alternatives).
 const MAX_TEMPLATES: usize = 64;
+
+/// The most tokens a carved text may have to become a template of tokens.
+const MAX_TEMPLATE_TOKENS: usize = 64;
 
 /// Character classes: a class is offered when one of its members was seen,
 /// so that characters never carved (a `%` after seeing `+`) can appear.
