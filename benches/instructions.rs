@@ -30,6 +30,8 @@ mod maths;
 #[path = "../tests/dogfood/url.rs"]
 #[allow(dead_code)]
 mod url;
+
+mod common;
 use carve::_internals::call::ArgsInput;
 use carve::_internals::registry::Registry;
 use std::hint::black_box;
@@ -52,29 +54,11 @@ fn main() {
         carve::_internals::coverage::skip_goal_slots(&met);
     }
     if mode == "loop" {
-        use carve::_internals::carving::store::CarveFile;
         use carve::_internals::env::Budget;
         use carve::_internals::generation::generate::{
             generate, Existing, Phases, Quiet, Settings,
         };
-        let carved_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
-        let decode = CarveFile::load(
-            &carved_dir,
-            &CarveFile::path_for(&carved_dir, "cgi::cgi_decode"),
-        )
-        .unwrap();
-        let seeds: Vec<carve::_internals::value::Value> = decode
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let (Ok(replayed), _) = carve::_internals::coverage::collect(|| {
-                    carve::_internals::outcome::quietly(|| (target.replay)(ArgsInput::Ron(&e.args)))
-                }) else {
-                    return None;
-                };
-                replayed.args
-            })
-            .collect();
+        let seeds = common::carved_cgi_decode_seeds(target);
         let existing = Existing::seeds(target, seeds);
         let settings = Settings {
             seed: 7,

@@ -44,6 +44,8 @@ mod maths;
 #[path = "../tests/dogfood/url.rs"]
 mod url;
 
+mod common;
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -110,25 +112,8 @@ fn generation_throughput() {
     const EXECUTIONS: u64 = 20_000;
     let registry = Registry::collect();
     let target = registry.target("cgi::cgi_decode").expect("registered");
-    let carved_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
-    let decode = CarveFile::load(
-        &carved_dir,
-        &CarveFile::path_for(&carved_dir, "cgi::cgi_decode"),
-    )
-    .expect("dogfood carve files are committed");
     // The carved calls are the seeds, as in `CARVE=generate`.
-    let seeds: Vec<Value> = decode
-        .entries
-        .iter()
-        .filter_map(|e| {
-            let (Ok(replayed), _) = carve::_internals::coverage::collect(|| {
-                carve::_internals::outcome::quietly(|| (target.replay)(ArgsInput::Ron(&e.args)))
-            }) else {
-                return None;
-            };
-            replayed.args
-        })
-        .collect();
+    let seeds = common::carved_cgi_decode_seeds(target);
     let existing = Existing::seeds(target, seeds);
     let settings = Settings {
         seed: 7,
