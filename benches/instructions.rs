@@ -10,7 +10,7 @@
 //! Modes, each on cgi_decode with the overhead bench's input: `plain` (the
 //! untouched copy), `dormant` (`#[carve::target]`, nothing collected),
 //! `open` (collected with every goal slot, as replay records it), `met`
-//! (collected once every comparison's goals are met), `gen` and `genmet`
+//! (collected once every goal in reach is met: the outcome taken only), `gen` and `genmet`
 //! (a generation execution: arguments from a value tree, replayed and
 //! captured), `loop` (the in-process generation loop, seed 7, the count
 //! as its execution budget). The count of a call is the difference of
@@ -50,8 +50,8 @@ fn main() {
     if mode == "met" || mode == "genmet" {
         let met = carve::_internals::coverage::reach::Reach::single(target.sites)
             .with_goals()
-            .met_comparisons(|_| false);
-        carve::_internals::coverage::skip_goal_slots(&met);
+            .recording(|_| false);
+        carve::_internals::coverage::set_recording(&met);
     }
     if mode == "loop" {
         use carve::_internals::env::Budget;

@@ -10,8 +10,8 @@
 //! - branch recording: the same call while coverage is collected, with
 //!   branch distances and every goal slot, as replay records them (aim ≤ 3x);
 //! - branch recording, goals met: the same once generation met every
-//!   goal of the function's comparisons, which then record their branch
-//!   outcomes only (goal ≤ 2x);
+//!   goal in the function's reach, so that each comparison records the
+//!   outcome taken only, without distances (goal ≤ 2x);
 //! - recording: one carved call against the plain call (goal ≤ 5x), beside
 //!   the naive design that writes RON text per call;
 //! - generation executions: one execution as generation makes it (a call
@@ -208,17 +208,17 @@ fn main() {
         ratio(covered, plain_again)
     );
 
-    // The same once generation met every goal of cgi_decode's comparisons:
-    // their goal slots are neither computed nor recorded, only the
-    // branch outcomes.
+    // The same once generation met every goal in cgi_decode's reach: its
+    // comparisons record the outcome taken, with no distance or goal slot
+    // computed.
     let decode_sites = Registry::collect()
         .target("cgi::cgi_decode")
         .expect("registered")
         .sites;
     let met = carve::_internals::coverage::reach::Reach::single(decode_sites)
         .with_goals()
-        .met_comparisons(|_| false);
-    carve::_internals::coverage::skip_goal_slots(&met);
+        .recording(|_| false);
+    carve::_internals::coverage::set_recording(&met);
     let [plain_met, covered_met] = compare(
         100_000,
         [
@@ -234,7 +234,7 @@ fn main() {
             },
         ],
     );
-    carve::_internals::coverage::skip_goal_slots(&[]);
+    carve::_internals::coverage::set_recording(&[]);
     println!(
         "branch recording, goals met      {:>10.1?}/call   {:.2}x plain (goal <= 2x)",
         covered_met,

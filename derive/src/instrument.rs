@@ -319,7 +319,7 @@ impl Rewriter {
                         #index,
                         *__carve_l #op_token *__carve_r,
                         ::carve::_macro_support::cov::Op::#op_name,
-                        {
+                        || {
                             #[allow(unused_imports)]
                             use ::carve::_macro_support::cov::{KnownCmp as _, UnknownCmp as _};
                             (&::carve::_macro_support::cov::Probe(__carve_l, __carve_r)).cmp_info()

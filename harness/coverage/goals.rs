@@ -211,6 +211,16 @@ impl Goal {
         self.mutation
     }
 
+    /// The branch outcomes whose distances the goal's fitness reads (beside
+    /// their ancestors, which [`fitness_within`] walks up to).
+    pub fn outcomes_read(&self) -> impl Iterator<Item = u32> + '_ {
+        let kills = match self.test {
+            Test::Outcomes(kills) => kills,
+            _ => &[],
+        };
+        std::iter::once(self.branch).chain(kills.iter().copied())
+    }
+
     /// The comparison whose goal slots the goal is read off; `None` for a
     /// goal read off branch outcomes only.
     pub fn comparison(&self) -> Option<u32> {
@@ -370,7 +380,7 @@ mod tests {
     fn gt(x: i64, limit: i64) -> Trace {
         collect(|| {
             crate::coverage::enter(&SITES);
-            compare_with_goals(&SITES, 0, 0, x > limit, Op::Gt, Some(Cmp::numeric((x - limit) as f64)), || None)
+            compare_with_goals(&SITES, 0, 0, x > limit, Op::Gt, || Some(Cmp::numeric((x - limit) as f64)), || None)
         })
         .1
     }
@@ -431,7 +441,7 @@ mod tests {
     fn equality_of_unordered_operands_has_no_relational_mutants() {
         // `a == b` where the type has no known order: only `!=` applies.
         let (_, trace) = collect(|| {
-            compare_with_goals(&SITES, 2, 1, false, Op::Eq, None, || None)
+            compare_with_goals(&SITES, 2, 1, false, Op::Eq, || None, || None)
         });
         let tally = tally_of(&SITES, &[&trace]);
         let missed = labels(GoalKind::Mutant, &tally);
@@ -443,7 +453,7 @@ mod tests {
     fn equality_boundaries_are_one_step_either_side() {
         let eq = |a: i64, b: i64| {
             collect(|| {
-                compare_with_goals(&SITES, 2, 1, a == b, Op::Eq, Some(Cmp::numeric((a - b) as f64)), || None)
+                compare_with_goals(&SITES, 2, 1, a == b, Op::Eq, || Some(Cmp::numeric((a - b) as f64)), || None)
             })
             .1
         };
@@ -464,7 +474,7 @@ mod tests {
     fn float_boundaries_accept_adjacent_values() {
         let gt = |x: f64, limit: f64| {
             collect(|| {
-                compare_with_goals(&SITES, 0, 0, x > limit, Op::Gt, Some(Cmp::float(x, limit, limit.abs().next_up() - limit.abs())), || None)
+                compare_with_goals(&SITES, 0, 0, x > limit, Op::Gt, || Some(Cmp::float(x, limit, limit.abs().next_up() - limit.abs())), || None)
             })
             .1
         };

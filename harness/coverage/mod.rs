@@ -100,7 +100,7 @@ thread_local! {
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
     /// Buffers of the previous collection, reused.
     static SPARE: RefCell<State> = const {
-        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), met: Vec::new() })
+        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), recording: Vec::new() })
     };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
@@ -111,10 +111,25 @@ struct State {
     /// Smallest distance per global outcome index; infinity when not reached.
     distance: Vec<f64>,
     touched: Vec<u32>,
-    /// Per comparison, at the global index of its first goal slot: whether
-    /// its goal slots are left out ([`skip_goal_slots`]); absent: recorded.
-    /// It stays with the buffers from one collection to the next.
-    met: Vec<bool>,
+    /// Per comparison, at the global index of its first goal slot: what it
+    /// records ([`set_recording`]); absent: [`Recording::Full`]. It stays
+    /// with the buffers from one collection to the next.
+    recording: Vec<Recording>,
+}
+
+/// What a comparison records while coverage is collected. Generation lowers
+/// a comparison's recording as the goals that read it are met, so that a
+/// comparison costs what the open goals need ([`set_recording`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Recording {
+    /// Both outcomes with their distances, and every goal slot.
+    #[default]
+    Full,
+    /// Both outcomes with their distances; no goal slot.
+    Outcomes,
+    /// The outcome taken only: no distance, no goal slot, and the operands'
+    /// difference is never computed.
+    Taken,
 }
 
 /// Whether the current thread collects coverage (generated code checks this
@@ -150,37 +165,41 @@ fn state<'a>() -> Option<&'a mut State> {
     Some(unsafe { &mut *state })
 }
 
-/// Makes this thread's collections leave out the goal slots of the
-/// comparisons in `met`: `(table, comparison index)`; every other
-/// comparison records them, and an empty list records them all again.
-/// Generation names the comparisons whose goals it has met for good, so
-/// that they cost their branch outcomes only. Call it outside [`collect`]
-/// (where it does nothing).
+/// Sets what each comparison records in this thread's collections:
+/// `(table, comparison index, recording)`; every comparison not listed
+/// records in full, and an empty list makes them all record in full again.
+/// Generation lowers the comparisons whose goals it has met for good, so
+/// that they cost only what the goals still open read. Call it outside
+/// [`collect`] (where it does nothing).
 ///
 /// ```
-/// use carve::coverage::{self, slot, Cmp, Op};
+/// use carve::coverage::{self, slot, Cmp, Op, Recording};
 /// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
-/// let x_gt_3 = || coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
-/// coverage::skip_goal_slots(&[(&SITES, 0)]);
+/// let x_gt_3 = || coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, || Some(Cmp::numeric(0.0)), || None);
+/// coverage::set_recording(&[(&SITES, 0, Recording::Outcomes)]);
 /// let (_, trace) = coverage::collect(x_gt_3);
 /// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), None);
-/// coverage::skip_goal_slots(&[]);
+/// assert_eq!(trace.entries().len(), 2); // both outcomes, at distances 1 and 0
+/// coverage::set_recording(&[(&SITES, 0, Recording::Taken)]);
+/// let (_, trace) = coverage::collect(x_gt_3);
+/// assert_eq!(trace.entries().len(), 1); // the false outcome, taken
+/// coverage::set_recording(&[]);
 /// let (_, trace) = coverage::collect(x_gt_3);
 /// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), Some(0.0));
 /// ```
-pub fn skip_goal_slots(met: &[(&'static Sites, u32)]) {
+pub fn set_recording(comparisons: &[(&'static Sites, u32, Recording)]) {
     SPARE.with(|spare| {
         let Ok(mut spare) = spare.try_borrow_mut() else {
             return;
         };
-        let flags = &mut spare.met;
-        flags.clear();
-        for &(sites, index) in met {
+        let levels = &mut spare.recording;
+        levels.clear();
+        for &(sites, index, recording) in comparisons {
             let at = (base(sites) + goal_slot(sites, index, 0)) as usize;
-            if at >= flags.len() {
-                flags.resize(at + 1, false);
+            if at >= levels.len() {
+                levels.resize(at + 1, Recording::Full);
             }
-            flags[at] = true;
+            levels[at] = recording;
         }
     });
 }
@@ -290,7 +309,7 @@ fn active_mutant(sites: &'static Sites, branch: u32) -> Option<Replacement> {
 /// let (value, _) = coverage::collect(|| {
 ///     coverage::with_mutant(&SITES, gt, || {
 ///         // `3 > 3`, mutated to `3 >= 3`.
-///         coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(coverage::Cmp::numeric(0.0)), || None)
+///         coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, || Some(coverage::Cmp::numeric(0.0)), || None)
 ///     })
 /// });
 /// assert!(value);
@@ -321,9 +340,11 @@ pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option
 }
 
 /// Records a comparison `l op r` as [`compare`] does, and its goal slots
-/// ([`slot`]): the `index`-th comparison of the function. `order` gives the
-/// operands' order when `info` does not (their `PartialOrd`); it is called
-/// only then, and only for `<`, `<=`, `>`, `>=`. Returns `value`.
+/// ([`slot`]): the `index`-th comparison of the function. `info` gives the
+/// operands' difference where their type is known, and `order` their order
+/// where `info` does not (their `PartialOrd`; asked only for `<`, `<=`,
+/// `>`, `>=`); each is called only when a distance or a mutant needs it
+/// ([`Recording`]). Returns `value`.
 ///
 /// ```
 /// use std::cmp::Ordering;
@@ -331,7 +352,7 @@ pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option
 /// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
 /// // `x > 3` with x = 3: false, at its boundary.
 /// let (_, trace) = coverage::collect(|| {
-///     coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None)
+///     coverage::compare_with_goals(&SITES, 0, 0, false, Op::Gt, || Some(Cmp::numeric(0.0)), || None)
 /// });
 /// assert_eq!(trace.slot_distance(&SITES, 0, slot::BOUNDARY), Some(0.0));
 /// assert_eq!(trace.slot_distance(&SITES, 0, slot::GREATER), Some(1.0));
@@ -344,25 +365,46 @@ pub fn compare_with_goals(
     index: u32,
     value: bool,
     op: Op,
-    info: Option<Cmp>,
+    info: impl FnOnce() -> Option<Cmp>,
     order: impl FnOnce() -> Option<std::cmp::Ordering>,
 ) -> bool {
+    let base = base(sites);
+    let state = state();
+    let first = (base + goal_slot(sites, index, 0)) as usize;
+    let recording = match &state {
+        Some(state) => state.recording.get(first).copied().unwrap_or_default(),
+        None => Recording::Taken,
+    };
+    let mutating = MUTATING.load(Ordering::Relaxed) != 0;
+    // The common case once generation met a comparison's goals: one slot,
+    // and the operands are not looked at again.
+    if recording == Recording::Taken && !mutating {
+        if let Some(state) = state {
+            keep_smallest(state, (base + id + u32::from(!value)) as usize, [0.0]);
+        }
+        return value;
+    }
+    let info = info();
     let order = match info {
         Some(cmp) => cmp.order,
         None if op.is_relational() => order(),
         None => None,
     };
-    let base = base(sites);
-    if let Some(state) = state() {
-        keep_smallest(state, (base + id) as usize, branch_distances(value, op, info));
-        // Once generation met a comparison's goals, its goal distances are
-        // not computed at all: it costs its outcomes only.
-        let first = (base + goal_slot(sites, index, 0)) as usize;
-        if !state.met.get(first).copied().unwrap_or(false) {
-            keep_smallest(state, first, goal_distances(op, value, info, order));
+    if let Some(state) = state {
+        match recording {
+            Recording::Taken => {
+                keep_smallest(state, (base + id + u32::from(!value)) as usize, [0.0])
+            }
+            Recording::Outcomes => {
+                keep_smallest(state, (base + id) as usize, branch_distances(value, op, info))
+            }
+            Recording::Full => {
+                keep_smallest(state, (base + id) as usize, branch_distances(value, op, info));
+                keep_smallest(state, first, goal_distances(op, value, info, order));
+            }
         }
     }
-    if MUTATING.load(Ordering::Relaxed) != 0 {
+    if mutating {
         match active_mutant(sites, id) {
             Some(Replacement::Op(mutant)) => {
                 return match order {
@@ -633,7 +675,7 @@ mod tests {
         let nan = Some(Cmp::float(f64::NAN, 1.0, f64::EPSILON));
         for (to, expected) in [(Op::Le, false), (Op::Ge, false), (Op::Ne, true), (Op::Eq, false)] {
             let (value, _) = collect(|| {
-                with_mutant(&TWO, lt(to), || compare_with_goals(&TWO, 0, 0, false, Op::Lt, nan, || None))
+                with_mutant(&TWO, lt(to), || compare_with_goals(&TWO, 0, 0, false, Op::Lt, || nan, || None))
             });
             assert_eq!(value, expected, "NaN {to} 1.0");
         }

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::coverage::fitness::{fitness_within, Fitness};
 use crate::coverage::goals::{self, Goal, GoalKind};
-use crate::coverage::Trace;
+use crate::coverage::{Recording, Trace};
 use crate::registry::Sites;
 
 /// The functions in a target's reach, their outcomes numbered as goals
@@ -41,6 +41,15 @@ pub struct Reach {
     goals: u32,
     /// Boundary and mutant goals (`branches..`), with their function.
     extra: Vec<(usize, Goal)>,
+}
+
+/// What the fitness of the open goals may read ([`Reach::recording`]).
+#[derive(Default)]
+struct Read {
+    /// `(function, outcome)` whose distance may be read.
+    outcomes: BTreeSet<(usize, u32)>,
+    /// Functions whose entry fitness may be read.
+    entries: BTreeSet<usize>,
 }
 
 impl Reach {
@@ -189,31 +198,88 @@ impl Reach {
         goals.fold((0, 0), |(c, t), g| (c + usize::from(covered.contains(&g)), t + 1))
     }
 
-    /// The comparisons in reach whose goal slots no goal `open` names
-    /// reads, as [`crate::coverage::skip_goal_slots`] takes them: `(table,
-    /// comparison index)`. (Recording more than open goals read is always
-    /// right; the slots of a comparison are left out only all together,
-    /// where that saves computing them.)
-    pub fn met_comparisons(&self, open: impl Fn(u32) -> bool) -> Vec<(&'static Sites, u32)> {
+    /// What each comparison in reach must record for the goals `open`
+    /// names, as [`crate::coverage::set_recording`] takes it: `(table,
+    /// comparison index, recording)`, for the comparisons that need less
+    /// than [`Recording::Full`]. A comparison records its goal slots while
+    /// an open goal reads them, and the distances of its outcomes while an
+    /// open goal's fitness may read them: the goal's own outcomes, their
+    /// ancestors, and (through the call sites) those of its function's
+    /// callers. Otherwise it records the outcome taken only. (Recording more
+    /// than open goals read is always right.)
+    pub fn recording(&self, open: impl Fn(u32) -> bool) -> Vec<(&'static Sites, u32, Recording)> {
         // Without goals of its own in reach (a reach made without
         // `with_goals`), nothing reads a comparison's slots.
-        let mut read: BTreeMap<(usize, u32), bool> = BTreeMap::new();
+        let mut slots_read: BTreeMap<(usize, u32), bool> = BTreeMap::new();
         for (f, sites) in self.functions.iter().enumerate() {
             for condition in sites.conditions {
                 if let crate::registry::Form::Compare { index, .. } = condition.form {
-                    read.insert((f, index), false);
+                    slots_read.insert((f, index), false);
                 }
             }
         }
+        let mut read = Read::default();
+        for goal in (0..self.goals).filter(|g| open(*g)) {
+            let (f, id) = self.index_of(goal);
+            self.mark_read(f, id, &mut read);
+        }
         for (i, (f, goal)) in self.extra.iter().enumerate() {
+            if !open(self.goals + i as u32) {
+                continue;
+            }
             if let Some(index) = goal.comparison() {
-                *read.entry((*f, index)).or_insert(false) |= open(self.goals + i as u32);
+                slots_read.insert((*f, index), true);
+            }
+            for id in goal.outcomes_read() {
+                self.mark_read(*f, id, &mut read);
             }
         }
-        read.into_iter()
-            .filter(|(_, read)| !read)
-            .map(|((f, index), _)| (self.functions[f], index))
-            .collect()
+        let mut recording = Vec::new();
+        for (f, sites) in self.functions.iter().enumerate() {
+            for condition in sites.conditions {
+                let crate::registry::Form::Compare { index, .. } = condition.form else {
+                    continue;
+                };
+                let distances_read = read.outcomes.contains(&(f, condition.branch))
+                    || read.outcomes.contains(&(f, condition.branch + 1));
+                match (slots_read.get(&(f, index)).copied().unwrap_or(false), distances_read) {
+                    (true, _) => {}
+                    (false, true) => recording.push((*sites, index, Recording::Outcomes)),
+                    (false, false) => recording.push((*sites, index, Recording::Taken)),
+                }
+            }
+        }
+        recording
+    }
+
+    /// Marks outcome `id` of function `f` and every outcome a fitness for it
+    /// may read on its way up: its ancestors, and the call sites that lead
+    /// into `f`, with theirs.
+    fn mark_read(&self, f: usize, id: u32, read: &mut Read) {
+        let sites = self.functions[f];
+        let mut node = Some(id);
+        while let Some(at) = node {
+            if !read.outcomes.insert((f, at)) {
+                // Marked before, and so was everything above it.
+                return;
+            }
+            node = sites.branches.get(at as usize).and_then(|b| b.parent());
+        }
+        self.mark_entry(f, read);
+    }
+
+    /// Marks the outcomes a fitness for entering function `f` reads: those
+    /// its call sites are made under, up through the callers.
+    fn mark_entry(&self, f: usize, read: &mut Read) {
+        if !read.entries.insert(f) {
+            return;
+        }
+        for &(caller, parent) in &self.callers[f] {
+            match parent {
+                Some(p) => self.mark_read(caller, p, read),
+                None => self.mark_entry(caller, read),
+            }
+        }
     }
 
     /// Whether there is nothing to cover.
@@ -469,34 +535,45 @@ mod tests {
     }
 
     #[test]
-    fn goal_slots_are_skipped_only_once_every_goal_reading_them_is_met() {
+    fn comparisons_record_what_the_open_goals_read() {
         use crate::coverage::{slot, Cmp, Op};
         use crate::registry::{Condition, Form};
-        // `if x > limit`: one boundary, five operator mutants.
-        static GT: Sites = Sites::new("k::m", "gt", "m.rs", (1, 2), &[branch(Side::True, u32::MAX), branch(Side::False, u32::MAX)], &[])
-            .with_conditions(&[Condition { branch: 0, form: Form::Compare { op: Op::Gt, index: 0 } }]);
+        // `if x > limit { if y == 0 {…} }`: one boundary and five operator
+        // mutants of `x > limit`; `y == 0` is nested under its true outcome.
+        static GT: Sites = Sites::new("k::m", "gt", "m.rs", (1, 2), &[branch(Side::True, u32::MAX), branch(Side::False, u32::MAX), branch(Side::True, 0), branch(Side::False, 0)], &[])
+            .with_conditions(&[
+                Condition { branch: 0, form: Form::Compare { op: Op::Gt, index: 0 } },
+                Condition { branch: 2, form: Form::Compare { op: Op::Eq, index: 1 } },
+            ]);
         let reach = Reach::single(&GT).with_goals();
-        let (boundary, last) = (reach.len(), reach.all_len() - 1);
-        let met = |open: &dyn Fn(u32) -> bool| {
-            reach.met_comparisons(open).into_iter().map(|(_, index)| index).collect::<Vec<_>>()
+        let boundary = reach.len();
+        let recording = |open: &dyn Fn(u32) -> bool| {
+            reach.recording(open).into_iter().map(|(_, index, r)| (index, r)).collect::<Vec<_>>()
         };
-        assert_eq!(met(&|_| true), [] as [u32; 0]);
+        assert_eq!(recording(&|_| true), [], "every goal open: all in full");
+        let gt_slots_read = |g: u32| reach.kind(g).is_some() && reach.extra_goal(g).is_some_and(|(_, goal)| goal.comparison() == Some(0));
+        assert_eq!(recording(&gt_slots_read), [(1, Recording::Taken)], "only `x > limit`'s goals are open");
+        assert_eq!(recording(&|g| g == boundary), [(1, Recording::Taken)], "the boundary is open");
+        // An open outcome reads its own and its ancestors' distances.
+        assert_eq!(recording(&|g| g == 3), [(0, Recording::Outcomes), (1, Recording::Outcomes)]);
+        assert_eq!(recording(&|g| g == 1), [(0, Recording::Outcomes), (1, Recording::Taken)]);
+        assert_eq!(recording(&|_| false), [(0, Recording::Taken), (1, Recording::Taken)]);
         let branches_only = Reach::single(&GT);
-        assert_eq!(branches_only.met_comparisons(|_| true).len(), 1, "no goal reads its slots");
-        assert_eq!(met(&|g| g == boundary), [] as [u32; 0], "the boundary is open");
-        assert_eq!(met(&|g| g == last), [] as [u32; 0], "a mutant is open");
-        // Branch outcomes are read off the outcomes, not the goal slots.
-        assert_eq!(met(&|g| g < reach.len()), [0]);
-        // Collections skip them until told otherwise; outcomes stay.
-        let x_gt_3 = || coverage::compare_with_goals(&GT, 0, 0, false, Op::Gt, Some(Cmp::numeric(0.0)), || None);
-        coverage::skip_goal_slots(&reach.met_comparisons(|_| false));
-        let (_, met) = collect(x_gt_3);
-        coverage::skip_goal_slots(&[]);
-        let (_, open) = collect(x_gt_3);
-        assert_eq!(met.entries().len(), 2, "{met:?}");
-        assert_eq!((met.distance(&GT, 0), met.distance(&GT, 1)), (Some(1.0), Some(0.0)));
-        assert_eq!(met.slot_distance(&GT, 0, slot::BOUNDARY), None);
-        assert_eq!(open.slot_distance(&GT, 0, slot::BOUNDARY), Some(0.0));
-        assert!(reach.covered(&open).contains(&boundary));
+        assert_eq!(branches_only.recording(|g| g == 1).len(), 2, "no goal reads the slots");
+        // Collections record as told until told otherwise.
+        let x_gt_3 = || coverage::compare_with_goals(&GT, 0, 0, false, Op::Gt, || Some(Cmp::numeric(0.0)), || None);
+        coverage::set_recording(&reach.recording(|g| g == 1));
+        let (_, outcomes) = collect(x_gt_3);
+        coverage::set_recording(&reach.recording(|_| false));
+        let (_, taken) = collect(x_gt_3);
+        coverage::set_recording(&[]);
+        let (_, full) = collect(x_gt_3);
+        assert_eq!(outcomes.entries().len(), 2, "{outcomes:?}");
+        assert_eq!((outcomes.distance(&GT, 0), outcomes.distance(&GT, 1)), (Some(1.0), Some(0.0)));
+        assert_eq!(outcomes.slot_distance(&GT, 0, slot::BOUNDARY), None);
+        assert_eq!(taken.entries().len(), 1, "{taken:?}");
+        assert_eq!((taken.distance(&GT, 0), taken.distance(&GT, 1)), (None, Some(0.0)));
+        assert_eq!(full.slot_distance(&GT, 0, slot::BOUNDARY), Some(0.0));
+        assert!(reach.covered(&full).contains(&boundary));
     }
 }

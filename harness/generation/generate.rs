@@ -303,18 +303,18 @@ pub fn generate(
         weakly_killed: BTreeSet::new(),
         mutant_crashes: 0,
         pinned: [BTreeSet::new(), BTreeSet::new()],
-        skips: Vec::new(),
+        recording: Vec::new(),
         all_open: false,
     };
     // Whatever ends the run, later collections on this thread (a replay
-    // for the report) record every goal slot again.
-    struct RecordAllSlots;
-    impl Drop for RecordAllSlots {
+    // for the report) record every comparison in full again.
+    struct RecordInFull;
+    impl Drop for RecordInFull {
         fn drop(&mut self) {
-            coverage::skip_goal_slots(&[]);
+            coverage::set_recording(&[]);
         }
     }
-    let _record_all_slots = RecordAllSlots;
+    let _record_in_full = RecordInFull;
     let types = target.param_types();
     generator.types = types.clone();
     let Some((grammar, untyped)) = ArgsGrammar::mine_typed(
@@ -345,7 +345,7 @@ pub fn generate(
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
     if settings.phases != Phases::GrammarOnly {
         generator.recheck_existing(existing);
-        generator.skip_met_goal_slots();
+        generator.record_what_open_goals_read();
         let reach = &existing.reach;
         let mut branches = Turns::new(0, 0..reach.len(), &existing.inapplicable);
         let mut goals = Turns::new(1, reach.len()..reach.all_len(), &existing.inapplicable);
@@ -372,7 +372,7 @@ pub fn generate(
         }
     }
     if let Some(grammar) = grammar {
-        generator.skip_met_goal_slots();
+        generator.record_what_open_goals_read();
         generator.grammar_phase(grammar, &mut fuzzer, u64::MAX);
     }
     let index = generator.index;
@@ -459,9 +459,9 @@ struct Generator<'o> {
     /// mutants) still aims at, as of its last turn: it reads them off
     /// traces even once met, so their goal slots are still recorded.
     pinned: [BTreeSet<u32>; 2],
-    /// The comparisons whose goal slots this thread's collections skip
-    /// now ([`coverage::skip_goal_slots`]).
-    skips: Vec<(&'static Sites, u32)>,
+    /// What the comparisons record in this thread's collections now, where
+    /// less than in full ([`coverage::set_recording`]).
+    recording: Vec<(&'static Sites, u32, coverage::Recording)>,
     /// Whether every goal slot is recorded for now (the existing calls
     /// run as search starts: their traces are read for met goals too).
     all_open: bool,
@@ -513,7 +513,7 @@ impl Generator<'_> {
             return starts.clone();
         }
         self.all_open = true;
-        self.skip_met_goal_slots();
+        self.record_what_open_goals_read();
         let mut starts = Vec::with_capacity(existing.seeds.len());
         for args in &existing.seeds {
             if let Some((trace, failed)) = self.call(args) {
@@ -525,34 +525,34 @@ impl Generator<'_> {
             }
         }
         self.all_open = false;
-        self.skip_met_goal_slots();
+        self.record_what_open_goals_read();
         self.starts = Some(starts.clone());
         starts
     }
 
-    /// Makes this thread's collections skip the goal slots that no goal
-    /// still open reads: open are the goals not met for good, and those a
+    /// Makes this thread's comparisons record what the goals still open
+    /// read, and no more: open are the goals not met for good, and those a
     /// search still aims at. Met goals are never met less later (the
     /// existing calls' mutants are rechecked before this is first called),
-    /// so no trace is read for a goal whose slots it skipped.
-    fn skip_met_goal_slots(&mut self) {
-        let skips = match self.all_open {
+    /// so no trace is read for what a comparison no longer records.
+    fn record_what_open_goals_read(&mut self) {
+        let recording = match self.all_open {
             true => Vec::new(),
             false => {
                 let (after, pinned) = (&self.run.after, &self.pinned);
-                self.reach.met_comparisons(|goal| {
+                self.reach.recording(|goal| {
                     !after.contains(&goal) || pinned.iter().any(|p| p.contains(&goal))
                 })
             }
         };
-        let same = skips.len() == self.skips.len()
-            && skips
+        let same = recording.len() == self.recording.len()
+            && recording
                 .iter()
-                .zip(&self.skips)
-                .all(|(a, b)| std::ptr::eq(a.0, b.0) && a.1 == b.1);
+                .zip(&self.recording)
+                .all(|(a, b)| std::ptr::eq(a.0, b.0) && a.1 == b.1 && a.2 == b.2);
         if !same {
-            coverage::skip_goal_slots(&skips);
-            self.skips = skips;
+            coverage::set_recording(&recording);
+            self.recording = recording;
         }
     }
 
@@ -598,7 +598,7 @@ impl Generator<'_> {
         // What it aims at stays open while it runs (a kept call, minimized,
         // may meet more than its trace showed the search).
         self.pinned[turns.pin].clone_from(&search.uncovered);
-        self.skip_met_goal_slots();
+        self.record_what_open_goals_read();
         // Patience counts only new goals, while the AVM may be closing in
         // on one: it gets more of it, as long as its turns pay. Cut off, it
         // takes the goals it climbed least first on its next turn.
@@ -617,7 +617,7 @@ impl Generator<'_> {
             search.evolve(self, 16);
         }
         self.pinned[turns.pin].clone_from(&search.uncovered);
-        self.skip_met_goal_slots();
+        self.record_what_open_goals_read();
     }
 
     /// Derives and runs calls until the budget is spent, or `patience`
@@ -660,7 +660,7 @@ impl Generator<'_> {
         let called = self.call_once(args);
         // Goals are only ever added here: a count tells.
         if self.run.after.len() != met {
-            self.skip_met_goal_slots();
+            self.record_what_open_goals_read();
         }
         called
     }

@@ -759,7 +759,7 @@ mod tests {
                     0,
                     diff < 0.0,
                     Op::Lt,
-                    Some(coverage::Cmp::numeric(diff)),
+                    || Some(coverage::Cmp::numeric(diff)),
                     || None,
                 )
             });

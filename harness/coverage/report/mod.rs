@@ -727,7 +727,7 @@ mod tests {
                 0,
                 x > limit,
                 Op::Gt,
-                Some(coverage::Cmp::numeric((x - limit) as f64)),
+                || Some(coverage::Cmp::numeric((x - limit) as f64)),
                 || None,
             )
         })
