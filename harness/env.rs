@@ -10,6 +10,7 @@
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
 //! | `CARVE_HTML` | folder to write the HTML report in (`index.html` and a page per function) | none |
+//! | `CARVE_LCOV` | path of the lcov tracefile to write (for genhtml, Codecov, editor gutters) | none |
 //! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
 //!
 //! Internal, for carve's own tests: `CARVE_SLOW_TEST_WARN_SECS`, the
@@ -105,6 +106,8 @@ pub struct Config {
     pub report: Option<PathBuf>,
     /// `CARVE_HTML`: the folder of the HTML report.
     pub html: Option<PathBuf>,
+    /// `CARVE_LCOV`: the path of the lcov tracefile.
+    pub lcov: Option<PathBuf>,
     /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
     pub annotate: Option<String>,
     /// `CARVE_SLOW_TEST_WARN_SECS` (internal): when recording says a system
@@ -184,6 +187,7 @@ impl Config {
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
         let html = get("CARVE_HTML").map(|p| package_root.join(p.trim()));
+        let lcov = get("CARVE_LCOV").map(|p| package_root.join(p.trim()));
         let annotate = get("CARVE_ANNOTATE").map(|f| match f.trim() {
             "all" | "1" => String::new(),
             filter => filter.to_owned(),
@@ -204,6 +208,7 @@ impl Config {
             dir_is_set,
             report,
             html,
+            lcov,
             annotate,
             slow_test_warning,
         })
@@ -412,6 +417,15 @@ mod tests {
         assert_eq!(c.dir, Path::new("/p/carved"));
         assert_eq!(c.report, None);
         assert_eq!(c.html, None);
+        assert_eq!(c.lcov, None);
+    }
+
+    #[test]
+    fn the_lcov_path_is_taken_from_the_package_root() {
+        let c = config(&[("CARVE_LCOV", "target/lcov.info ")]).unwrap();
+        assert_eq!(c.lcov.as_deref(), Some(Path::new("/p/target/lcov.info")));
+        let c = config(&[("CARVE_LCOV", "/tmp/lcov.info")]).unwrap();
+        assert_eq!(c.lcov.as_deref(), Some(Path::new("/tmp/lcov.info")));
     }
 
     #[test]

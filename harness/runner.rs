@@ -131,8 +131,8 @@ pub fn main(main: MainConfig) -> ! {
 }
 
 /// Prints the coverage summary (and the annotated listing when asked);
-/// writes the JSON report to `CARVE_REPORT` and the HTML report to
-/// `CARVE_HTML`, with the generation runs of this run (`histories`) or, for
+/// writes the JSON report to `CARVE_REPORT`, the lcov tracefile to
+/// `CARVE_LCOV` and the HTML report to `CARVE_HTML`, with the generation runs of this run (`histories`) or, for
 /// targets not generated now, their last run kept in `history_folder`.
 /// Returns false if writing failed.
 fn report_coverage(
@@ -148,7 +148,7 @@ fn report_coverage(
             None => println!("{}", report.annotate(filter)),
         }
     }
-    let json_ok = write_json_report(report, config);
+    let json_ok = write_json_report(report, config) & write_lcov(report, config);
     let Some(dir) = &config.html else {
         return json_ok;
     };
@@ -185,6 +185,23 @@ fn write_json_report(report: &Report, config: &Config) -> bool {
             }
         },
         None => true,
+    }
+}
+
+/// Writes the lcov tracefile to `CARVE_LCOV`. Returns false if writing failed.
+fn write_lcov(report: &Report, config: &Config) -> bool {
+    let Some(path) = &config.lcov else {
+        return true;
+    };
+    match write_atomic(path, report.to_lcov().as_bytes()) {
+        Ok(()) => {
+            println!("carve: wrote the lcov tracefile to {}", display_path(path));
+            true
+        }
+        Err(e) => {
+            eprintln!("carve: CARVE_LCOV={}: {e}", display_path(path));
+            false
+        }
     }
 }
 

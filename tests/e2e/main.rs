@@ -22,6 +22,7 @@ mod dictionary;
 mod files;
 mod html;
 mod insta_config;
+mod lcov;
 mod leftovers;
 mod mutants;
 mod partition;
