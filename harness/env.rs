@@ -13,6 +13,10 @@
 //! | `CARVE_LCOV` | path of the lcov tracefile to write (for genhtml, Codecov, editor gutters) | none |
 //! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
 //!
+//! `CARVE_BUDGET` and `CARVE_TIMEOUT` override the per-target settings of
+//! the package's `[package.metadata.carve]` ([`Settings`], read from
+//! `Cargo.toml` by `settings.rs`).
+//!
 //! Internal, for carve's own tests: `CARVE_SLOW_TEST_WARN_SECS`, the
 //! seconds after which recording says a system test is still running
 //! (default [`SLOW_TEST_WARNING`]).
@@ -38,6 +42,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+pub mod settings;
+
+pub use settings::{Pattern, Settings};
 
 /// Seed used when `CARVE_SEED` is not set.
 pub const DEFAULT_SEED: u64 = 1;
@@ -91,6 +99,9 @@ pub struct Config {
     pub seed: u64,
     /// `CARVE_BUDGET`.
     pub budget: Budget,
+    /// Whether `CARVE_BUDGET` was set (it then overrides the budget of
+    /// `[package.metadata.carve]`).
+    pub budget_is_set: bool,
     /// `CARVE_TIMEOUT`: a generated call running longer is a hang; `None`
     /// when it is not set (then derived from the carved calls' own times,
     /// at least [`MIN_TIMEOUT`]).
@@ -110,6 +121,10 @@ pub struct Config {
     pub lcov: Option<PathBuf>,
     /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
     pub annotate: Option<String>,
+    /// Panic message patterns of `[package.metadata.carve]` that make a
+    /// generated call's panic an expected outcome: empty here, set per
+    /// target by [`Settings::config_for`].
+    pub expected_panics: Vec<Pattern>,
     /// `CARVE_SLOW_TEST_WARN_SECS` (internal): when recording says a system
     /// test is still running.
     pub slow_test_warning: Duration,
@@ -202,6 +217,7 @@ impl Config {
             mode,
             seed,
             budget,
+            budget_is_set: get("CARVE_BUDGET").is_some(),
             timeout,
             jobs,
             dir,
@@ -210,6 +226,7 @@ impl Config {
             html,
             lcov,
             annotate,
+            expected_panics: Vec::new(),
             slow_test_warning,
         })
     }

@@ -23,7 +23,7 @@ use crate::carving::store::write_atomic;
 use crate::coverage::history::RunHistory;
 use crate::coverage::html;
 use crate::coverage::report::{Calls, Report};
-use crate::env::{self, Config, Mode};
+use crate::env::{self, Config, Mode, Settings};
 use crate::generation::worker;
 use crate::outcome::panic_message;
 use crate::panics::{install_panic_hook, quietly};
@@ -73,6 +73,17 @@ pub fn main(main: MainConfig) -> ! {
                 .map_err(|f| f.message().unwrap_or("failed").to_owned())
         });
     }
+    // `[package.metadata.carve]`: read here, past the child roles (a
+    // worker gets its budget and timeout from its parent).
+    let root = Path::new(main.manifest_dir);
+    let settings: &'static Settings = match Settings::load(root)
+        .and_then(|s| s.check_targets(registry.targets().map(|(name, _)| name)).map(|()| s))
+    {
+        Ok(settings) => Box::leak(Box::new(settings)),
+        Err(e) => fail_setup(&format!(
+            "{e}. See README \"Per-target settings\" for the keys carve reads."
+        )),
+    };
     let mut args = TestArgs::from_env();
     if args.libtest.list && args.libtest.color.is_none() {
         // A listing has no colours, but libtest-mimic strips escape codes
@@ -103,14 +114,20 @@ pub fn main(main: MainConfig) -> ! {
         coverage: coverage.clone(),
         accepted: Accepted::default(),
     };
-    let root = Path::new(main.manifest_dir);
     let history_folder = history::folder(
         &std::env::current_exe().unwrap_or_default(),
         root,
         &env::package_name(root),
     );
     let (failed, generation, histories) = match config.mode {
-        Mode::Generate => run_generate(&args, registry, &config, checker, &history_folder),
+        Mode::Generate => run_generate(
+            &args,
+            registry,
+            &config,
+            settings,
+            checker,
+            &history_folder,
+        ),
         Mode::Record if !args.libtest.list => (
             run_record(&args, registry, &config, checker),
             BTreeMap::new(),

@@ -29,6 +29,7 @@ mod partition;
 mod rebuild;
 mod record;
 mod scale;
+mod settings;
 mod setup;
 mod shapes;
 mod shrinking;

@@ -49,6 +49,7 @@ mod lcov;
 mod sink;
 mod summary;
 
+pub(crate) use annotate::edit_distance;
 pub use sink::Calls;
 
 /// The coverage of one replayed (or generated) call.
