@@ -300,20 +300,45 @@ impl Settings {
         settings
     }
 
+    /// The configuration of a target without a table of its own: `config`
+    /// with the default budget and timeout where `CARVE_BUDGET` and
+    /// `CARVE_TIMEOUT` do not set them.
+    pub fn defaults_over(&self, config: &Config) -> Config {
+        apply(self.defaults.clone(), config)
+    }
+
+    /// Where the budget a target without a table of its own gets comes
+    /// from: `CARVE_BUDGET` (or its default) or the manifest.
+    pub fn budget_source(&self, config: &Config) -> String {
+        match (config.budget_is_set, self.defaults.budget) {
+            (false, Some(_)) => format!(
+                "{} [package.metadata.carve]",
+                crate::carving::layout::display_path(&self.file)
+            ),
+            _ => "CARVE_BUDGET".to_owned(),
+        }
+    }
+
     /// The configuration generation of `target` runs with: `config` with
     /// the target's budget and timeout where `CARVE_BUDGET` and
     /// `CARVE_TIMEOUT` do not set them, and its expected panics.
     pub fn config_for(&self, target: &str, config: &Config) -> Config {
-        let own = self.of(target);
-        Config {
-            budget: match (config.budget_is_set, own.budget) {
-                (false, Some(budget)) => budget,
-                _ => config.budget,
-            },
-            timeout: config.timeout.or(own.timeout),
-            expected_panics: own.expected_panics,
-            ..config.clone()
-        }
+        apply(self.of(target), config)
+    }
+
+}
+
+/// `config` with `own`'s budget and timeout where the variables do not set
+/// them, and its expected panics.
+fn apply(own: TargetSettings, config: &Config) -> Config {
+    Config {
+        budget: match (config.budget_is_set, own.budget) {
+            (false, Some(budget)) => budget,
+            _ => config.budget,
+        },
+        timeout: config.timeout.or(own.timeout),
+        expected_panics: own.expected_panics,
+        ..config.clone()
     }
 }
 

@@ -83,8 +83,10 @@ pub(super) fn run_generate(
     }
     let mut failed = !migrate_layout(&config.dir);
     println!(
-        "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target (CARVE_BUDGET)",
-        config.seed, config.budget
+        "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target ({})",
+        config.seed,
+        settings.defaults_over(&config).budget,
+        settings.budget_source(&config)
     );
     let trials = generate_trials(registry, &config, settings, &done);
     let mut generate_args = args.clone();
@@ -169,7 +171,10 @@ pub(super) fn generate_trials(
                     .map_err(Error::from)
                     .and_then(|file| {
                         let own = settings.config_for(&name, &config);
-                        if (own.budget, own.timeout) != (config.budget, config.timeout) {
+                        // Said when it differs from the first line's budget
+                        // or from CARVE_TIMEOUT (or its default).
+                        let defaults = settings.defaults_over(&config);
+                        if (own.budget, own.timeout) != (defaults.budget, config.timeout) {
                             generated.out.push(format!(
                                 "carve: {name}: budget {}{} ({} [package.metadata.carve])",
                                 own.budget,

@@ -25,7 +25,7 @@ fn a_panic_matching_expected_panics_is_stored_as_expected_and_replay_passes() {
     let run = p.test(&[("CARVE", "generate")], &["split_pair"]);
     run.assert_success();
     assert_snapshot!(run.carve_lines().lines().take(5).collect::<Vec<_>>().join("\n"), @r#"
-    carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
+    carve: generating calls with seed 1 (CARVE_SEED) and budget 50000 executions per target (Cargo.toml [package.metadata.carve])
     carve: split_pair: budget 3000 executions (Cargo.toml [package.metadata.carve])
     carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) and 1 expected panic(s) in 3000 executions (0 generated arguments did not deserialize)
     carve: split_pair: found an expected panic (expected_panics), minimized: split_pair(s:"") panics at src/lib.rs:152; stored as `expected: true`, its snapshot is checked like any other
@@ -42,7 +42,9 @@ fn a_panic_matching_expected_panics_is_stored_as_expected_and_replay_passes() {
         &[("CARVE", "generate"), ("CARVE_BUDGET", "700")],
         &["split_pair"],
     );
-    run.assert_success();
+    run.assert_success().assert_line(
+        "carve: generating calls with seed 1 (CARVE_SEED) and budget 700 executions per target (CARVE_BUDGET)",
+    );
     assert!(
         !run.carve_lines().contains("budget 3000"),
         "{}",
