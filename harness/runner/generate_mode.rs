@@ -167,24 +167,34 @@ pub(super) fn generate_trials(
             let (config, done) = (Arc::clone(config), Arc::clone(done));
             Some(Trial::test(format!("generate::{name}"), move || {
                 let mut generated = Generated::default();
-                let result = CarveFile::load(&config.dir, &path)
-                    .map_err(Error::from)
-                    .and_then(|file| {
-                        let own = settings.config_for(&name, &config);
-                        // Said when it differs from the first line's budget
-                        // or from CARVE_TIMEOUT (or its default).
-                        let defaults = settings.defaults_over(&config);
-                        if (own.budget, own.timeout) != (defaults.budget, config.timeout) {
+                let own = settings.config_for(&name, &config);
+                // Said when it differs from the first line's budget or from
+                // CARVE_TIMEOUT (or its default).
+                let defaults = settings.defaults_over(&config);
+                if (own.budget, own.timeout) != (defaults.budget, config.timeout) {
+                    generated.out.push(format!(
+                        "carve: {name}: budget {}{} ({} [package.metadata.carve])",
+                        own.budget,
+                        own.timeout
+                            .map(|t| format!(", call timeout {t:?}"))
+                            .unwrap_or_default(),
+                        display_path(&settings.file),
+                    ));
+                }
+                let result = worker::mark_expected(&own.dir, &path, &own.expected_panics)
+                    .and_then(|marked| {
+                        for entry in &marked {
                             generated.out.push(format!(
-                                "carve: {name}: budget {}{} ({} [package.metadata.carve])",
-                                own.budget,
-                                own.timeout.map(|t| format!(", call timeout {t:?}")).unwrap_or_default(),
-                                display_path(&settings.file),
+                                "carve: {name}: marked a found failure expected \
+                                 (expected_panics): {name}{} at {}",
+                                crate::carving::identity::canonical_text(&entry.args),
+                                entry.origin.failure().map(|f| f.to_string()).unwrap_or_default(),
                             ));
                         }
-                        let config = own;
-                        generate_for(registry, target, &file, &config, &mut generated.out)
-                    });
+                        CarveFile::load(&own.dir, &path)
+                    })
+                    .map_err(Error::from)
+                    .and_then(|file| generate_for(registry, target, &file, &own, &mut generated.out));
                 let verdict = match result {
                     Ok((stats, history)) => {
                         generated.stats = Some(stats);

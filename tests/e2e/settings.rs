@@ -87,3 +87,36 @@ fn bad_settings_stop_the_run_naming_file_line_and_key() {
     carve: Cargo.toml:24:33: package.metadata.carve.targets."split_pairs": no target `split_pairs` in this test binary (the closest is `split_pair`); a target is named by its path inside the crate, as carve's trials name it (`generate::<target>`). See README "Per-target settings" for the keys carve reads.
     "#);
 }
+
+/// A pattern added after generation found the panic: the next generation
+/// marks the stored failure `expected: true`, says so, and replay passes.
+#[test]
+fn a_pattern_added_later_marks_the_failure_found_before() {
+    let p = Project::recorded("settings-later");
+    let budget = [("CARVE", "generate"), ("CARVE_BUDGET", "3000")];
+    p.test(&budget, &["split_pair"])
+        .assert_failure()
+        .assert_line("test generated::split_pair::0001 ... FAILED");
+    let manifest = p.read("Cargo.toml");
+    p.write(
+        "Cargo.toml",
+        &format!(
+            "{manifest}\n[package.metadata.carve.targets.split_pair]\n\
+             expected_panics = [\"comma\"]\n"
+        ),
+    );
+    let run = p.test(&budget, &["split_pair"]);
+    run.assert_success()
+        .assert_line("test generated::split_pair::0001 ... ok");
+    assert_snapshot!(run.carve_lines().lines().nth(1).unwrap(), @r#"carve: split_pair: marked a found failure expected (expected_panics): split_pair(s:"") at src/lib.rs:152"#);
+    let squashed = p
+        .read("carved/split_pair.ron")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        squashed.contains(r#"at: "src/lib.rs:152", expected: true,"#),
+        "{squashed}"
+    );
+    p.test(&[], &[]).assert_success();
+}

@@ -371,16 +371,7 @@ impl Found {
         let Found::Failure(mut entry) = self else {
             return self;
         };
-        if let (
-            Origin::Found { expected, .. },
-            Ending::Failed {
-                kind: FailureKind::Panic,
-                message,
-            },
-        ) = (&mut entry.origin, &entry.outcome.ending)
-        {
-            *expected |= patterns.iter().any(|p| p.matches(message));
-        }
+        mark_if_expected(&mut entry, patterns);
         Found::Failure(entry)
     }
 
@@ -511,6 +502,55 @@ fn spawn_worker(
         String::from_utf8_lossy(&tail[from..]).into_owned()
     });
     Ok((child, rx, stderr))
+}
+
+/// Marks `entry` `expected: true` when it is an open found failure whose
+/// stored panic message one of `patterns` matches; returns whether it did.
+fn mark_if_expected(entry: &mut Entry, patterns: &[Pattern]) -> bool {
+    if let (
+        Origin::Found {
+            expected: expected @ false,
+            ..
+        },
+        Ending::Failed {
+            kind: FailureKind::Panic,
+            message,
+        },
+    ) = (&mut entry.origin, &entry.outcome.ending)
+    {
+        *expected = patterns.iter().any(|p| p.matches(message));
+        return *expected;
+    }
+    false
+}
+
+/// Marks `expected: true` the found failures of the carve file at `path`
+/// (in the carve folder `dir`) whose stored panic one of `patterns`
+/// matches: a pattern added after generation found the panic applies to it
+/// at the next generation. Loaded and written once, under the carve
+/// folder's lock. Returns the entries marked.
+pub fn mark_expected(
+    dir: &Path,
+    path: &Path,
+    patterns: &[Pattern],
+) -> Result<Vec<Entry>, StoreError> {
+    if patterns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let _lock = CarveDirLock::acquire(dir)?;
+    let CarveFile {
+        target,
+        mut entries,
+        ..
+    } = CarveFile::load(dir, path)?;
+    let marked: Vec<Entry> = entries
+        .iter_mut()
+        .filter_map(|entry| mark_if_expected(entry, patterns).then(|| entry.clone()))
+        .collect();
+    if !marked.is_empty() {
+        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
+    }
+    Ok(marked)
 }
 
 /// Adds what workers `found` to the carve file at `path` in the carve
