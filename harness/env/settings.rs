@@ -438,6 +438,15 @@ expected_panics = ["year .* 9999"]
         assert_eq!(own.budget, Budget::Executions(700));
         assert_eq!(own.timeout, Some(Duration::from_secs(1)));
         assert_eq!(own.expected_panics.len(), 2, "no variable sets patterns");
+        assert_eq!(settings.budget_source(&config), "CARVE_BUDGET");
+        assert_eq!(settings.defaults_over(&config).budget, Budget::Executions(700));
+        let config = Config::from_lookup(|_| None, root).unwrap();
+        assert_eq!(
+            settings.budget_source(&config),
+            "/p/Cargo.toml [package.metadata.carve]"
+        );
+        assert_eq!(settings.defaults_over(&config).budget, Budget::Executions(5000));
+        assert!(settings.defaults_over(&config).expected_panics.len() == 1);
     }
 
     #[test]
