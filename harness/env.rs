@@ -10,7 +10,12 @@
 //! | `CARVE_DIR` | folder of carve files and snapshots, relative to the package | `carved` |
 //! | `CARVE_REPORT` | path of the JSON report to write | none |
 //! | `CARVE_HTML` | folder to write the HTML report in (`index.html` and a page per function) | none |
+//! | `CARVE_LCOV` | path of the lcov tracefile to write (for genhtml, Codecov, editor gutters) | none |
 //! | `CARVE_ANNOTATE` | print annotated source of instrumented functions whose name contains it (`all`: every one) | none |
+//!
+//! `CARVE_BUDGET` and `CARVE_TIMEOUT` override the per-target settings of
+//! the package's `[package.metadata.carve]` ([`Settings`], read from
+//! `Cargo.toml` by `settings.rs`).
 //!
 //! Internal, for carve's own tests: `CARVE_SLOW_TEST_WARN_SECS`, the
 //! seconds after which recording says a system test is still running
@@ -37,6 +42,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+pub mod settings;
+
+pub use settings::{Pattern, Settings};
 
 /// Seed used when `CARVE_SEED` is not set.
 pub const DEFAULT_SEED: u64 = 1;
@@ -90,6 +99,9 @@ pub struct Config {
     pub seed: u64,
     /// `CARVE_BUDGET`.
     pub budget: Budget,
+    /// Whether `CARVE_BUDGET` was set (it then overrides the budget of
+    /// `[package.metadata.carve]`).
+    pub budget_is_set: bool,
     /// `CARVE_TIMEOUT`: a generated call running longer is a hang; `None`
     /// when it is not set (then derived from the carved calls' own times,
     /// at least [`MIN_TIMEOUT`]).
@@ -105,8 +117,14 @@ pub struct Config {
     pub report: Option<PathBuf>,
     /// `CARVE_HTML`: the folder of the HTML report.
     pub html: Option<PathBuf>,
+    /// `CARVE_LCOV`: the path of the lcov tracefile.
+    pub lcov: Option<PathBuf>,
     /// `CARVE_ANNOTATE`: a function name filter (empty: all instrumented functions).
     pub annotate: Option<String>,
+    /// Panic message patterns of `[package.metadata.carve]` that make a
+    /// generated call's panic an expected outcome: empty here, set per
+    /// target by [`Settings::config_for`].
+    pub expected_panics: Vec<Pattern>,
     /// `CARVE_SLOW_TEST_WARN_SECS` (internal): when recording says a system
     /// test is still running.
     pub slow_test_warning: Duration,
@@ -184,6 +202,7 @@ impl Config {
         let dir = package_root.join(get("CARVE_DIR").unwrap_or_else(|| "carved".into()));
         let report = get("CARVE_REPORT").map(|p| package_root.join(p));
         let html = get("CARVE_HTML").map(|p| package_root.join(p.trim()));
+        let lcov = get("CARVE_LCOV").map(|p| package_root.join(p.trim()));
         let annotate = get("CARVE_ANNOTATE").map(|f| match f.trim() {
             "all" | "1" => String::new(),
             filter => filter.to_owned(),
@@ -198,13 +217,16 @@ impl Config {
             mode,
             seed,
             budget,
+            budget_is_set: get("CARVE_BUDGET").is_some(),
             timeout,
             jobs,
             dir,
             dir_is_set,
             report,
             html,
+            lcov,
             annotate,
+            expected_panics: Vec::new(),
             slow_test_warning,
         })
     }
@@ -412,6 +434,15 @@ mod tests {
         assert_eq!(c.dir, Path::new("/p/carved"));
         assert_eq!(c.report, None);
         assert_eq!(c.html, None);
+        assert_eq!(c.lcov, None);
+    }
+
+    #[test]
+    fn the_lcov_path_is_taken_from_the_package_root() {
+        let c = config(&[("CARVE_LCOV", "target/lcov.info ")]).unwrap();
+        assert_eq!(c.lcov.as_deref(), Some(Path::new("/p/target/lcov.info")));
+        let c = config(&[("CARVE_LCOV", "/tmp/lcov.info")]).unwrap();
+        assert_eq!(c.lcov.as_deref(), Some(Path::new("/tmp/lcov.info")));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::carving::store::write_atomic;
 use crate::coverage::history::RunHistory;
 use crate::coverage::html;
 use crate::coverage::report::{Calls, Report};
-use crate::env::{self, Config, Mode};
+use crate::env::{self, Config, Mode, Settings};
 use crate::generation::worker;
 use crate::outcome::panic_message;
 use crate::panics::{install_panic_hook, quietly};
@@ -73,6 +73,17 @@ pub fn main(main: MainConfig) -> ! {
                 .map_err(|f| f.message().unwrap_or("failed").to_owned())
         });
     }
+    // `[package.metadata.carve]`: read here, past the child roles (a
+    // worker gets its budget and timeout from its parent).
+    let root = Path::new(main.manifest_dir);
+    let settings: &'static Settings = match Settings::load(root)
+        .and_then(|s| s.check_targets(registry.targets().map(|(name, _)| name)).map(|()| s))
+    {
+        Ok(settings) => Box::leak(Box::new(settings)),
+        Err(e) => fail_setup(&format!(
+            "{e}. See README \"Per-target settings\" for the keys carve reads."
+        )),
+    };
     let mut args = TestArgs::from_env();
     if args.libtest.list && args.libtest.color.is_none() {
         // A listing has no colours, but libtest-mimic strips escape codes
@@ -103,14 +114,20 @@ pub fn main(main: MainConfig) -> ! {
         coverage: coverage.clone(),
         accepted: Accepted::default(),
     };
-    let root = Path::new(main.manifest_dir);
     let history_folder = history::folder(
         &std::env::current_exe().unwrap_or_default(),
         root,
         &env::package_name(root),
     );
     let (failed, generation, histories) = match config.mode {
-        Mode::Generate => run_generate(&args, registry, &config, checker, &history_folder),
+        Mode::Generate => run_generate(
+            &args,
+            registry,
+            &config,
+            settings,
+            checker,
+            &history_folder,
+        ),
         Mode::Record if !args.libtest.list => (
             run_record(&args, registry, &config, checker),
             BTreeMap::new(),
@@ -131,8 +148,8 @@ pub fn main(main: MainConfig) -> ! {
 }
 
 /// Prints the coverage summary (and the annotated listing when asked);
-/// writes the JSON report to `CARVE_REPORT` and the HTML report to
-/// `CARVE_HTML`, with the generation runs of this run (`histories`) or, for
+/// writes the JSON report to `CARVE_REPORT`, the lcov tracefile to
+/// `CARVE_LCOV` and the HTML report to `CARVE_HTML`, with the generation runs of this run (`histories`) or, for
 /// targets not generated now, their last run kept in `history_folder`.
 /// Returns false if writing failed.
 fn report_coverage(
@@ -148,7 +165,7 @@ fn report_coverage(
             None => println!("{}", report.annotate(filter)),
         }
     }
-    let json_ok = write_json_report(report, config);
+    let json_ok = write_json_report(report, config) & write_lcov(report, config);
     let Some(dir) = &config.html else {
         return json_ok;
     };
@@ -185,6 +202,23 @@ fn write_json_report(report: &Report, config: &Config) -> bool {
             }
         },
         None => true,
+    }
+}
+
+/// Writes the lcov tracefile to `CARVE_LCOV`. Returns false if writing failed.
+fn write_lcov(report: &Report, config: &Config) -> bool {
+    let Some(path) = &config.lcov else {
+        return true;
+    };
+    match write_atomic(path, report.to_lcov().as_bytes()) {
+        Ok(()) => {
+            println!("carve: wrote the lcov tracefile to {}", display_path(path));
+            true
+        }
+        Err(e) => {
+            eprintln!("carve: CARVE_LCOV={}: {e}", display_path(path));
+            false
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage::goals::GoalKind;
 use crate::coverage::history::RunHistory;
 use crate::coverage::report::GenerationStats;
-use crate::env::Config;
+use crate::env::{Config, Settings};
 use crate::error::Error;
 use crate::generation::worker;
 use crate::registry::{Registry, Target};
@@ -63,6 +63,7 @@ pub(super) fn run_generate(
     args: &TestArgs,
     registry: &'static Registry,
     config: &Config,
+    settings: &'static Settings,
     checker: Checker,
     history_folder: &Path,
 ) -> (
@@ -77,15 +78,17 @@ pub(super) fn run_generate(
     });
     let done: Arc<Mutex<BTreeMap<String, Generated>>> = Arc::default();
     if args.libtest.list {
-        let listing = args.run(generate_trials(registry, &config, &done));
+        let listing = args.run(generate_trials(registry, &config, settings, &done));
         return (listing.has_failed(), BTreeMap::new(), BTreeMap::new());
     }
     let mut failed = !migrate_layout(&config.dir);
     println!(
-        "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target (CARVE_BUDGET)",
-        config.seed, config.budget
+        "carve: generating calls with seed {} (CARVE_SEED) and budget {} per target ({})",
+        config.seed,
+        settings.defaults_over(&config).budget,
+        settings.budget_source(&config)
     );
-    let trials = generate_trials(registry, &config, &done);
+    let trials = generate_trials(registry, &config, settings, &done);
     let mut generate_args = args.clone();
     generate_args.libtest.test_threads = Some(jobs);
     let generating = generate_args.run(trials);
@@ -143,6 +146,7 @@ pub(super) fn run_generate(
 pub(super) fn generate_trials(
     registry: &'static Registry,
     config: &Arc<Config>,
+    settings: &'static Settings,
     done: &Arc<Mutex<BTreeMap<String, Generated>>>,
 ) -> Vec<Trial> {
     let paths = match CarveFile::list(&config.dir) {
@@ -163,9 +167,34 @@ pub(super) fn generate_trials(
             let (config, done) = (Arc::clone(config), Arc::clone(done));
             Some(Trial::test(format!("generate::{name}"), move || {
                 let mut generated = Generated::default();
-                let result = CarveFile::load(&config.dir, &path)
+                let own = settings.config_for(&name, &config);
+                // Said when it differs from the first line's budget or from
+                // CARVE_TIMEOUT (or its default).
+                let defaults = settings.defaults_over(&config);
+                if (own.budget, own.timeout) != (defaults.budget, config.timeout) {
+                    generated.out.push(format!(
+                        "carve: {name}: budget {}{} ({} [package.metadata.carve])",
+                        own.budget,
+                        own.timeout
+                            .map(|t| format!(", call timeout {t:?}"))
+                            .unwrap_or_default(),
+                        display_path(&settings.file),
+                    ));
+                }
+                let result = worker::mark_expected(&own.dir, &path, &own.expected_panics)
+                    .and_then(|marked| {
+                        for entry in &marked {
+                            generated.out.push(format!(
+                                "carve: {name}: marked a found failure expected \
+                                 (expected_panics): {name}{} at {}",
+                                crate::carving::identity::canonical_text(&entry.args),
+                                entry.origin.failure().map(|f| f.to_string()).unwrap_or_default(),
+                            ));
+                        }
+                        CarveFile::load(&own.dir, &path)
+                    })
                     .map_err(Error::from)
-                    .and_then(|file| generate_for(registry, target, &file, &config, &mut generated.out));
+                    .and_then(|file| generate_for(registry, target, &file, &own, &mut generated.out));
                 let verdict = match result {
                     Ok((stats, history)) => {
                         generated.stats = Some(stats);
@@ -222,10 +251,14 @@ pub(super) fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s) in {} executions ({} generated arguments did not deserialize){}{}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}",
         file.target,
         summary.kept(),
         summary.failures(),
+        match summary.expected() {
+            0 => String::new(),
+            n => format!(" and {n} expected panic(s)"),
+        },
         summary.executions,
         summary.undeserializable,
         match summary.crashes {
@@ -235,14 +268,25 @@ pub(super) fn generate_for(
         summary.unconfirmed(),
     ));
     for entry in &stored {
-        if let Origin::Found { at, .. } = &entry.origin {
-            out.push(format!(
-                "carve: {}: found a failing input, minimized: {}{} fails at {at}",
-                file.target,
-                file.target,
-                crate::carving::identity::canonical_text(&entry.args)
-            ));
-        }
+        let Origin::Found { at, expected, .. } = &entry.origin else {
+            continue;
+        };
+        let call = format!(
+            "{}{}",
+            file.target,
+            crate::carving::identity::canonical_text(&entry.args)
+        );
+        out.push(match expected {
+            false => format!(
+                "carve: {}: found a failing input, minimized: {call} fails at {at}",
+                file.target
+            ),
+            true => format!(
+                "carve: {}: found an expected panic (expected_panics), minimized: {call} \
+                 panics at {at}; stored as `expected: true`, its snapshot is checked like any other",
+                file.target
+            ),
+        });
     }
     let failures = summary.failures();
     let history = RunHistory {

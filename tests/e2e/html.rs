@@ -422,41 +422,47 @@ fn a_target_page_charts_the_generation_run_with_one_series_per_phase() {
     assert_eq!(points, last["points"].as_array().unwrap().len());
 }
 
+/// The flags of a headless Chromium on a closed network.
+fn chromium(binary: &Path, profile: &Path, width: u32) -> Command {
+    let mut cmd = Command::new(binary);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        // The network is closed: no background connections.
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!("--window-size={width},1600"));
+    cmd
+}
+
 /// Headless Chromium renders the index and a function page (at desktop and
-/// phone widths) from `file://`; skipped, saying so, without Chromium.
+/// phone widths) from `file://`, and at 1400 px the index's table fits its
+/// column: nothing is cut off or scrolled. Skipped, saying so, without
+/// Chromium (`.ci/run` installs it).
 #[test]
 fn chromium_renders_the_report() {
-    let Some(chromium) = which("chromium") else {
-        println!("skipped: no `chromium` on PATH (Debian: apt-get install chromium)");
+    let Some(binary) = which("chromium") else {
+        eprintln!("SKIPPED: no `chromium` on PATH (Debian: apt-get install chromium; .ci/run installs it)");
         return;
     };
     let g = generated();
     let shots = tmp().join("html-screenshots");
     let _ = std::fs::remove_dir_all(&shots);
     std::fs::create_dir_all(&shots).unwrap();
+    let profile = shots.join("profile");
     for (page, width) in [
-        ("index.html", 1280),
-        ("functions/magic.html", 1280),
+        ("index.html", 1400),
+        ("functions/magic.html", 1400),
         ("functions/magic.html", 390),
     ] {
         let png = shots.join(format!("{}-{width}.png", page.replace('/', "-")));
-        let out = Command::new(&chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                // The network is closed: no background connections.
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--hide-scrollbars",
-            ])
-            .arg(format!(
-                "--user-data-dir={}",
-                shots.join("profile").display()
-            ))
-            .arg(format!("--window-size={width},1600"))
+        let out = chromium(&binary, &profile, width)
             .arg(format!("--screenshot={}", png.display()))
             .arg(format!("file://{}", g.report.join(page).display()))
             .output()
@@ -471,6 +477,49 @@ fn chromium_renders_the_report() {
         // A blank page compresses to a few kilobytes.
         assert!(bytes.len() > 20_000, "{page}: {} bytes", bytes.len());
         println!("screenshot: {}", png.display());
+    }
+    // The pages have no scripts: a copy beside them gets one that measures
+    // the table as laid out, and Chromium prints the DOM after it ran.
+    let functions = g.json["functions"].as_array().unwrap().len();
+    for page in ["index.html", "missed.html"] {
+        let html = std::fs::read_to_string(g.report.join(page)).unwrap();
+        let measure = r#"<script>
+            const table = document.querySelector('table.functions');
+            const box = table.getBoundingClientRect();
+            const out = document.createElement('pre');
+            out.id = 'measured';
+            out.textContent = [window.innerWidth, Math.ceil(box.right),
+                table.parentElement.scrollWidth, table.parentElement.clientWidth,
+                table.querySelectorAll('tbody tr').length].join(' ');
+            document.body.appendChild(out);
+            </script></body>"#;
+        let copy = g.report.join(format!("measured-{page}"));
+        std::fs::write(&copy, html.replace("</body>", measure)).unwrap();
+        let out = chromium(&binary, &profile, 1400)
+            .arg("--dump-dom")
+            .arg(format!("file://{}", copy.display()))
+            .output()
+            .expect("chromium runs");
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let measured: Vec<usize> = dom
+            .split_once("<pre id=\"measured\">")
+            .and_then(|(_, rest)| rest.split_once('<'))
+            .map(|(numbers, _)| numbers.split(' ').map(|n| n.parse().unwrap()).collect())
+            .unwrap_or_else(|| {
+                panic!(
+                    "{page}: no measurement in the DOM:\n{dom}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        let [window, right, scroll, client, rows] = measured[..] else {
+            panic!("{page}: {measured:?}");
+        };
+        assert_eq!(rows, functions, "{page}: every function has its row");
+        assert!(
+            scroll <= client && right <= window,
+            "{page} at 1400 px: the table is {scroll} px wide in a column of {client} px, \
+             its right edge at {right} px of {window}"
+        );
     }
 }
 

@@ -57,7 +57,7 @@ impl Report {
 }
 
 /// The Levenshtein distance between `a` and `b`, in characters, ignoring case.
-pub(super) fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();

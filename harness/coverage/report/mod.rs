@@ -16,13 +16,14 @@
 //! The runner collects one [`CallCoverage`] per replayed call and what
 //! generation did per target ([`GenerationStats`]), and builds a [`Report`]
 //! from them: its summary is printed after every run, its JSON is written to
-//! `CARVE_REPORT`, `CARVE_ANNOTATE` prints annotated sources, and
+//! `CARVE_REPORT`, its lcov tracefile to `CARVE_LCOV`, `CARVE_ANNOTATE`
+//! prints annotated sources, and
 //! [`crate::coverage::html`] renders it as pages (`CARVE_HTML`).
 //!
 //! This module holds the model; trials leave their calls in a [`Calls`]
 //! sink (`sink.rs`), and each rendering has a file of its own: the text
-//! summary (`summary.rs`), the JSON (`json.rs`) and the annotated source
-//! (`annotate.rs`).
+//! summary (`summary.rs`), the JSON (`json.rs`), the lcov tracefile
+//! (`lcov.rs`) and the annotated source (`annotate.rs`).
 //!
 //! ```
 //! use carve::coverage::report::FunctionCoverage;
@@ -44,9 +45,11 @@ use crate::registry::{Registry, Sites};
 
 mod annotate;
 mod json;
+mod lcov;
 mod sink;
 mod summary;
 
+pub(crate) use annotate::edit_distance;
 pub use sink::Calls;
 
 /// The coverage of one replayed (or generated) call.
@@ -140,6 +143,9 @@ pub struct FunctionCoverage {
     /// Its boundary and weak-mutation goals, in goal order, with what the
     /// calls added so far did for each.
     pub goals: Vec<GoalCoverage>,
+    /// Passing calls that entered it (the lcov tracefile's function and
+    /// line counts).
+    pub entered: usize,
 }
 
 /// What the calls added so far did for one boundary or weak-mutation goal.
@@ -296,6 +302,7 @@ impl FunctionCoverage {
                 .into_iter()
                 .map(GoalCoverage::new)
                 .collect(),
+            entered: 0,
         }
     }
 
@@ -307,6 +314,7 @@ impl FunctionCoverage {
     /// Adds what one call made by `test` reached here; a call that did not
     /// pass only counts for distances, never as covering.
     pub fn add(&mut self, test: &str, trace: &Trace, passed: bool) {
+        self.entered += usize::from(passed && trace.entered(self.sites));
         for (id, distance) in trace.reached(self.sites) {
             if distance == 0.0 && !passed {
                 continue;

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use crate::carving::lock::CarveDirLock;
 use crate::carving::layout::StoreError;
-use crate::carving::store::{CarveFile, Entry};
-use crate::env::{Budget, Config, MIN_TIMEOUT};
+use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::env::{Budget, Config, Pattern, MIN_TIMEOUT};
+use crate::outcome::{Ending, FailureKind};
 use crate::generation::generate::Existing;
 use crate::coverage::history::{Phase, Point};
 use super::baseline::Baseline;
@@ -142,7 +143,11 @@ pub fn generate_in_workers(
         );
         // Saved before the next worker starts: it retraces the run, and
         // leaves out what the carve file holds by then.
-        let stored = store_found(&config.dir, &path, std::mem::take(&mut found));
+        let found = std::mem::take(&mut found)
+            .into_iter()
+            .map(|f| f.expected_by(&config.expected_panics))
+            .collect();
+        let stored = store_found(&config.dir, &path, found);
         let run = ran?;
         let stored = stored.map_err(|e| WorkerError::Worker {
             target: target_name.to_owned(),
@@ -239,15 +244,23 @@ pub fn generate_in_workers(
 impl Summary {
     /// Calls kept.
     pub fn kept(&self) -> usize {
-        self.stored.len() - self.failures()
+        self.stored
+            .iter()
+            .filter(|found| matches!(found, Found::Kept(_)))
+            .count()
     }
 
-    /// Failures found.
+    /// Failures found (panics an `expected_panics` pattern matches are not).
     pub fn failures(&self) -> usize {
         self.stored
             .iter()
-            .filter(|found| matches!(found, Found::Failure(_)))
+            .filter(|found| matches!(found, Found::Failure(e) if e.origin.is_open_failure()))
             .count()
+    }
+
+    /// Panics found that an `expected_panics` pattern matches.
+    pub fn expected(&self) -> usize {
+        self.stored.len() - self.kept() - self.failures()
     }
 
     fn count_unconfirmed(&mut self, crash: &Pending) {
@@ -352,6 +365,16 @@ pub enum Found {
 }
 
 impl Found {
+    /// The failure marked `expected: true` when it is a panic whose message
+    /// one of `patterns` matches; anything else as it is.
+    pub fn expected_by(self, patterns: &[Pattern]) -> Found {
+        let Found::Failure(mut entry) = self else {
+            return self;
+        };
+        mark_if_expected(&mut entry, patterns);
+        Found::Failure(entry)
+    }
+
     /// Its entry.
     pub fn entry(&self) -> &Entry {
         match self {
@@ -481,6 +504,55 @@ fn spawn_worker(
     Ok((child, rx, stderr))
 }
 
+/// Marks `entry` `expected: true` when it is an open found failure whose
+/// stored panic message one of `patterns` matches; returns whether it did.
+fn mark_if_expected(entry: &mut Entry, patterns: &[Pattern]) -> bool {
+    if let (
+        Origin::Found {
+            expected: expected @ false,
+            ..
+        },
+        Ending::Failed {
+            kind: FailureKind::Panic,
+            message,
+        },
+    ) = (&mut entry.origin, &entry.outcome.ending)
+    {
+        *expected = patterns.iter().any(|p| p.matches(message));
+        return *expected;
+    }
+    false
+}
+
+/// Marks `expected: true` the found failures of the carve file at `path`
+/// (in the carve folder `dir`) whose stored panic one of `patterns`
+/// matches: a pattern added after generation found the panic applies to it
+/// at the next generation. Loaded and written once, under the carve
+/// folder's lock. Returns the entries marked.
+pub fn mark_expected(
+    dir: &Path,
+    path: &Path,
+    patterns: &[Pattern],
+) -> Result<Vec<Entry>, StoreError> {
+    if patterns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let _lock = CarveDirLock::acquire(dir)?;
+    let CarveFile {
+        target,
+        mut entries,
+        ..
+    } = CarveFile::load(dir, path)?;
+    let marked: Vec<Entry> = entries
+        .iter_mut()
+        .filter_map(|entry| mark_if_expected(entry, patterns).then(|| entry.clone()))
+        .collect();
+    if !marked.is_empty() {
+        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
+    }
+    Ok(marked)
+}
+
 /// Adds what workers `found` to the carve file at `path` in the carve
 /// folder `dir`, in the order found, each unless an entry already there has
 /// its arguments. Loaded, changed and written once, under the carve
@@ -582,6 +654,55 @@ mod tests {
             )
         );
         assert_eq!(again.unwrap(), []);
+    }
+
+    /// A found panic whose message a pattern matches is marked expected and
+    /// counted apart from failures; a crash or another message is not.
+    #[test]
+    fn a_panic_an_expected_pattern_matches_is_no_failure() {
+        let found = |outcome: &str| {
+            let origin = Origin::Found {
+                seed: 1,
+                at: "src/lib.rs:1".into(),
+                expected: false,
+            };
+            let outcome = crate::carving::store::StoredOutcome::parse(outcome).unwrap();
+            Found::Failure(Entry::new(origin, "(x: 1)", outcome, None))
+        };
+        let settings = crate::env::Settings::parse(
+            Path::new("Cargo.toml"),
+            "[package.metadata.carve]\nexpected_panics = [\"year .* 9999\"]\n",
+        )
+        .unwrap();
+        let patterns = settings.of("t").expected_panics;
+        let marked: Vec<bool> = [
+            r#"Panicked("year 10000 is after 9999")"#,
+            r#"Panicked("index out of bounds")"#,
+            r#"Crashed("timeout: year 10000 is after 9999")"#,
+        ]
+        .into_iter()
+        .map(|outcome| {
+            let found = found(outcome).expected_by(&patterns);
+            !found.entry().origin.is_open_failure()
+        })
+        .collect();
+        assert_eq!(marked, [true, false, false]);
+        let kept = Found::Kept(Entry::new(
+            Origin::Generated { seed: 1, added: vec![] },
+            "(x: 2)",
+            crate::carving::store::StoredOutcome::parse("Returned(())").unwrap(),
+            None,
+        ));
+        let summary = Summary {
+            stored: vec![
+                found(r#"Panicked("year 10000 is after 9999")"#).expected_by(&patterns),
+                found(r#"Panicked("index out of bounds")"#),
+                kept.clone(),
+                kept.expected_by(&patterns),
+            ],
+            ..Summary::default()
+        };
+        assert_eq!((summary.kept(), summary.failures(), summary.expected()), (2, 1, 1));
     }
 
     #[test]
