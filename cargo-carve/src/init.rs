@@ -258,7 +258,7 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
         Source::Version(version) => carve.insert("version", version.as_str().into()),
     };
     carve.insert("optional", true.into());
-    let dependencies = table_like_mut(&mut doc, "dependencies")?;
+    let dependencies = table_like_mut(&mut doc, "dependencies", "package")?;
     dependencies.insert("carve", value(carve.clone()));
     changes.push(format!("[dependencies] carve = {carve}"));
     if serde.is_none() {
@@ -271,7 +271,7 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
     }
 
     let list = Array::from_iter(feature.iter().copied());
-    table_like_mut(&mut doc, "features")?.insert("carve", value(list.clone()));
+    table_like_mut(&mut doc, "features", "dependencies")?.insert("carve", value(list.clone()));
     changes.push(format!("[features] carve = {list}"));
 
     let mut test = Table::new();
@@ -283,11 +283,14 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
         .map(|(k, v)| format!("{k} = {}", v.to_string().trim()))
         .collect::<Vec<_>>()
         .join(", ");
-    match doc
-        .entry("test")
-        .or_insert(Item::ArrayOfTables(Default::default()))
-    {
-        Item::ArrayOfTables(tests) => tests.push(test),
+    if doc.get("test").is_none() {
+        // The first [[test]] goes last in the file, after every other table.
+        let last = doc.iter().filter_map(|(_, item)| last_position(item)).max();
+        test.set_position(last.map(|p| p + 1));
+        doc.insert("test", Item::ArrayOfTables(Default::default()));
+    }
+    match doc.get_mut("test") {
+        Some(Item::ArrayOfTables(tests)) => tests.push(test),
         _ => return Err("Cargo.toml: `test` is not an array of [[test]] tables".to_owned()),
     }
     changes.push(format!("[[test]] {line}"));
@@ -302,15 +305,40 @@ fn table_like<'a>(doc: &'a DocumentMut, key: &str) -> Option<&'a dyn TableLike> 
     doc.get(key).and_then(Item::as_table_like)
 }
 
-/// The table `key`, made when missing.
+/// The table `key`, made when missing and then placed after the table
+/// `after` (toml_edit would put it last, after `[workspace]` or
+/// `[profile.*]`).
 fn table_like_mut<'a>(
     doc: &'a mut DocumentMut,
     key: &str,
+    after: &str,
 ) -> Result<&'a mut dyn TableLike, String> {
-    doc.entry(key)
-        .or_insert(Item::Table(Table::new()))
-        .as_table_like_mut()
+    if doc.get(key).is_none() {
+        let mut table = Table::new();
+        table.set_position(doc.get(after).and_then(last_position));
+        doc.insert(key, Item::Table(table));
+    }
+    doc.get_mut(key)
+        .and_then(Item::as_table_like_mut)
         .ok_or_else(|| format!("Cargo.toml: `{key}` is not a table"))
+}
+
+/// The position in the document of the last header of a table and the
+/// tables inside it (`[dependencies.serde]`): a table given that position
+/// is written right after them.
+fn last_position(item: &Item) -> Option<isize> {
+    match item {
+        Item::Table(table) => table
+            .iter()
+            .filter_map(|(_, inner)| last_position(inner))
+            .chain(table.position())
+            .max(),
+        Item::ArrayOfTables(tables) => tables
+            .iter()
+            .filter_map(|t| last_position(&Item::Table(t.clone())))
+            .max(),
+        _ => None,
+    }
 }
 
 /// tests/carve.rs for package `package`, whose library is `lib`.
@@ -465,6 +493,66 @@ serde = { version = "1", optional = true }
         assert_eq!(
             feature("[dependencies.serde]\npackage = \"serde_core\"\nversion = \"1\"\noptional = true\n"),
             r#"[features] carve = ["dep:carve", "serde"]"#
+        );
+    }
+
+    #[test]
+    fn new_tables_follow_the_dependencies_not_the_end_of_the_file() {
+        insta::assert_snapshot!(edited(r#"[package]
+name = "x"
+
+[dependencies.itoa]
+version = "1"
+
+[workspace]
+
+[profile.release]
+lto = true
+"#), @r#"
+        [package]
+        name = "x"
+
+        [dependencies]
+        carve = { path = "/src/carve", optional = true }
+        serde = { version = "1", features = ["derive"], optional = true }
+
+        [dependencies.itoa]
+        version = "1"
+
+        [features]
+        carve = ["dep:carve", "dep:serde"]
+
+        [workspace]
+
+        [profile.release]
+        lto = true
+
+        [[test]]
+        name = "carve"
+        harness = false
+        required-features = ["carve"]
+        ---
+        [dependencies] carve = { path = "/src/carve", optional = true }
+        [dependencies] serde = { version = "1", features = ["derive"], optional = true }
+        [features] carve = ["dep:carve", "dep:serde"]
+        [[test]] name = "carve", harness = false, required-features = ["carve"]
+        "#);
+        // No [dependencies] at all: both new tables after [package].
+        let edit = edit("[package]\nname = \"x\"\n\n[workspace]\n", &path(), false).unwrap();
+        let order: Vec<&str> = edit
+            .manifest
+            .lines()
+            .filter(|l| l.starts_with('['))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "[package]",
+                "[dependencies]",
+                "[features]",
+                "[workspace]",
+                "[[test]]"
+            ]
         );
     }
 

@@ -196,3 +196,15 @@ fn review(args: &ReviewArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("running `cargo insta review`: {e}"))?;
     Ok(run::exit_code(status))
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own checks of the command line (conflicting names, flags that
+    /// `requires` what does not exist).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cargo::command().debug_assert();
+    }
+}
