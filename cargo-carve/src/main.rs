@@ -9,7 +9,8 @@
 //! Exit codes: 0 when everything passed; 1 when `cargo carve` could not do
 //! what was asked (no carve test target, `init` refused, cargo-insta
 //! missing, `cargo metadata` failed); 2 for a command line it does not take;
-//! otherwise `cargo test`'s own code (101 when a test failed).
+//! otherwise `cargo test`'s, which is the test binary's (101 when a test
+//! failed; 2 when carve refuses to record or generate under CI).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,8 +36,8 @@ enum Cargo {
 ///
 /// Exit codes: 0 when everything passed; 1 when cargo carve could not do
 /// what was asked (no carve test target, init refused, cargo-insta missing);
-/// 2 for a bad command line; otherwise cargo test's own code (101: a test
-/// failed).
+/// 2 for a bad command line; otherwise cargo test's (101: a test failed; 2:
+/// carve refused to write under CI).
 #[derive(Args, Debug)]
 #[command(version, about, long_about)]
 struct Carve {
