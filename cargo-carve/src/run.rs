@@ -104,6 +104,9 @@ pub struct Selected {
     pub name: String,
     /// Its carve test targets.
     pub tests: Vec<TestTarget>,
+    /// Whether it is the package of the manifest cargo runs with (no `-p`,
+    /// no `--workspace`), whose features cargo takes by their plain names.
+    pub here: bool,
 }
 
 /// A `[[test]]` target whose file calls `carve::main!`.
@@ -178,16 +181,17 @@ pub fn plan(
         }
     }
     // The carve test targets' required features (the recommended setup's
-    // `carve`), named by package when several run.
+    // `carve`), named by package unless cargo runs in that package (a
+    // virtual workspace's root takes no plain feature names).
     let mut features: Vec<String> = Vec::new();
     if !args.all_features {
         for package in selected {
             for test in &package.tests {
                 for feature in &test.required_features {
-                    let feature = if selected.len() > 1 {
-                        format!("{}/{feature}", package.name)
-                    } else {
+                    let feature = if package.here {
                         feature.clone()
+                    } else {
+                        format!("{}/{feature}", package.name)
                     };
                     if !features.contains(&feature) {
                         features.push(feature);
@@ -330,6 +334,7 @@ fn metadata(args: &RunArgs) -> Result<Metadata, String> {
 /// workspace's root).
 fn select(metadata: &Metadata, args: &RunArgs) -> Result<Vec<Selected>, String> {
     let members = metadata.workspace_packages();
+    let mut here = None;
     let chosen: Vec<&Package> = if args.workspace {
         members
             .into_iter()
@@ -362,7 +367,10 @@ fn select(metadata: &Metadata, args: &RunArgs) -> Result<Vec<Selected>, String> 
             .iter()
             .find(|p| same_file(p.manifest_path.as_std_path(), &manifest))
         {
-            Some(p) => vec![*p],
+            Some(p) => {
+                here = Some(&p.id);
+                vec![*p]
+            }
             None if metadata.workspace_default_members.is_available() => {
                 metadata.workspace_default_packages()
             }
@@ -380,6 +388,7 @@ fn select(metadata: &Metadata, args: &RunArgs) -> Result<Vec<Selected>, String> 
             selected.push(Selected {
                 name: package.name.to_string(),
                 tests,
+                here: here == Some(&package.id),
             });
         }
     }
@@ -455,8 +464,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
 mod tests {
     use super::*;
 
+    /// The package cargo runs in.
     fn one(name: &str, features: &[&str]) -> Selected {
         Selected {
+            here: true,
+            ..other(name, features)
+        }
+    }
+
+    /// A package chosen with `-p`, `--workspace` or a virtual root's defaults.
+    fn other(name: &str, features: &[&str]) -> Selected {
+        Selected {
+            here: false,
             name: name.to_owned(),
             tests: vec![TestTarget {
                 name: "carve".to_owned(),
@@ -494,8 +513,8 @@ mod tests {
             ..RunArgs::default()
         };
         insta::assert_snapshot!(
-            shown(Mode::Test, &args, &Settings::default(), &[one("dates", &["carve"])]),
-            @"CARVE=replay cargo test --package dates --features carve,serde_support --no-default-features --target-dir /tmp/t --profile carve --test carve -- fmt --exact"
+            shown(Mode::Test, &args, &Settings::default(), &[other("dates", &["carve"])]),
+            @"CARVE=replay cargo test --package dates --features dates/carve,serde_support --no-default-features --target-dir /tmp/t --profile carve --test carve -- fmt --exact"
         );
     }
 
@@ -507,7 +526,7 @@ mod tests {
             release: true,
             ..RunArgs::default()
         };
-        let selected = [one("dates", &["carve"]), one("times", &["carve"])];
+        let selected = [other("dates", &["carve"]), other("times", &["carve"])];
         insta::assert_snapshot!(
             shown(Mode::Record, &args, &Settings::default(), &selected),
             @"CARVE=record cargo test --workspace --exclude xtask --features dates/carve,times/carve --release --test carve"
