@@ -313,10 +313,22 @@ fn table_like_mut<'a>(
     key: &str,
     after: &str,
 ) -> Result<&'a mut dyn TableLike, String> {
-    if doc.get(key).is_none() {
-        let mut table = Table::new();
-        table.set_position(doc.get(after).and_then(last_position));
-        doc.insert(key, Item::Table(table));
+    match doc.get_mut(key) {
+        None => {
+            let mut table = Table::new();
+            table.set_position(doc.get(after).and_then(last_position));
+            doc.insert(key, Item::Table(table));
+        }
+        // Only `[dependencies.serde]` in the file: the header a new key
+        // brings goes before its first such table, not last.
+        Some(Item::Table(table)) if table.position().is_none() => {
+            let first = table
+                .iter()
+                .filter_map(|(_, inner)| inner.as_table().and_then(Table::position))
+                .min();
+            table.set_position(first);
+        }
+        Some(_) => {}
     }
     doc.get_mut(key)
         .and_then(Item::as_table_like_mut)
@@ -554,6 +566,39 @@ lto = true
                 "[[test]]"
             ]
         );
+    }
+
+    #[test]
+    fn dependencies_only_as_subtables_get_their_header_before_them() {
+        let edit = edit(
+            "[package]\nname = \"x\"\n\n[features]\nserde = [\"dep:serde\"]\n\n[dependencies.serde]\nversion = \"1\"\noptional = true\n\n[target.'cfg(unix)'.dependencies.libc]\nversion = \"0.2\"\n",
+            &path(),
+            false,
+        )
+        .unwrap();
+        insta::assert_snapshot!(edit.manifest, @r#"
+        [package]
+        name = "x"
+
+        [features]
+        serde = ["dep:serde"]
+        carve = ["dep:carve", "serde", "serde/derive"]
+
+        [dependencies]
+        carve = { path = "/src/carve", optional = true }
+
+        [dependencies.serde]
+        version = "1"
+        optional = true
+
+        [target.'cfg(unix)'.dependencies.libc]
+        version = "0.2"
+
+        [[test]]
+        name = "carve"
+        harness = false
+        required-features = ["carve"]
+        "#);
     }
 
     #[test]
