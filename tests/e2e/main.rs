@@ -16,6 +16,7 @@ use std::process::Command;
 use insta::assert_snapshot;
 
 mod accidents;
+mod cli;
 mod contact;
 mod crashes;
 mod dictionary;
