@@ -145,10 +145,33 @@ fn init_then_record_generate_test_and_report() {
     assert!(count(&run, "ok") >= 4, "{}", run.output());
     assert_eq!(count(&run, "FAILED"), 0, "{}", run.output());
 
-    let run = p.carve(&["report", "--json", "report.json", "--html", "html"]);
+    let run = p.carve(&[
+        "report",
+        "--json",
+        "report.json",
+        "--html",
+        "html",
+        "--lcov",
+        "lcov.info",
+    ]);
     run.assert_success();
-    assert_snapshot!(shown(&running(&run)), @"cargo carve: running CARVE=replay CARVE_HTML=[tmp]/e2e-cli-plain/html CARVE_REPORT=[tmp]/e2e-cli-plain/report.json cargo test --features carve --test carve");
+    assert_snapshot!(shown(&running(&run)), @"cargo carve: running CARVE=replay CARVE_HTML=[tmp]/e2e-cli-plain/html CARVE_REPORT=[tmp]/e2e-cli-plain/report.json CARVE_LCOV=[tmp]/e2e-cli-plain/lcov.info cargo test --features carve --test carve");
     let json = p.report("report.json");
+    // The lcov tracefile counts what the JSON report counts.
+    let lcov = p.read("lcov.info");
+    let sum = |key: &str| -> u64 {
+        lcov.lines()
+            .filter_map(|l| l.strip_prefix(key)?.parse::<u64>().ok())
+            .sum()
+    };
+    assert_eq!(
+        (Some(sum("BRF:")), Some(sum("BRH:"))),
+        (
+            json["total"]["branches"].as_u64(),
+            json["total"]["covered"].as_u64()
+        ),
+        "{lcov}"
+    );
     let classify = entry(&json["targets"], "classify");
     assert_eq!(
         (classify["branches"].as_u64(), classify["covered"].as_u64()),
