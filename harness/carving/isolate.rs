@@ -38,6 +38,7 @@ use crate::carving::store::{write_atomic, Entry, EntryError};
 use crate::carving::wire::WireEntry;
 use crate::env::role::{self, RECORD_OUT_VAR as OUT_VAR};
 use crate::outcome::describe_exit;
+use crate::shapes::Unlisted;
 
 pub use crate::env::role::RECORD_TEST_VAR as TEST_VAR;
 
@@ -53,6 +54,9 @@ struct Carved {
     /// Calls not carved because a value of theirs does not rebuild.
     #[serde(default)]
     skipped: Vec<record::Skipped>,
+    /// Calls of generic targets at instantiations their attribute does not list.
+    #[serde(default)]
+    unlisted: Vec<Unlisted>,
 }
 
 /// How recording one system test in its own process went.
@@ -65,6 +69,7 @@ pub enum TestRun {
         entries: BTreeMap<String, Vec<Entry>>,
         unwritable: Vec<String>,
         skipped: Vec<record::Skipped>,
+        unlisted: Vec<Unlisted>,
     },
     /// The test failed with this message; what it carved is not used.
     Failed(String),
@@ -131,6 +136,7 @@ pub fn record_in_child(
         entries,
         unwritable: carved.unwritable,
         skipped: carved.skipped,
+        unlisted: carved.unlisted,
     })
 }
 
@@ -169,6 +175,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
     let result = run();
     let recordings = record::stop();
     let skipped = record::take_skipped();
+    let unlisted = crate::shapes::take_unlisted();
     let mut calls: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut unwritable = Vec::new();
     for recording in &recordings {
@@ -193,6 +200,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
         failure: result.err(),
         unwritable,
         skipped,
+        unlisted,
         calls: calls
             .into_iter()
             .map(|(target, entries)| (target, entries.iter().map(WireEntry::from).collect()))

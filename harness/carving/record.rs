@@ -142,6 +142,19 @@ pub fn is_recording() -> bool {
     RECORDING.load(Ordering::Relaxed)
 }
 
+/// Whether carve is capturing or rebuilding a value on this thread (calls
+/// made meanwhile are carve's, not the test's).
+pub fn is_capturing() -> bool {
+    CAPTURING.with(Cell::get) > 0
+}
+
+/// The system test recording on this thread (or the only one running).
+pub fn current_test() -> Option<String> {
+    CURRENT
+        .with(|c| c.borrow().as_ref().map(|r| r.test.clone()))
+        .or_else(|| lock(&ACTIVE).first().map(|a| a.name.clone()))
+}
+
 /// Starts carving: targets called from [`record_test`] scopes are recorded.
 pub fn start() {
     RECORDING.store(true, Ordering::SeqCst);

@@ -16,10 +16,12 @@ use std::process::Command;
 use insta::assert_snapshot;
 
 mod accidents;
+mod asynchronous;
 mod contact;
 mod crashes;
 mod dictionary;
 mod files;
+mod generic;
 mod html;
 mod insta_config;
 mod leftovers;
