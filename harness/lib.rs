@@ -170,7 +170,7 @@ pub mod _macro_support {
     use crate::outcome::{Observation, Outcome};
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult};
-    pub use crate::carving::record::{begin, is_recording, ArgsBuilder};
+    pub use crate::carving::record::{begin, is_recording, unlisted, ArgsBuilder};
     pub use crate::value::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
@@ -185,7 +185,7 @@ pub mod _macro_support {
     pub use crate::registry::{Skipped, SkippedRef, SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};
     pub use crate::shapes::{
-        block_on, block_on_tokio, cast_ref, future_of, is_type, same_type, unlisted, CatchUnwind,
+        block_on, block_on_tokio, cast_ref, future_of, is_type, same_type, CatchUnwind,
     };
     pub use crate::value::form::{
         capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,

@@ -1,7 +1,8 @@
 //! What generated code of generic and `async` targets calls: telling an
-//! instantiation of a generic function apart from the others, noting calls
-//! at an instantiation the attribute does not list, and driving a future to
-//! its end (carve's small executor, or tokio's with the `tokio` feature).
+//! instantiation of a generic function apart from the others, and driving a
+//! future to its end (carve's small executor, or tokio's with the `tokio`
+//! feature). (Calls at an instantiation the attribute does not list are
+//! the recorder's: `carving::record::unlisted`.)
 //!
 //! A generic target is registered once per instantiation its attribute
 //! lists (`#[carve::target(generics(S = String), generics(S = &str))]`);
@@ -18,15 +19,12 @@
 //! assert_eq!(block_on(async { 1 + 1 }), 2);
 //! ```
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
-
-use serde::{Deserialize, Serialize};
 
 /// Whether `A` and `B` are one type (lifetimes aside).
 pub fn same_type<A: ?Sized, B: ?Sized>() -> bool {
@@ -56,82 +54,6 @@ pub fn cast_ref<A: ?Sized, B: ?Sized>(value: &A) -> &B {
     // read while the call it was passed to runs (to capture it), within
     // the lifetime of `value`.
     unsafe { std::mem::transmute_copy::<&A, &B>(&value) }
-}
-
-/// Calls of generic targets at instantiations their attribute does not
-/// list: per function and instantiation, the first system test and a count.
-static UNLISTED: Mutex<BTreeMap<(String, String), (String, usize)>> =
-    Mutex::new(BTreeMap::new());
-
-/// Notes a call of the generic target `function` (in `module_path`) at an
-/// instantiation its attribute does not list: `names` are its generic
-/// parameters (and `impl Trait` parameters), `types` their types in this
-/// call. Only while recording; the record run says so once per function and
-/// instantiation ([`Unlisted::message`]).
-pub fn unlisted(module_path: &str, function: &str, names: &[&str], types: &[&str]) {
-    if !crate::carving::record::is_recording() || crate::carving::record::is_capturing() {
-        return;
-    }
-    let function = crate::registry::path_in_crate(module_path, function);
-    let bindings: Vec<String> = names
-        .iter()
-        .zip(types)
-        .map(|(name, ty)| format!("{name} = {}", short_type_name(ty)))
-        .collect();
-    let test = crate::carving::record::current_test().unwrap_or_default();
-    let mut unlisted = UNLISTED.lock().unwrap_or_else(|e| e.into_inner());
-    unlisted
-        .entry((function, bindings.join(", ")))
-        .or_insert((test, 0))
-        .1 += 1;
-}
-
-/// Calls of a generic target not carved: their instantiation is not listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Unlisted {
-    /// The function's path in its crate (`parse`, `Stack::push`).
-    pub function: String,
-    /// The instantiation (`S = Cow<str>`).
-    pub bindings: String,
-    /// The system test it was first seen in.
-    pub test: String,
-    /// How many calls.
-    pub calls: usize,
-}
-
-impl Unlisted {
-    /// What the record run says about it, once.
-    pub fn message(&self) -> String {
-        let Unlisted {
-            function,
-            bindings,
-            test,
-            calls,
-        } = self;
-        format!(
-            "carve: not carving calls of `{function}` at `{bindings}`, an instantiation its \
-             attribute does not list (first seen in system test `{test}`; {calls} call(s)). \
-             Add `generics({bindings})` to its `#[carve::target(…)]` to carve them."
-        )
-    }
-
-    /// Adds the calls of another run.
-    pub fn absorb(&mut self, other: &Unlisted) {
-        self.calls += other.calls;
-    }
-}
-
-/// Takes the unlisted calls noted so far in this process.
-pub fn take_unlisted() -> Vec<Unlisted> {
-    std::mem::take(&mut *UNLISTED.lock().unwrap_or_else(|e| e.into_inner()))
-        .into_iter()
-        .map(|((function, bindings), (test, calls))| Unlisted {
-            function,
-            bindings,
-            test,
-            calls,
-        })
-        .collect()
 }
 
 /// A type's name as `std::any::type_name` gives it, with each path
@@ -322,16 +244,5 @@ mod tests {
         }));
         assert_eq!(value, 7);
         let _ = waker_thread.join();
-    }
-
-    #[test]
-    fn unlisted_instantiations_say_how_to_list_them() {
-        let unlisted = Unlisted {
-            function: "parse".into(),
-            bindings: "S = Cow<str>".into(),
-            test: "reads".into(),
-            calls: 2,
-        };
-        insta::assert_snapshot!(unlisted.message(), @"carve: not carving calls of `parse` at `S = Cow<str>`, an instantiation its attribute does not list (first seen in system test `reads`; 2 call(s)). Add `generics(S = Cow<str>)` to its `#[carve::target(…)]` to carve them.");
     }
 }

@@ -38,7 +38,6 @@ use crate::carving::store::{write_atomic, Entry, EntryError};
 use crate::carving::wire::WireEntry;
 use crate::env::role::{self, RECORD_OUT_VAR as OUT_VAR};
 use crate::outcome::describe_exit;
-use crate::shapes::Unlisted;
 
 pub use crate::env::role::RECORD_TEST_VAR as TEST_VAR;
 
@@ -56,7 +55,7 @@ struct Carved {
     skipped: Vec<record::Skipped>,
     /// Calls of generic targets at instantiations their attribute does not list.
     #[serde(default)]
-    unlisted: Vec<Unlisted>,
+    unlisted: Vec<record::Unlisted>,
 }
 
 /// How recording one system test in its own process went.
@@ -69,7 +68,7 @@ pub enum TestRun {
         entries: BTreeMap<String, Vec<Entry>>,
         unwritable: Vec<String>,
         skipped: Vec<record::Skipped>,
-        unlisted: Vec<Unlisted>,
+        unlisted: Vec<record::Unlisted>,
     },
     /// The test failed with this message; what it carved is not used.
     Failed(String),
@@ -175,7 +174,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
     let result = run();
     let recordings = record::stop();
     let skipped = record::take_skipped();
-    let unlisted = crate::shapes::take_unlisted();
+    let unlisted = record::take_unlisted();
     let mut calls: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut unwritable = Vec::new();
     for recording in &recordings {

@@ -74,7 +74,7 @@ pub(super) fn run_record(
     let mut skipped: Vec<record::Skipped> = Vec::new();
     // Calls of generic targets at instantiations not listed: said once per
     // function and instantiation.
-    let mut unlisted: Vec<crate::shapes::Unlisted> = Vec::new();
+    let mut unlisted: Vec<record::Unlisted> = Vec::new();
     for (test, run) in runs {
         match run {
             TestRun::Passed {
