@@ -14,7 +14,8 @@
 //! use carve::shapes::{block_on, cast_ref, is_type};
 //! assert!(is_type::<_, String>(&String::from("a")));
 //! assert!(!is_type::<_, &str>(&String::from("a")));
-//! let s: &String = cast_ref(&String::from("a"));
+//! let text = String::from("a");
+//! let s: &String = cast_ref(&text);
 //! assert_eq!(s, "a");
 //! assert_eq!(block_on(async { 1 + 1 }), 2);
 //! ```
