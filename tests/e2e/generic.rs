@@ -1,7 +1,8 @@
 //! Generic targets, on their fixture (`generic/`): a parser of any text
 //! carved at two instantiations (`String`, `&str`), a sum of an `impl
-//! IntoIterator`, and the methods of a generic stack, each instantiation
-//! its own target; calls at an instantiation not listed are said once.
+//! IntoIterator`, and the methods of a generic stack (one with a type
+//! parameter of its own), each instantiation its own target; calls at an
+//! instantiation not listed are said once.
 
 use insta::assert_snapshot;
 
@@ -14,11 +15,13 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     run.assert_success();
     assert_snapshot!(run.messages(), @r"
     carve: carved 3 system test(s); writing carved
+    carve: wrote carved/Stack(u8)/count_at_most(u8).ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/Stack(u8)/peek.ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/Stack(u8)/push.ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/capped_total(Vec(u32)).ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/setting(&str).ron: 2 call(s) stored, 2 carved in this run
     carve: wrote carved/setting(String).ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote 1 new snapshot(s) for Stack<u8>::count_at_most<u8> in carved/Stack(u8)/count_at_most(u8)/
     carve: wrote 1 new snapshot(s) for Stack<u8>::peek in carved/Stack(u8)/peek/
     carve: wrote 1 new snapshot(s) for Stack<u8>::push in carved/Stack(u8)/push/
     carve: wrote 1 new snapshot(s) for capped_total<Vec<u32>> in carved/capped_total(Vec(u32))/
@@ -28,6 +31,8 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     carve: not carving calls of `setting` at `S = Cow<str>`, an instantiation its attribute does not list (first seen in system test `reads_settings`; 1 call(s)). Add `generics(S = Cow<str>)` to its `#[carve::target(…)]` to carve them.
     ");
     assert_snapshot!(p.carved_names(), @r"
+    Stack(u8)/count_at_most(u8).ron
+    Stack(u8)/count_at_most(u8)/2d1d206f9081.snap
     Stack(u8)/peek.ron
     Stack(u8)/peek/dec9a37e6b5a.snap
     Stack(u8)/push.ron
@@ -66,6 +71,7 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     )
     "##);
     assert_snapshot!(run.results(), @r"
+    test carved::Stack<u8>::count_at_most<u8>::0001 ... ok
     test carved::Stack<u8>::peek::0001 ... ok
     test carved::Stack<u8>::push::0001 ... ok
     test carved::capped_total<Vec<u32>>::0001 ... ok
@@ -81,6 +87,7 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     let replay = p.test(&[], &[]);
     replay.assert_success();
     assert_snapshot!(replay.results(), @r"
+    test carved::Stack<u8>::count_at_most<u8>::0001 ... ok
     test carved::Stack<u8>::peek::0001 ... ok
     test carved::Stack<u8>::push::0001 ... ok
     test carved::capped_total<Vec<u32>>::0001 ... ok
@@ -100,6 +107,7 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
         .filter(|l| l.contains(": branch coverage "))
         .collect();
     assert_snapshot!(lines.join("\n"), @r"
+    carve: Stack<u8>::count_at_most<u8>: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)
     carve: Stack<u8>::push: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)
     carve: capped_total<Vec<u32>>: branch coverage 4/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/5 -> 5/5; kept 1 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)
     carve: setting<&str>: branch coverage 7/9 -> 9/9; boundaries 0/1 -> 1/1; weak mutants killed 6/7 -> 7/7; kept 3 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)

@@ -47,6 +47,7 @@ pub struct Stack<T> {
 #[cfg_attr(feature = "carve", carve::target(generics(T = u8)))]
 impl<T: Clone> Stack<T> {
     /// Pushes `item`; false when the stack is full.
+    #[cfg_attr(feature = "carve", carve::target)]
     pub fn push(&mut self, item: T) -> bool {
         if self.items.len() >= 4 {
             return false;
@@ -56,7 +57,20 @@ impl<T: Clone> Stack<T> {
     }
 
     /// The top item.
+    #[cfg_attr(feature = "carve", carve::target)]
     pub fn peek(&self) -> Option<T> {
         self.items.last().cloned()
+    }
+
+    /// How many items, at most `limit`: a method with a type parameter of
+    /// its own, carved at the types its marker names.
+    #[cfg_attr(feature = "carve", carve::target(generics(U = u8)))]
+    pub fn count_at_most<U: Into<usize>>(&self, limit: U) -> usize {
+        let limit = limit.into();
+        if self.items.len() > limit {
+            limit
+        } else {
+            self.items.len()
+        }
     }
 }

@@ -23,6 +23,7 @@ fn stacks_bytes() {
     let mut stack = Stack::default();
     assert!(stack.push(7u8));
     assert_eq!(stack.peek(), Some(7));
+    assert_eq!(stack.count_at_most(0u8), 0);
 }
 
 carve::main!();
