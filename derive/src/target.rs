@@ -851,16 +851,12 @@ fn expand_impl(
     let impl_specs = specs_of(args.insts, |inst| {
         let owned_ty = inst.apply(&owned_ty);
         let call_ty = inst.apply(&call_ty);
-        let type_name = match generic {
-            true => format!(
-                "{type_name}<{}>",
-                impl_generics
-                    .iter()
-                    .filter_map(|n| inst.get(n).map(short_type))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            false => type_name.clone(),
+        // The type as this instantiation names it (`Stack<u8>`); a type
+        // the block's parameters are not part of keeps its name (`Total`
+        // in `impl<T> From<Vec<T>> for Total`, whose trait carries them).
+        let type_name = match (generic, &*item.self_ty) {
+            (true, Type::Path(_)) => short_type(&inst.apply(&item.self_ty)),
+            _ => type_name.clone(),
         };
         let (prefix, call_prefix) = match &item.trait_ {
             Some((path, _)) => {

@@ -74,3 +74,26 @@ impl<T: Clone> Stack<T> {
         }
     }
 }
+
+/// A total of small numbers, each counted at most 9.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Total(pub u32);
+
+// A generic trait impl: its parameter is the trait's, not the type's, so
+// the targets are `Total::From<Vec<u8>>::from` and `…<Vec<u16>>…`.
+#[cfg_attr(feature = "carve", carve::target(generics(T = u8), generics(T = u16)))]
+impl<T: Into<u32>> From<Vec<T>> for Total {
+    fn from(items: Vec<T>) -> Self {
+        let mut sum = 0;
+        for item in items {
+            let value: u32 = item.into();
+            if value > 9 {
+                sum += 9;
+            } else {
+                sum += value;
+            }
+        }
+        Total(sum)
+    }
+}

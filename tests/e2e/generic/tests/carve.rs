@@ -1,6 +1,6 @@
 use std::borrow::Cow;
 
-use generic::{capped_total, setting, Stack};
+use generic::{capped_total, setting, Stack, Total};
 
 #[carve::system_test]
 fn reads_settings() {
@@ -24,6 +24,12 @@ fn stacks_bytes() {
     assert!(stack.push(7u8));
     assert_eq!(stack.peek(), Some(7));
     assert_eq!(stack.count_at_most(0u8), 0);
+}
+
+#[carve::system_test]
+fn totals_small_numbers() {
+    assert_eq!(Total::from(vec![1u8, 20]), Total(10));
+    assert_eq!(Total::from(vec![3u16]), Total(3));
 }
 
 carve::main!();
