@@ -69,7 +69,8 @@ macro_rules! runtime_modules {
 }
 
 runtime_modules!(
-    call, carving, coverage, env, error, generation, outcome, panics, registry, runner, value,
+    call, carving, coverage, env, error, generation, outcome, panics, registry, runner, shapes,
+    value,
 );
 
 /// Carves calls of a function, or of the methods of an impl block.
@@ -149,7 +150,8 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod _internals {
     pub use crate::{
-        call, carving, coverage, env, error, generation, outcome, panics, registry, runner, value,
+        call, carving, coverage, env, error, generation, outcome, panics, registry, runner, shapes,
+        value,
     };
 }
 
@@ -168,7 +170,7 @@ pub mod _macro_support {
     use crate::outcome::{Observation, Outcome};
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult};
-    pub use crate::carving::record::{begin, is_recording, ArgsBuilder};
+    pub use crate::carving::record::{begin, is_recording, unlisted, ArgsBuilder};
     pub use crate::value::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {
@@ -182,6 +184,9 @@ pub mod _macro_support {
     pub use crate::outcome::observe;
     pub use crate::registry::{Skipped, SkippedRef, SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};
+    pub use crate::shapes::{
+        block_on, block_on_tokio, cast_ref, future_of, is_type, same_type, CatchUnwind,
+    };
     pub use crate::value::form::{
         capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,
         OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaDebug, ViaDisplay, ViaDisplayDebug,

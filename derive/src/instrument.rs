@@ -758,6 +758,7 @@ pub fn instrument_fn(
     sites: &Ident,
     function: &str,
     output: &syn::ReturnType,
+    is_async: bool,
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
@@ -774,7 +775,10 @@ pub fn instrument_fn(
         // defining body (each copy of a closure or `async` block is a type of
         // its own), and it cannot be named in a closure's type: such a body
         // is only instrumented.
+        // An `async fn` body awaits, which a closure cannot: it is only
+        // instrumented too.
         let body = match output {
+            _ if is_async => instrumented,
             syn::ReturnType::Type(_, ty) if has_impl_trait(ty) => instrumented,
             syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
@@ -822,14 +826,10 @@ pub fn sites_ident() -> Ident {
 }
 
 /// Why a function cannot be instrumented, if it cannot: a `const fn`
-/// cannot call the recorder, and an `async fn` body is not run where it is
-/// called.
+/// cannot call the recorder. (An `async fn` body records its branches
+/// where it is polled, on the thread that polls it.)
 pub fn uninstrumentable(sig: &syn::Signature) -> Option<&'static str> {
-    match (&sig.constness, &sig.asyncness) {
-        (Some(_), _) => Some("const fn"),
-        (_, Some(_)) => Some("async fn"),
-        _ => None,
-    }
+    sig.constness.map(|_| "const fn")
 }
 
 /// `block` as written, with a site table at its start that has no outcomes
@@ -890,14 +890,24 @@ fn instrument_item_fn(item: &mut syn::ItemFn) {
     let function = function.trim_start_matches("r#");
     *item.block = match uninstrumentable(&item.sig) {
         Some(why) => uninstrumented_body(&item.block, function, why),
-        None => instrumented_body(&item.block, function, &item.sig.output),
+        None => instrumented_body(
+            &item.block,
+            function,
+            &item.sig.output,
+            item.sig.asyncness.is_some(),
+        ),
     };
 }
 
 /// `block` instrumented, with its site table as an item at its start.
-fn instrumented_body(block: &Block, function: &str, output: &syn::ReturnType) -> Block {
+fn instrumented_body(
+    block: &Block,
+    function: &str,
+    output: &syn::ReturnType,
+    is_async: bool,
+) -> Block {
     let Instrumented { body, sites_static } =
-        instrument_fn(block, &sites_ident(), function, output);
+        instrument_fn(block, &sites_ident(), function, output, is_async);
     syn::parse_quote!({ #sites_static #body })
 }
 
@@ -922,7 +932,12 @@ pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) {
     );
     method.block = match uninstrumentable(&method.sig) {
         Some(why) => uninstrumented_body(&method.block, &function, why),
-        None => instrumented_body(&method.block, &function, &method.sig.output),
+        None => instrumented_body(
+            &method.block,
+            &function,
+            &method.sig.output,
+            method.sig.asyncness.is_some(),
+        ),
     };
 }
 

@@ -6,6 +6,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{FnArg, GenericParam, Ident, Pat, ReceiverKind, ReturnType, Signature, Type};
 
+use crate::generics::{has_impl_trait, replace_impl_trait, Inst};
 use crate::{first_span, Errors};
 
 /// How the replayed (owned) value is passed to the target.
@@ -33,6 +34,10 @@ pub struct Param {
     pub pass: Pass,
     /// Tokens errors and checks point at.
     pub span: Span,
+    /// The parameter's type as the function's body names it, with an
+    /// instantiation's types in place of generic parameters: a generic
+    /// target reads its argument as this type to capture it.
+    pub subst_ty: Type,
 }
 
 impl Param {
@@ -62,6 +67,18 @@ impl Param {
         }
     }
 
+    /// [`Param::view`] of a generic target's parameter: `binding` (of the
+    /// generic type as written) read as the instantiation's type.
+    pub fn cast_view(&self, binding: &Ident) -> TokenStream {
+        let ty = &self.subst_ty;
+        let cast = quote!(::carve::_macro_support::cast_ref::<_, #ty>(&#binding));
+        match self.pass {
+            Pass::Value => cast,
+            Pass::Ref => quote!(*#cast),
+            Pass::RefMut => quote!(&**#cast),
+        }
+    }
+
     /// The expression passing `value` (an owned binding) to the target.
     pub fn pass(&self, value: &Ident) -> TokenStream {
         match self.pass {
@@ -74,17 +91,20 @@ impl Param {
 
 /// Checks a target's signature and describes its parameters. Pattern
 /// parameters are renamed in `sig` (their pattern is applied in the body).
-pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors) -> Vec<Param> {
+/// `inst`: the instantiation a generic target is carved at (its types
+/// replace the generic parameters and `impl Trait` parameters, which the
+/// caller checked are all bound); without one, generic parameters are
+/// errors that name the attribute's `generics(…)`.
+pub fn analyze(
+    sig: &mut Signature,
+    self_ty: Option<&Type>,
+    inst: Option<&Inst>,
+    errors: &mut Errors,
+) -> Vec<Param> {
     if let Some(c) = &sig.constness {
         errors.spanned(
             c,
             "carve cannot carve a `const fn`: remove `const` or `#[carve::target]`",
-        );
-    }
-    if let Some(a) = &sig.asyncness {
-        errors.spanned(
-            a,
-            "carve cannot carve an `async fn` yet: carve the synchronous functions it calls",
         );
     }
     if let syn::Safety::Unsafe(u) = &sig.safety {
@@ -97,37 +117,36 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
     if let Some(v) = &sig.variadic {
         errors.spanned(v, "carve cannot carve a variadic function");
     }
-    let generic_types: Vec<Ident> = sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
+    // A generic parameter is reported once, at its declaration (which
+    // names the attribute that binds it), not again at each use.
+    for param in &sig.generics.params {
+        match param {
+            GenericParam::Type(_) if inst.is_some() => {}
             GenericParam::Type(t) => {
                 errors.spanned(
                     t,
                     format!(
-                        "carve cannot carve a generic function: `{}` has no single type to \
-                         deserialize carved arguments into. Carve a concrete function that calls it.",
+                        "`{0}` is generic: carve carves the function at the types you name \
+                         in its attribute, `#[carve::target(generics({0} = String))]` (one \
+                         `generics(…)` per instantiation).",
                         t.ident
                     ),
                 );
-                Some(t.ident.clone())
             }
             GenericParam::Const(c) => {
                 errors.spanned(c, "carve cannot carve a function with const generics");
-                None
             }
-            _ => None,
-        })
-        .collect();
+            GenericParam::Lifetime(_) => {}
+        }
+    }
     if let ReturnType::Type(_, ty) = &sig.output {
+        let ty = inst.map_or_else(|| (**ty).clone(), |inst| inst.apply(ty));
         let mut check = TypeCheck {
             errors,
-            generics: &generic_types,
             what: "the return type",
             in_return_type: true,
         };
-        check.visit_type(ty);
+        check.visit_type(&ty);
     }
 
     let mut params = Vec::new();
@@ -161,6 +180,11 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                     owned: self_ty.clone(),
                     pass,
                     span: receiver.self_token.span,
+                    subst_ty: match pass {
+                        Pass::Value => self_ty.clone(),
+                        Pass::Ref => syn::parse_quote!(&#self_ty),
+                        Pass::RefMut => syn::parse_quote!(&mut #self_ty),
+                    },
                 });
             }
             FnArg::Typed(pat_type) => {
@@ -182,10 +206,51 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                     }
                 };
                 let what = format!("parameter `{name}`");
-                let (mut owned, pass) = owned_type(&pat_type.ty, &what, errors);
+                // An instantiation's types in place of the generic ones; an
+                // `impl Trait` parameter is bound by the parameter's name.
+                let ty = match inst {
+                    Some(inst) => {
+                        let ty = match (
+                            has_impl_trait(&pat_type.ty),
+                            inst.get(&Ident::new(&name, span)),
+                        ) {
+                            (true, Some(bound)) => replace_impl_trait(&pat_type.ty, bound),
+                            // Unbound: the caller reports it.
+                            (true, None) => continue,
+                            _ => (*pat_type.ty).clone(),
+                        };
+                        let mut ty = inst.apply(&ty);
+                        if let Some(self_ty) = self_ty {
+                            SelfType(self_ty).visit_type_mut(&mut ty);
+                        }
+                        ty
+                    }
+                    None => (*pat_type.ty).clone(),
+                };
+                if inst.is_none() && is_closure(&ty) {
+                    errors.spanned(
+                        &pat_type.ty,
+                        format!(
+                            "carve cannot carve {what}: functions and closures cannot be carved"
+                        ),
+                    );
+                    continue;
+                }
+                if inst.is_none() && has_impl_trait(&ty) {
+                    errors.spanned(
+                        &pat_type.ty,
+                        format!(
+                            "{what} is `impl Trait`: carve carves the function at the type \
+                             you name for it, by the parameter's name, in its attribute: \
+                             `#[carve::target(generics({name} = Vec<u32>))]`"
+                        ),
+                    );
+                    continue;
+                }
+                let subst_ty = ty.clone();
+                let (mut owned, pass) = owned_type(&ty, &what, errors);
                 TypeCheck {
                     errors,
-                    generics: &generic_types,
                     what: &what,
                     in_return_type: false,
                 }
@@ -198,11 +263,43 @@ pub fn analyze(sig: &mut Signature, self_ty: Option<&Type>, errors: &mut Errors)
                     owned,
                     pass,
                     span,
+                    subst_ty,
                 });
             }
         }
     }
     params
+}
+
+/// Whether `ty` is an `impl Fn…` (a closure), which no instantiation can carve.
+fn is_closure(ty: &Type) -> bool {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        ty => ty,
+    };
+    matches!(ty, Type::ImplTrait(t) if t.bounds.iter().any(|b| matches!(b,
+        syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s|
+            matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce")))))
+}
+
+/// Replaces `Self` in `ty` by the impl's type `self_ty`.
+pub fn replace_self(ty: &mut Type, self_ty: &Type) {
+    SelfType(self_ty).visit_type_mut(ty);
+}
+
+/// Replaces `Self` by the impl's type (an instantiation of it).
+struct SelfType<'a>(&'a Type);
+
+impl VisitMut for SelfType<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(p) = &*ty {
+            if p.qself.is_none() && p.path.is_ident("Self") {
+                *ty = self.0.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
 }
 
 /// The owned type carved arguments of a parameter type `ty` deserialize into.
@@ -271,7 +368,6 @@ pub fn type_args(args: &syn::PathArguments) -> Vec<&Type> {
 /// Rejects what cannot be carved inside a type.
 struct TypeCheck<'a> {
     errors: &'a mut Errors,
-    generics: &'a [Ident],
     what: &'a str,
     /// References and trait objects are carvable in a return type (a
     /// borrowed result, a `Box<dyn Error>`), not in parameters.
@@ -285,7 +381,10 @@ impl<'ast> Visit<'ast> for TypeCheck<'_> {
                 "a reference inside another type cannot be carved: take the outer value by \
                  reference (`&Vec<String>`) or own its items (`Vec<String>`)",
             ),
-            Type::ImplTrait(_) => Some("`impl Trait` cannot be carved: use a concrete serde type"),
+            Type::ImplTrait(_) => Some(
+                "`impl Trait` inside another type cannot be carved: take the `impl Trait` \
+                 itself as the parameter and name its type in `generics(…)`",
+            ),
             // A returned `Box<dyn Error>` is carved as its `Debug` text.
             Type::TraitObject(_) if !self.in_return_type => {
                 Some("a trait object cannot be carved: use a concrete serde type")
@@ -293,9 +392,6 @@ impl<'ast> Visit<'ast> for TypeCheck<'_> {
             Type::FnPtr(_) => Some("functions and closures cannot be carved"),
             Type::Ptr(_) => Some("raw pointers cannot be carved"),
             Type::Infer(_) | Type::Never(_) => Some("this type cannot be carved"),
-            Type::Path(p) if p.qself.is_none() && self.generics.iter().any(|g| p.path.is_ident(g)) => {
-                Some("a generic type cannot be carved: carve a concrete function that calls this one")
-            }
             _ => None,
         };
         match problem {

@@ -8,8 +8,22 @@ use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
+    // `runtime = "tokio"`: an `async` test runs on tokio (carve's feature
+    // `tokio`), else on carve's own executor.
+    let mut tokio = false;
     if !attr.is_empty() {
-        errors.spanned(attr, "`#[carve::system_test]` takes no arguments");
+        match syn::parse2::<syn::MetaNameValue>(attr.clone()) {
+            Ok(nv)
+                if nv.path.is_ident("runtime")
+                    && matches!(&nv.value, Expr::Lit(l) if matches!(&l.lit, Lit::Str(s) if s.value() == "tokio")) =>
+            {
+                tokio = true;
+            }
+            _ => errors.spanned(
+                attr,
+                "`#[carve::system_test]` takes nothing, or `runtime = \"tokio\"` on an `async fn` test",
+            ),
+        }
     }
     let item: ItemFn = match syn::parse2(item) {
         Ok(item) => item,
@@ -21,10 +35,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     if !item.sig.generics.params.is_empty() {
         errors.spanned(&item.sig.generics, "a system test cannot be generic");
     }
-    if let Some(a) = &item.sig.asyncness {
+    if tokio && item.sig.asyncness.is_none() {
         errors.spanned(
-            a,
-            "a system test cannot be `async`: block on your runtime inside it",
+            item.sig.fn_token,
+            "`runtime = \"tokio\"` is for an `async fn` system test: make it `async` or remove `runtime`",
         );
     }
     let mut ignored = false;
@@ -41,9 +55,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     errors.check()?;
     let ident = item.sig.ident.clone();
+    let item_async = item.sig.asyncness.is_some();
     let item = plain(item);
     let name = ident.to_string();
     let static_ident = format_ident!("__CARVE_SYSTEM_TEST_{}", ident);
+    let call = match (&item_async, tokio) {
+        (false, _) => quote!(#ident()),
+        (true, false) => quote!(::carve::_macro_support::block_on(#ident())),
+        (true, true) => quote!(::carve::_macro_support::block_on_tokio(#ident())),
+    };
     Ok(quote! {
         #item
         #[doc(hidden)]
@@ -55,7 +75,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             should_panic: #should_panic,
             run: {
                 fn __carve_run() -> ::core::result::Result<(), ::std::string::String> {
-                    ::carve::_macro_support::TestResult::into_test_result(#ident())
+                    ::carve::_macro_support::TestResult::into_test_result(#call)
                 }
                 __carve_run
             },

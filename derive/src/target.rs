@@ -5,9 +5,11 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::visit_mut::VisitMut;
 use syn::{
-    Attribute, Block, ImplItem, Item, ItemFn, ItemImpl, ReturnType, Signature, Type, Visibility,
+    Attribute, Block, FnArg, ImplItem, Item, ItemFn, ItemImpl, Pat, ReturnType, Signature, Type,
+    Visibility,
 };
 
+use crate::generics::{has_impl_trait, parse_args, short_type, Inst, TargetArgs};
 use crate::instrument::{instrument_fn, Instrumented};
 use crate::names::self_type_name;
 use crate::outcome::capture_closure;
@@ -16,12 +18,10 @@ use crate::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    if !attr.is_empty() {
-        errors.spanned(attr, "`#[carve::target]` takes no arguments");
-    }
+    let args = parse_args(attr, &mut errors);
     match syn::parse2::<Item>(item) {
-        Ok(Item::Fn(item)) => expand_fn(item, errors),
-        Ok(Item::Impl(item)) => expand_impl(item, errors),
+        Ok(Item::Fn(item)) => expand_fn(item, args, errors),
+        Ok(Item::Impl(item)) => expand_impl(item, args, errors),
         Ok(other) => Err(errors.fail(syn::Error::new_spanned(
             other,
             "`#[carve::target]` goes on a function or an impl block",
@@ -48,45 +48,229 @@ pub fn keep(item: TokenStream) -> TokenStream {
     }
 }
 
-/// One target function, checked and ready to expand.
-struct TargetFn {
-    sig: Signature,
+/// One instantiation of a target to carve: a generic one's types, and for
+/// a method the impl's type at them.
+pub struct Spec {
+    /// The types of the generic parameters (empty for a target that is not
+    /// generic).
+    pub inst: Inst,
+    /// For a method: the impl's type (its lifetimes `'static`) and the name
+    /// its methods are registered under (`Meters`, `Stack<u32>`, or
+    /// `Meters::From<u32>` in a trait impl).
+    pub self_ty: Option<(Type, String)>,
+    /// How replay names the function, without turbofish (`cgi_decode`,
+    /// `<Stack<u32>>::push`).
+    pub call_path: TokenStream,
+}
+
+/// One registered target: a function, or one instantiation of a generic one.
+struct Instance {
     params: Vec<Param>,
-    /// `cgi_decode`, or `Account::withdraw`.
+    /// `cgi_decode`, `Account::withdraw`, `parse<String>`, `Stack<u32>::push`.
     fn_name: String,
     /// The static holding its registration.
     static_ident: syn::Ident,
     /// How replay calls it.
     call_path: TokenStream,
+    /// The return type at this instantiation (`None` for `()` written as nothing).
+    ret: Option<Type>,
+    /// Each generic parameter of the target (the impl's, then the
+    /// function's) and its type here, to tell which instantiation a call is.
+    generic_args: Vec<(syn::Ident, Type)>,
+}
+
+/// One target function, checked and ready to expand.
+struct TargetFn {
+    sig: Signature,
+    /// One per instantiation; one for a target that is not generic.
+    instances: Vec<Instance>,
+    /// Whether the function is generic (its instances are told apart at
+    /// each call).
+    generic: bool,
+    /// The function's own name for its branch table and messages
+    /// (`parse`, `Stack::push`).
+    base_name: String,
     /// The signature as the user wrote it.
     display: String,
     records_after: bool,
     /// The static holding its branch site table.
     sites_ident: syn::Ident,
+    /// `runtime = "tokio"` of an `async fn`.
+    runtime: Option<syn::LitStr>,
 }
 
 impl TargetFn {
-    /// `self_ty`: for a method, the impl's type (its lifetimes `'static`)
-    /// and the name its methods are registered under (`Meters`, or
-    /// `Meters::From<u32>` in a trait impl).
+    /// `specs`: the instantiations to carve (one, with no types, for a
+    /// function that is not generic); `impl_generics`: the type parameters
+    /// of the impl block around a method; `base_name`: the function's name
+    /// (`Stack::push`).
     fn new(
         mut sig: Signature,
-        self_ty: Option<(&Type, &str)>,
-        call_path: TokenStream,
+        specs: &[Spec],
+        impl_generics: &[syn::Ident],
+        base_name: String,
+        runtime: Option<syn::LitStr>,
         errors: &mut Errors,
     ) -> TargetFn {
         let display = display_signature(&sig);
-        let params = analyze(&mut sig, self_ty.map(|(ty, _)| ty), errors);
+        let fn_generics: Vec<syn::Ident> = sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.clone()),
+                _ => None,
+            })
+            .collect();
+        let impl_trait_params: Vec<syn::Ident> = sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Typed(t) if has_impl_trait(&t.ty) => match &*t.pat {
+                    Pat::Ident(p) => Some(p.ident.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let generic =
+            !fn_generics.is_empty() || !impl_trait_params.is_empty() || !impl_generics.is_empty();
+        let bound = specs.iter().any(|s| !s.inst.bindings.is_empty());
+        if let Some(a) = &sig.asyncness {
+            if generic {
+                errors.spanned(a, "carve cannot carve a generic `async fn` yet: carve an `async fn` that is not generic");
+            }
+        }
+        if runtime.is_some() && sig.asyncness.is_none() {
+            errors.spanned(
+                runtime.as_ref(),
+                "`runtime` is for an `async fn`: remove it from this function's attribute",
+            );
+        }
+        // Every generic parameter is bound by every instantiation, and
+        // nothing else is.
+        let required: Vec<&syn::Ident> = impl_generics
+            .iter()
+            .chain(&fn_generics)
+            .chain(&impl_trait_params)
+            .collect();
+        if bound || !generic {
+            for spec in specs {
+                for (name, _) in &spec.inst.bindings {
+                    if !required.contains(&name) {
+                        errors.spanned(
+                            name,
+                            format!(
+                                "`{name}` is not a generic parameter or `impl Trait` parameter of `{}`: \
+                                 `generics(…)` binds {}",
+                                sig.ident,
+                                match required.is_empty() {
+                                    true => "nothing here (the function is not generic)".to_owned(),
+                                    false => required.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", "),
+                                }
+                            ),
+                        );
+                    }
+                }
+                for name in &required {
+                    if spec.inst.get(name).is_none() && impl_generics.iter().all(|i| i != *name) {
+                        errors.spanned(
+                            *name,
+                            format!(
+                                "`{name}` has no type in a `generics(…)` of `{}`: add \
+                                 `{name} = Type` (each instantiation names a type for every \
+                                 generic parameter)",
+                                sig.ident
+                            ),
+                        );
+                    }
+                }
+            }
+        }
         let ident = sig.ident.to_string();
-        let ident = ident.trim_start_matches("r#");
-        let fn_name = match self_ty {
-            Some((_, prefix)) => format!("{prefix}::{ident}"),
-            None => ident.to_owned(),
-        };
-        // Both statics live in the function's body, where no other item
-        // sees them: two impls of one type with methods of the same name
-        // (`From<u32>`, `From<u16>`) do not clash.
-        let static_ident = format_ident!("__CARVE_TARGET");
+        let ident = ident.trim_start_matches("r#").to_owned();
+        let mut instances = Vec::new();
+        let mut analyzed = None;
+        for (index, spec) in specs.iter().enumerate() {
+            let mut this_sig = sig.clone();
+            let inst = (generic && bound).then_some(&spec.inst);
+            // Errors that are not about the instantiation would repeat
+            // once per instantiation: only the first reports them.
+            let mut probe = Errors::default();
+            let params = analyze(
+                &mut this_sig,
+                spec.self_ty.as_ref().map(|(ty, _)| ty),
+                inst,
+                if index == 0 { &mut *errors } else { &mut probe },
+            );
+            if let Err(e) = probe.check() {
+                if !e.to_string().is_empty() {
+                    errors.push(e);
+                }
+            }
+            analyzed.get_or_insert(this_sig);
+            let type_list = |names: &[syn::Ident]| -> Vec<Type> {
+                names
+                    .iter()
+                    .filter_map(|n| spec.inst.get(n).cloned())
+                    .collect()
+            };
+            let own_types: Vec<Type> = type_list(&fn_generics)
+                .into_iter()
+                .chain(type_list(&impl_trait_params))
+                .collect();
+            let own = match own_types.is_empty() {
+                true => String::new(),
+                false => format!(
+                    "<{}>",
+                    own_types
+                        .iter()
+                        .map(short_type)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let fn_name = match &spec.self_ty {
+                Some((_, prefix)) => format!("{prefix}::{ident}{own}"),
+                None => format!("{ident}{own}"),
+            };
+            // A turbofish names the function's own types (it is not
+            // allowed beside an `impl Trait` parameter, where inference
+            // finds them from the arguments).
+            let turbofish = (!fn_generics.is_empty() && impl_trait_params.is_empty()).then(|| {
+                let types = type_list(&fn_generics);
+                quote!(::<#(#types),*>)
+            });
+            let call_path = &spec.call_path;
+            let self_replace = |ty: &Type| -> Type {
+                let mut ty = spec.inst.apply(ty);
+                if let Some((self_ty, _)) = &spec.self_ty {
+                    crate::params::replace_self(&mut ty, self_ty);
+                }
+                ty
+            };
+            instances.push(Instance {
+                params,
+                fn_name,
+                static_ident: match index {
+                    0 => format_ident!("__CARVE_TARGET"),
+                    i => format_ident!("__CARVE_TARGET_{}", i),
+                },
+                call_path: quote!(#call_path #turbofish),
+                ret: match &sig.output {
+                    ReturnType::Default => None,
+                    ReturnType::Type(_, ty) => Some(self_replace(ty)),
+                },
+                generic_args: impl_generics
+                    .iter()
+                    .chain(&fn_generics)
+                    .filter_map(|n| spec.inst.get(n).map(|t| (n.clone(), t.clone())))
+                    .collect(),
+            });
+        }
+        if let Some(analyzed) = analyzed {
+            sig = analyzed;
+        }
         let sites_ident = crate::instrument::sites_ident();
         // A return value that borrows from the call's arguments keeps a `&mut`
         // argument borrowed, so its state after the call cannot be read then.
@@ -96,16 +280,19 @@ impl TargetFn {
                 matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '&' || p.as_char() == '\'')
             }),
         };
-        let records_after = !returns_borrow && params.iter().any(|p| p.pass == Pass::RefMut);
+        let records_after = !returns_borrow
+            && instances
+                .first()
+                .is_some_and(|i| i.params.iter().any(|p| p.pass == Pass::RefMut));
         TargetFn {
             sig,
-            params,
-            fn_name,
-            static_ident,
-            call_path,
+            instances,
+            generic: generic && bound,
+            base_name,
             display,
             records_after,
             sites_ident,
+            runtime,
         }
     }
 
@@ -113,46 +300,152 @@ impl TargetFn {
     /// its instrumented twin while coverage is collected). The registration
     /// and the site table are items at its start.
     fn body(&self, block: &Block) -> Block {
+        let is_async = self.sig.asyncness.is_some();
         let Instrumented {
             body: block,
             sites_static,
-        } = instrument_fn(block, &self.sites_ident, &self.fn_name, &self.sig.output);
-        let registration = self.registration();
-        let static_ident = &self.static_ident;
-        let captures = self.params.iter().map(|p| {
-            let (name, form, view) = (&p.name, p.form(), p.view(&p.binding));
-            quote!(__carve_args.arg(#name, #form.capture(#view));)
-        });
-        let destructure = self.params.iter().filter_map(|p| {
+        } = instrument_fn(
+            block,
+            &self.sites_ident,
+            &self.base_name,
+            &self.sig.output,
+            is_async,
+        );
+        let registrations = self.instances.iter().map(|i| self.registration(i));
+        let first = &self.instances[0];
+        let destructure = first.params.iter().filter_map(|p| {
             let binding = &p.binding;
             p.pattern.as_ref().map(|pat| quote!(let #pat = #binding;))
-        });
-        let afters = self.after_params().map(|p| {
-            let (name, form, binding) = (&p.name, p.form(), &p.binding);
-            quote!(__carve_after.arg(#name, #form.capture(&*#binding));)
-        });
-        let checks = self
-            .params
-            .iter()
-            .map(|p| rebuild_check(p, p.view(&p.binding)));
-        let after_checks = self.after_params().map(|p| {
-            let binding = &p.binding;
-            rebuild_check(p, quote!(&*#binding))
         });
         let ret = match &self.sig.output {
             ReturnType::Default => quote!(()),
             ReturnType::Type(_, ty) => ty.to_token_stream(),
         };
-        let capture = capture_closure(self.return_type(), true, true);
+        let generic = self.generic;
+        // The frame of a recorded call, and (generic) which instance it is of.
+        let begin = |i: &Instance| {
+            let static_ident = &i.static_ident;
+            let captures = i.params.iter().map(|p| {
+                let (name, form) = (&p.name, p.form());
+                let view = self.view(p);
+                quote!(__carve_args.arg(#name, #form.capture(#view));)
+            });
+            let checks = i.params.iter().map(|p| rebuild_check(p, self.view(p)));
+            quote!(::carve::_macro_support::begin(
+                &#static_ident,
+                |__carve_args| { #(#captures)* },
+                |__carve_check| { #(#checks)* },
+            ))
+        };
+        let finish = |i: &Instance| {
+            let afters = self.after_params(i).map(|p| {
+                let (name, form) = (&p.name, p.form());
+                let view = self.view_after(p);
+                quote!(__carve_after.arg(#name, #form.capture(#view));)
+            });
+            let after_checks = self
+                .after_params(i)
+                .map(|p| rebuild_check(p, self.view_after(p)));
+            let capture = match (&i.ret, &self.sig.output) {
+                (Some(concrete), ReturnType::Type(_, written)) if generic => {
+                    let inner = capture_closure(Some(concrete), true, true);
+                    quote!(|__carve_g: &#written| (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g)))
+                }
+                _ => capture_closure(i.ret.as_ref(), true, true),
+            };
+            quote!(__carve_frame.finish(
+                __carve_result,
+                #capture,
+                |__carve_after| { #(#afters)* },
+                |__carve_check| { #(#after_checks)* },
+            ))
+        };
+        let frame = if generic {
+            let arms = self.instances.iter().enumerate().map(|(n, i)| {
+                let cond = self.matches(i);
+                let begin = begin(i);
+                quote!(if #cond { #begin.map(|__carve_f| (__carve_f, #n)) } else)
+            });
+            let names = self.instances[0]
+                .generic_args
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .chain(
+                    first
+                        .params
+                        .iter()
+                        .filter(|p| has_impl_trait_name(&self.sig, &p.binding))
+                        .map(|p| p.name.clone()),
+                );
+            let type_names = self.instances[0]
+                .generic_args
+                .iter()
+                .map(|(n, _)| quote!(::core::any::type_name::<#n>()))
+                .chain(
+                    first
+                        .params
+                        .iter()
+                        .filter(|p| has_impl_trait_name(&self.sig, &p.binding))
+                        .map(|p| {
+                            let binding = &p.binding;
+                            quote!(::core::any::type_name_of_val(&#binding))
+                        }),
+                );
+            let base_name = &self.base_name;
+            quote!(#(#arms)* {
+                ::carve::_macro_support::unlisted(
+                    ::core::module_path!(),
+                    #base_name,
+                    &[#(#names),*],
+                    &[#(#type_names),*],
+                );
+                ::core::option::Option::None
+            })
+        } else {
+            begin(first)
+        };
+        let finished = if generic {
+            let last = self.instances.len() - 1;
+            let arms = self.instances.iter().enumerate().map(|(n, i)| {
+                let finish = finish(i);
+                match n == last {
+                    true => quote!(_ => #finish,),
+                    false => quote!(#n => #finish,),
+                }
+            });
+            quote!(match __carve_i { #(#arms)* })
+        } else {
+            finish(first)
+        };
+        let frame_pattern = match generic {
+            true => quote!((__carve_frame, __carve_i)),
+            false => quote!(__carve_frame),
+        };
+        if is_async {
+            return syn::parse_quote!({
+                #(#registrations)*
+                #sites_static
+                let __carve_frame = if ::carve::_macro_support::is_recording() {
+                    #frame
+                } else {
+                    ::core::option::Option::None
+                };
+                #(#destructure)*
+                let __carve_body = ::carve::_macro_support::future_of::<#ret, _>(async #block);
+                match __carve_frame {
+                    ::core::option::Option::None => __carve_body.await,
+                    ::core::option::Option::Some(#frame_pattern) => {
+                        let __carve_result = ::carve::_macro_support::CatchUnwind::new(__carve_body).await;
+                        #finished
+                    }
+                }
+            });
+        }
         syn::parse_quote!({
-            #registration
+            #(#registrations)*
             #sites_static
             let __carve_frame = if ::carve::_macro_support::is_recording() {
-                ::carve::_macro_support::begin(
-                    &#static_ident,
-                    |__carve_args| { #(#captures)* },
-                    |__carve_check| { #(#checks)* },
-                )
+                #frame
             } else {
                 ::core::option::Option::None
             };
@@ -160,70 +453,108 @@ impl TargetFn {
             let __carve_body = || -> #ret #block;
             match __carve_frame {
                 ::core::option::Option::None => ::carve::_macro_support::call_once(__carve_body),
-                ::core::option::Option::Some(__carve_frame) => __carve_frame.finish(
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body)),
-                    #capture,
-                    |__carve_after| { #(#afters)* },
-                    |__carve_check| { #(#after_checks)* },
-                ),
+                ::core::option::Option::Some(#frame_pattern) => {
+                    let __carve_result = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body));
+                    #finished
+                }
             }
         })
     }
 
-    /// The return type, `None` for `()` written as nothing.
-    fn return_type(&self) -> Option<&Type> {
-        match &self.sig.output {
-            ReturnType::Default => None,
-            ReturnType::Type(_, ty) => Some(ty),
+    /// A reference to parameter `p`'s value as the form captures it: for a
+    /// generic target, read as the instantiation's type.
+    fn view(&self, p: &Param) -> TokenStream {
+        match self.generic {
+            true => p.cast_view(&p.binding),
+            false => p.view(&p.binding),
         }
     }
 
-    fn after_params(&self) -> impl Iterator<Item = &Param> {
-        self.params
+    /// [`TargetFn::view`] of a `&mut` parameter after the call.
+    fn view_after(&self, p: &Param) -> TokenStream {
+        let binding = &p.binding;
+        match self.generic {
+            true => p.cast_view(binding),
+            false => quote!(&*#binding),
+        }
+    }
+
+    /// Whether a call of a generic target is at instance `i`: its generic
+    /// parameters and the values of its `impl Trait` parameters have the
+    /// instance's types.
+    fn matches(&self, i: &Instance) -> TokenStream {
+        let (names, types): (Vec<_>, Vec<_>) = i.generic_args.iter().cloned().unzip();
+        let values = i
+            .params
+            .iter()
+            .filter(|p| has_impl_trait_name(&self.sig, &p.binding))
+            .map(|p| {
+                let (binding, ty) = (&p.binding, &p.subst_ty);
+                quote!(&& ::carve::_macro_support::is_type::<_, #ty>(&#binding))
+            });
+        // Tuples of references, not `fn` pointers: `fn(&&str)` is
+        // higher-ranked over the `&str`'s lifetime, `fn(&S)` is not.
+        quote!(::carve::_macro_support::same_type::<(#(&#names,)*), (#(&#types,)*)>() #(#values)*)
+    }
+
+    fn after_params<'a>(&'a self, i: &'a Instance) -> impl Iterator<Item = &'a Param> {
+        i.params
             .iter()
             .filter(move |p| self.records_after && p.pass == Pass::RefMut)
     }
 
-    /// The registration static and its replay function.
-    fn registration(&self) -> TokenStream {
+    /// The registration static of instance `i` and its replay function.
+    fn registration(&self, i: &Instance) -> TokenStream {
         let Self {
-            static_ident,
-            fn_name,
             display,
-            call_path,
             sites_ident,
             ..
         } = self;
-        let fields: Vec<_> = (0..self.params.len())
+        let Instance {
+            static_ident,
+            fn_name,
+            call_path,
+            params,
+            ..
+        } = i;
+        let fields: Vec<_> = (0..params.len())
             .map(|i| format_ident!("__carve_p{}", i))
             .collect();
-        let names = self.params.iter().map(|p| &p.name);
-        let trace_names = self.params.iter().map(|p| &p.name);
-        let owned: Vec<_> = self.params.iter().map(|p| &p.owned).collect();
-        let checks = self.params.iter().map(|p| {
+        let names = params.iter().map(|p| &p.name);
+        let trace_names = params.iter().map(|p| &p.name);
+        let owned: Vec<_> = params.iter().map(|p| &p.owned).collect();
+        let checks = params.iter().map(|p| {
             let form = p.form();
             quote_spanned!(p.span=> #form.check();)
         });
-        let ser_fns: Vec<_> = (0..self.params.len())
+        let ser_fns: Vec<_> = (0..params.len())
             .map(|i| format_ident!("__carve_ser{}", i))
             .collect();
-        let de_fns: Vec<_> = (0..self.params.len())
+        let de_fns: Vec<_> = (0..params.len())
             .map(|i| format_ident!("__carve_de{}", i))
             .collect();
         let (ser_names, de_names) = (
             ser_fns.iter().map(|f| f.to_string()),
             de_fns.iter().map(|f| f.to_string()),
         );
-        let forms: Vec<_> = self.params.iter().map(|p| p.form()).collect();
-        let pass = self.params.iter().zip(&fields).map(|(p, f)| p.pass(f));
-        let afters = self.params.iter().zip(&fields).filter_map(|(p, f)| {
+        let forms: Vec<_> = params.iter().map(|p| p.form()).collect();
+        let pass = params.iter().zip(&fields).map(|(p, f)| p.pass(f));
+        let afters = params.iter().zip(&fields).filter_map(|(p, f)| {
             let (name, form) = (&p.name, p.form());
             (self.records_after && p.pass == Pass::RefMut)
                 .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
         });
-        let capture = capture_closure(self.return_type(), false, false);
+        let capture = capture_closure(i.ret.as_ref(), false, false);
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
+        let call = quote!(#call_path(#(#pass),*));
+        // An `async fn` is driven to its end: by carve's executor, or by
+        // the runtime the attribute names.
+        let call = match (&self.sig.asyncness, &self.runtime) {
+            (None, _) => call,
+            (Some(_), None) => quote!(::carve::_macro_support::block_on(#call)),
+            (Some(_), Some(_)) => quote!(::carve::_macro_support::block_on_tokio(#call)),
+        };
         quote! {
             #[doc(hidden)]
             #[allow(non_upper_case_globals)]
@@ -263,7 +594,7 @@ impl TargetFn {
                             ::core::result::Result::Ok::<_, ::carve::_macro_support::ReplayError>((__carve_args, __carve_value))
                         })?;
                         let arguments { #( #fields: mut #fields, )* } = __carve_args;
-                        let __carve_outcome = ::carve::_macro_support::observe(|| #call_path(#(#pass),*), #capture);
+                        let __carve_outcome = ::carve::_macro_support::observe(|| #call, #capture);
                         let mut __carve_after = ::carve::_macro_support::ArgsBuilder::default();
                         ::carve::_macro_support::setup(|| { #(#afters)* });
                         ::carve::_macro_support::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
@@ -283,6 +614,15 @@ impl TargetFn {
     }
 }
 
+/// Whether the parameter bound to `binding` is an `impl Trait` parameter
+/// of `sig`.
+fn has_impl_trait_name(sig: &Signature, binding: &syn::Ident) -> bool {
+    sig.inputs.iter().any(|input| {
+        matches!(input, FnArg::Typed(t) if has_impl_trait(&t.ty)
+            && matches!(&*t.pat, Pat::Ident(p) if p.ident == *binding))
+    })
+}
+
 /// Generated code checking, at record time, that parameter `p` (its value
 /// `view`, a reference) rebuilds from its carved form as replay rebuilds it
 /// (see the runtime's `RebuildCheck`).
@@ -300,7 +640,7 @@ fn rebuild_check(p: &Param, view: TokenStream) -> TokenStream {
     );)
 }
 
-fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
+fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Result<TokenStream> {
     if is_method(&item) {
         // Its registration would need the impl's type, which only the impl
         // block's attribute sees.
@@ -315,11 +655,48 @@ fn expand_fn(mut item: ItemFn, mut errors: Errors) -> syn::Result<TokenStream> {
         )));
     }
     let ident = &item.sig.ident;
-    let target = TargetFn::new(item.sig.clone(), None, quote!(#ident), &mut errors);
+    let specs = specs_of(args.insts, |inst| Spec {
+        inst,
+        self_ty: None,
+        call_path: quote!(#ident),
+    });
+    let base_name = ident.to_string().trim_start_matches("r#").to_owned();
+    let target = TargetFn::new(
+        item.sig.clone(),
+        &specs,
+        &[],
+        base_name,
+        args.runtime,
+        &mut errors,
+    );
     errors.check()?;
     *item.block = target.body(&item.block);
     item.sig = target.sig.clone();
     Ok(quote!(#item))
+}
+
+/// One spec per instantiation, or one without types when there is none.
+fn specs_of(insts: Vec<Inst>, spec: impl FnMut(Inst) -> Spec) -> Vec<Spec> {
+    let insts = match insts.is_empty() {
+        true => vec![Inst::default()],
+        false => insts,
+    };
+    insts.into_iter().map(spec).collect()
+}
+
+/// The arguments of a method's marker (`#[carve::target(…)]`, or the
+/// `carve::target(…)` in a `cfg_attr`), if it has any.
+fn marker_args(attr: &Attribute) -> Option<TokenStream> {
+    let meta = match cfg_attr_parts(attr) {
+        Some((_, metas)) => metas
+            .into_iter()
+            .find(|m| is_carve_path(m.path(), "target"))?,
+        None => attr.meta.clone(),
+    };
+    match meta {
+        syn::Meta::List(list) => Some(list.tokens),
+        _ => None,
+    }
 }
 
 /// Whether a function given to `#[carve::target]` on its own is a method:
@@ -399,19 +776,67 @@ fn take_target_markers(attrs: &mut Vec<Attribute>) -> bool {
     take_markers(attrs, "target")
 }
 
-fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStream> {
+fn expand_impl(
+    mut item: ItemImpl,
+    args: TargetArgs,
+    mut errors: Errors,
+) -> syn::Result<TokenStream> {
     // Lifetimes are fine: carved values own their data, and the statics
-    // name the type with `'static` or elided lifetimes.
-    if let Some(param) = item
+    // name the type with `'static` or elided lifetimes. Type parameters are
+    // carved at the types `generics(…)` names.
+    let impl_generics: Vec<syn::Ident> = item
         .generics
         .params
         .iter()
-        .find(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
-    {
-        errors.spanned(
-            param,
-            "carve cannot carve methods of a generic impl block: carve a concrete function that calls them",
-        );
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            _ => None,
+        })
+        .collect();
+    for param in &item.generics.params {
+        match param {
+            syn::GenericParam::Type(t) if args.insts.is_empty() => errors.spanned(
+                param,
+                format!(
+                    "`{0}` is generic: carve carves this impl block's methods at the types \
+                     you name in the block's attribute, \
+                     `#[carve::target(generics({0} = u32))]` (one `generics(…)` per \
+                     instantiation)",
+                    t.ident
+                ),
+            ),
+            syn::GenericParam::Const(_) => errors.spanned(
+                param,
+                "carve cannot carve methods of an impl block with const generics",
+            ),
+            _ => {}
+        }
+    }
+    for inst in &args.insts {
+        for (name, _) in &inst.bindings {
+            if !impl_generics.contains(name) {
+                errors.spanned(
+                    name,
+                    format!(
+                        "`{name}` is not a type parameter of this impl block: the block's \
+                         `generics(…)` binds its own parameters; a method's go on its \
+                         `#[carve::target(generics(…))]`"
+                    ),
+                );
+            }
+        }
+        for name in &impl_generics {
+            if inst.get(name).is_none() {
+                errors.spanned(
+                    name,
+                    format!(
+                        "`{name}` has no type in a `generics(…)` of this impl block: add \
+                         `{name} = Type` (each instantiation names a type for every generic \
+                         parameter)"
+                    ),
+                );
+            }
+        }
     }
     // Without a name the methods are still checked, so that their errors
     // are reported with this one.
@@ -421,20 +846,56 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
     });
     let owned_ty = with_lifetimes(&item.self_ty, "'static");
     let call_ty = with_lifetimes(&item.self_ty, "'_");
-    let (prefix, call_prefix) = match &item.trait_ {
-        Some((path, _)) => {
-            let call_trait = with_lifetimes_in_path(path, "'_");
-            (
-                format!("{type_name}::{}", trait_name(path)),
-                quote!(<#call_ty as #call_trait>::),
-            )
+    // The impl's type and names at each instantiation of the block.
+    let generic = !impl_generics.is_empty() && !args.insts.is_empty();
+    let impl_specs = specs_of(args.insts, |inst| {
+        let owned_ty = inst.apply(&owned_ty);
+        let call_ty = inst.apply(&call_ty);
+        // The type as this instantiation names it (`Stack<u8>`); a type
+        // the block's parameters are not part of keeps its name (`Total`
+        // in `impl<T> From<Vec<T>> for Total`, whose trait carries them).
+        let type_name = match (generic, &*item.self_ty) {
+            (true, Type::Path(_)) => short_type(&inst.apply(&item.self_ty)),
+            _ => type_name.clone(),
+        };
+        let (prefix, call_prefix) = match &item.trait_ {
+            Some((path, _)) => {
+                let mut call_trait = with_lifetimes_in_path(path, "'_");
+                let mut named = path.clone();
+                if generic {
+                    call_trait = apply_in_path(&inst, &call_trait);
+                    named = apply_in_path(&inst, &named);
+                }
+                (
+                    format!("{type_name}::{}", trait_name(&named)),
+                    quote!(<#call_ty as #call_trait>::),
+                )
+            }
+            None => (type_name, quote!(<#call_ty>::)),
+        };
+        Spec {
+            inst,
+            self_ty: Some((owned_ty, prefix)),
+            call_path: call_prefix,
         }
-        None => (type_name.clone(), quote!(<#call_ty>::)),
-    };
-    let lifetimes = !item.generics.params.is_empty();
+    });
+    let base_type_ty = owned_ty.clone();
+    let lifetimes = item
+        .generics
+        .params
+        .iter()
+        .any(|p| matches!(p, syn::GenericParam::Lifetime(_)));
     let any_marked = item.items.iter().any(
         |i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(|a| is_carve_attr(a, "target"))),
     );
+    let base_prefix = match &item.trait_ {
+        Some((path, _)) => format!("{type_name}::{}", trait_name(path)),
+        None => type_name.clone(),
+    };
+    let skipped_prefix = impl_specs
+        .first()
+        .and_then(|s| s.self_ty.as_ref().map(|(_, p)| p.clone()))
+        .unwrap_or_default();
     let mut skipped = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
@@ -455,7 +916,10 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
             !helper && (item.trait_.is_some() || matches!(method.vis, Visibility::Public(_)))
         };
         if carved && !any_marked {
-            if let Some(why) = uncarvable(&method.sig, &owned_ty, lifetimes) {
+            let first = &impl_specs[0];
+            let self_ty = first.self_ty.as_ref().map_or(&base_type_ty, |(t, _)| t);
+            let inst = generic.then_some(&first.inst);
+            if let Some(why) = uncarvable(&method.sig, self_ty, lifetimes, inst) {
                 skipped.push((method.sig.ident.to_string(), why));
                 crate::instrument::instrument_method(method, &type_name);
                 continue;
@@ -466,17 +930,46 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
             crate::instrument::instrument_method(method, &type_name);
             continue;
         }
-        let ident = &method.sig.ident;
+        let ident = method.sig.ident.clone();
         // A method marked by hand that cannot be carved: its errors say how
         // to leave it out.
-        errors.note = marker.map(|m| match is_carve_path(m.path(), "target") {
-            true => format!("leave `{ident}` out: remove its `#[carve::target]`"),
-            false => format!("leave `{ident}` out: remove `carve::target` from its `cfg_attr`"),
-        });
+        errors.note = marker
+            .as_ref()
+            .map(|m| match is_carve_path(m.path(), "target") {
+                true => format!("leave `{ident}` out: remove its `#[carve::target]`"),
+                false => format!("leave `{ident}` out: remove `carve::target` from its `cfg_attr`"),
+            });
+        let method_args = marker
+            .as_ref()
+            .and_then(marker_args)
+            .map(|tokens| parse_args(tokens, &mut errors))
+            .unwrap_or_default();
+        let method_insts = match method_args.insts.is_empty() {
+            true => vec![Inst::default()],
+            false => method_args.insts,
+        };
+        let mut specs = Vec::new();
+        for spec in &impl_specs {
+            for method_inst in &method_insts {
+                specs.push(Spec {
+                    inst: spec.inst.and(method_inst),
+                    self_ty: spec.self_ty.clone(),
+                    call_path: {
+                        let prefix = &spec.call_path;
+                        quote!(#prefix #ident)
+                    },
+                });
+            }
+        }
         let target = TargetFn::new(
             method.sig.clone(),
-            Some((&owned_ty, &prefix)),
-            quote!(#call_prefix #ident),
+            &specs,
+            if generic { &impl_generics } else { &[] },
+            format!(
+                "{base_prefix}::{}",
+                ident.to_string().trim_start_matches("r#")
+            ),
+            method_args.runtime.or_else(|| args.runtime.clone()),
             &mut errors,
         );
         errors.note = None;
@@ -490,7 +983,7 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
             const _: () = {
                 static __CARVE_SKIPPED: ::carve::_macro_support::Skipped = ::carve::_macro_support::Skipped {
                     module_path: ::core::module_path!(),
-                    impl_name: #prefix,
+                    impl_name: #skipped_prefix,
                     methods: &[#(#methods),*],
                 };
                 ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::SkippedRef(&__CARVE_SKIPPED) }
@@ -500,10 +993,24 @@ fn expand_impl(mut item: ItemImpl, mut errors: Errors) -> syn::Result<TokenStrea
     Ok(quote!(#item #skipped))
 }
 
+/// `path` with an instantiation's types in place of its type parameters.
+fn apply_in_path(inst: &Inst, path: &syn::Path) -> syn::Path {
+    let ty: Type = syn::parse_quote!(#path);
+    match inst.apply(&ty) {
+        Type::Path(p) => p.path,
+        _ => path.clone(),
+    }
+}
+
 /// Why a method of a block with no method marked cannot be carved, in a
 /// few words (`generic`, `const fn`, ``parameter `f` ``); `None` when it
 /// can be (as far as its signature shows).
-fn uncarvable(sig: &Signature, self_ty: &Type, lifetimes: bool) -> Option<String> {
+fn uncarvable(
+    sig: &Signature,
+    self_ty: &Type,
+    lifetimes: bool,
+    inst: Option<&Inst>,
+) -> Option<String> {
     let why = if sig.constness.is_some() {
         "const fn"
     } else if sig.asyncness.is_some() {
@@ -522,7 +1029,7 @@ fn uncarvable(sig: &Signature, self_ty: &Type, lifetimes: bool) -> Option<String
         "borrowing receiver"
     } else {
         let mut probe = Errors::default();
-        analyze(&mut sig.clone(), Some(self_ty), &mut probe);
+        analyze(&mut sig.clone(), Some(self_ty), inst, &mut probe);
         let error = probe.check().err()?;
         // `carve cannot carve parameter `f`: …` → ``parameter `f` ``.
         let message = error.to_string();
@@ -656,7 +1163,7 @@ mod tests {
 
     #[test]
     fn unmarked_methods_that_cannot_be_carved_say_why_in_a_few_words() {
-        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), false);
+        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), false, None);
         assert_eq!(why(syn::parse_quote!(fn get(&self) -> u32)), None);
         assert_eq!(
             why(syn::parse_quote!(fn scale<T: Into<u32>>(&self, by: T) -> u32)).as_deref(),
@@ -686,6 +1193,7 @@ mod tests {
             &syn::parse_quote!(fn count(&self) -> usize),
             &syn::parse_quote!(Words<'static>),
             true,
+            None,
         );
         assert_eq!(borrowed.as_deref(), Some("borrowing receiver"));
     }

@@ -53,6 +53,9 @@ struct Carved {
     /// Calls not carved because a value of theirs does not rebuild.
     #[serde(default)]
     skipped: Vec<record::Skipped>,
+    /// Calls of generic targets at instantiations their attribute does not list.
+    #[serde(default)]
+    unlisted: Vec<record::Unlisted>,
 }
 
 /// How recording one system test in its own process went.
@@ -65,6 +68,7 @@ pub enum TestRun {
         entries: BTreeMap<String, Vec<Entry>>,
         unwritable: Vec<String>,
         skipped: Vec<record::Skipped>,
+        unlisted: Vec<record::Unlisted>,
     },
     /// The test failed with this message; what it carved is not used.
     Failed(String),
@@ -131,6 +135,7 @@ pub fn record_in_child(
         entries,
         unwritable: carved.unwritable,
         skipped: carved.skipped,
+        unlisted: carved.unlisted,
     })
 }
 
@@ -169,6 +174,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
     let result = run();
     let recordings = record::stop();
     let skipped = record::take_skipped();
+    let unlisted = record::take_unlisted();
     let mut calls: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut unwritable = Vec::new();
     for recording in &recordings {
@@ -193,6 +199,7 @@ pub fn child_main(test: &str, run: impl FnOnce() -> Result<(), String>) -> ! {
         failure: result.err(),
         unwritable,
         skipped,
+        unlisted,
         calls: calls
             .into_iter()
             .map(|(target, entries)| (target, entries.iter().map(WireEntry::from).collect()))

@@ -39,7 +39,7 @@
 //! ```
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -140,6 +140,19 @@ impl TestRecording {
 #[inline(always)]
 pub fn is_recording() -> bool {
     RECORDING.load(Ordering::Relaxed)
+}
+
+/// Whether carve is capturing or rebuilding a value on this thread (calls
+/// made meanwhile are carve's, not the test's).
+pub fn is_capturing() -> bool {
+    CAPTURING.with(Cell::get) > 0
+}
+
+/// The system test recording on this thread (or the only one running).
+pub fn current_test() -> Option<String> {
+    CURRENT
+        .with(|c| c.borrow().as_ref().map(|r| r.test.clone()))
+        .or_else(|| lock(&ACTIVE).first().map(|a| a.name.clone()))
 }
 
 /// Starts carving: targets called from [`record_test`] scopes are recorded.
@@ -566,6 +579,82 @@ pub fn take_skipped() -> Vec<Skipped> {
         .collect()
 }
 
+/// Calls of generic targets at instantiations their attribute does not
+/// list: per function and instantiation, the first system test and a count.
+static UNLISTED: Mutex<BTreeMap<(String, String), (String, usize)>> =
+    Mutex::new(BTreeMap::new());
+
+/// Notes a call of the generic target `function` (in `module_path`) at an
+/// instantiation its attribute does not list: `names` are its generic
+/// parameters (and `impl Trait` parameters), `types` their types in this
+/// call. Only while recording; the record run says so once per function and
+/// instantiation ([`Unlisted::message`]).
+pub fn unlisted(module_path: &str, function: &str, names: &[&str], types: &[&str]) {
+    if !is_recording() || is_capturing() {
+        return;
+    }
+    let function = crate::registry::path_in_crate(module_path, function);
+    let bindings: Vec<String> = names
+        .iter()
+        .zip(types)
+        .map(|(name, ty)| format!("{name} = {}", crate::shapes::short_type_name(ty)))
+        .collect();
+    let test = current_test().unwrap_or_default();
+    let mut unlisted = lock(&UNLISTED);
+    unlisted
+        .entry((function, bindings.join(", ")))
+        .or_insert((test, 0))
+        .1 += 1;
+}
+
+/// Calls of a generic target not carved: their instantiation is not listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unlisted {
+    /// The function's path in its crate (`parse`, `Stack::push`).
+    pub function: String,
+    /// The instantiation (`S = Cow<str>`).
+    pub bindings: String,
+    /// The system test it was first seen in.
+    pub test: String,
+    /// How many calls.
+    pub calls: usize,
+}
+
+impl Unlisted {
+    /// What the record run says about it, once.
+    pub fn message(&self) -> String {
+        let Unlisted {
+            function,
+            bindings,
+            test,
+            calls,
+        } = self;
+        format!(
+            "carve: not carving calls of `{function}` at `{bindings}`, an instantiation its \
+             attribute does not list (first seen in system test `{test}`; {calls} call(s)). \
+             Add `generics({bindings})` to its `#[carve::target(…)]` to carve them."
+        )
+    }
+
+    /// Adds the calls of another run.
+    pub fn absorb(&mut self, other: &Unlisted) {
+        self.calls += other.calls;
+    }
+}
+
+/// Takes the unlisted calls noted so far in this process.
+pub fn take_unlisted() -> Vec<Unlisted> {
+    std::mem::take(&mut *lock(&UNLISTED))
+        .into_iter()
+        .map(|((function, bindings), (test, calls))| Unlisted {
+            function,
+            bindings,
+            test,
+            calls,
+        })
+        .collect()
+}
+
 fn store(call: Call) {
     let unowned = CURRENT.with(|c| match c.borrow_mut().as_mut() {
         Some(rec) => {
@@ -758,5 +847,16 @@ mod tests {
         assert_eq!(inner.get(), Some(false));
         assert!(!capturing(|| CAPTURING.with(Cell::get) == 0));
         assert_eq!(CAPTURING.with(Cell::get), 0);
+    }
+
+    #[test]
+    fn unlisted_instantiations_say_how_to_list_them() {
+        let unlisted = Unlisted {
+            function: "parse".into(),
+            bindings: "S = Cow<str>".into(),
+            test: "reads".into(),
+            calls: 2,
+        };
+        insta::assert_snapshot!(unlisted.message(), @"carve: not carving calls of `parse` at `S = Cow<str>`, an instantiation its attribute does not list (first seen in system test `reads`; 2 call(s)). Add `generics(S = Cow<str>)` to its `#[carve::target(…)]` to carve them.");
     }
 }

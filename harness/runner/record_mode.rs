@@ -72,13 +72,26 @@ pub(super) fn run_record(
     // Calls not carved because a value does not rebuild: said once per
     // target and parameter, with the first test (by name) that made one.
     let mut skipped: Vec<record::Skipped> = Vec::new();
+    // Calls of generic targets at instantiations not listed: said once per
+    // function and instantiation.
+    let mut unlisted: Vec<record::Unlisted> = Vec::new();
     for (test, run) in runs {
         match run {
             TestRun::Passed {
                 entries,
                 unwritable,
                 skipped: skipped_here,
+                unlisted: unlisted_here,
             } => {
+                for call in unlisted_here {
+                    match unlisted
+                        .iter_mut()
+                        .find(|u| (&u.function, &u.bindings) == (&call.function, &call.bindings))
+                    {
+                        Some(seen) => seen.absorb(&call),
+                        None => unlisted.push(call),
+                    }
+                }
                 for message in unwritable {
                     eprintln!("carve: {message}");
                     store_failed = true;
@@ -128,6 +141,10 @@ pub(super) fn run_record(
         display_path(&config.dir)
     );
     for call in &skipped {
+        eprintln!("{}", call.message());
+    }
+    unlisted.sort_by(|a, b| (&a.function, &a.bindings).cmp(&(&b.function, &b.bindings)));
+    for call in &unlisted {
         eprintln!("{}", call.message());
     }
     for test in &kept {

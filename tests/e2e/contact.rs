@@ -44,7 +44,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
       Meters::From<u16>::from  target     -                    -               -     reach    -              (1 carved, 0 generated calls)
       Meters::From<u32>::from  target     2/2    100.0%        0/1             4/5   reach    2/2    100.0%  (2 carved, 0 generated calls)
       Meters::apply            helper     -                    -               -     not reached
-      Meters::fetch            helper     -                    -               -     not instrumented (async fn)
+      Meters::fetch            helper     -                    -               -     not reached
       Meters::halve            target     -                    -               -     reach    1/2     50.0%  (1 carved, 0 generated calls)
       Meters::is_zero          helper     -                    -               -     not instrumented (const fn)
       Meters::join             helper     -                    -               -     not reached
@@ -59,7 +59,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
       digits                   helper     3/6     50.0%        0/2             6/10  reached from shout
       double                   helper     0/2      0.0%        0/1             0/5   not reached
       largest                  helper     4/4    100.0%        -               4/5   reached from shout
-      later                    helper     -                    -               -     not instrumented (async fn)
+      later                    helper     -                    -               -     not reached
       peek                     helper     1/2     50.0%        -               1/1   reached from shout
       shout                    target     4/6     66.7%        0/2             6/10  reach   15/24    62.5%  (2 carved, 0 generated calls)
       soon                     helper     0/2      0.0%        0/1             0/5   reached from shout

@@ -16,11 +16,13 @@ use std::process::Command;
 use insta::assert_snapshot;
 
 mod accidents;
+mod asynchronous;
 mod cli;
 mod contact;
 mod crashes;
 mod dictionary;
 mod files;
+mod generic;
 mod html;
 mod insta_config;
 mod lcov;

@@ -577,7 +577,11 @@ impl Report {
 
     /// The target whose function is at `index`, if it is one.
     pub fn target_at(&self, index: usize) -> Option<&TargetCoverage> {
-        self.targets.iter().find(|t| t.function == index)
+        // A generic function is a target per instantiation: the row shows
+        // one that was called, when there is one.
+        let mut at = self.targets.iter().filter(|t| t.function == index);
+        let first = at.clone().next();
+        at.find(|t| t.called()).or(first)
     }
 }
 

@@ -1,0 +1,291 @@
+//! The arguments of `#[carve::target(…)]`: the instantiations of a generic
+//! target (`generics(S = String)`, once per instantiation) and the runtime
+//! of an `async fn` target (`runtime = "tokio"`), and the substitution of an
+//! instantiation's types into a signature.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::visit_mut::VisitMut;
+use syn::{Ident, Meta, Token, Type};
+
+use crate::Errors;
+
+/// One instantiation: the type each generic parameter (`S`) or `impl
+/// Trait` parameter (by the parameter's name, `items`) is carved at.
+#[derive(Clone, Default)]
+pub struct Inst {
+    pub bindings: Vec<(Ident, Type)>,
+}
+
+impl Inst {
+    /// The type bound to `name`, if any.
+    pub fn get(&self, name: &Ident) -> Option<&Type> {
+        self.bindings
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t)
+    }
+
+    /// This instantiation followed by `other`'s bindings (an impl block's
+    /// and then its method's).
+    pub fn and(&self, other: &Inst) -> Inst {
+        let mut bindings = self.bindings.clone();
+        bindings.extend(other.bindings.iter().cloned());
+        Inst { bindings }
+    }
+
+    /// `ty` with each generic parameter bound here replaced by its type.
+    pub fn apply(&self, ty: &Type) -> Type {
+        let mut ty = ty.clone();
+        Subst(self).visit_type_mut(&mut ty);
+        ty
+    }
+}
+
+struct Subst<'a>(&'a Inst);
+
+impl VisitMut for Subst<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(p) = &*ty {
+            if p.qself.is_none() {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(bound) = self.0.get(ident) {
+                        *ty = bound.clone();
+                        return;
+                    }
+                }
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// `ty` with every `impl Trait` in it replaced by `bound` (an `impl Trait`
+/// parameter carved at `bound`).
+pub fn replace_impl_trait(ty: &Type, bound: &Type) -> Type {
+    struct Replace<'a>(&'a Type);
+    impl VisitMut for Replace<'_> {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            if matches!(ty, Type::ImplTrait(_)) {
+                *ty = self.0.clone();
+                return;
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut ty = ty.clone();
+    Replace(bound).visit_type_mut(&mut ty);
+    ty
+}
+
+/// Whether `ty` holds an `impl Trait` anywhere.
+pub fn has_impl_trait(ty: &Type) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut find = Find(false);
+    syn::visit::Visit::visit_type(&mut find, ty);
+    find.0
+}
+
+/// What `#[carve::target(…)]` (on a function, an impl block or a method in
+/// one) was given.
+#[derive(Default)]
+pub struct TargetArgs {
+    /// Each `generics(…)`, in order.
+    pub insts: Vec<Inst>,
+    /// `runtime = "tokio"`, for an `async fn`.
+    pub runtime: Option<syn::LitStr>,
+}
+
+struct Binding {
+    name: Ident,
+    ty: Type,
+}
+
+impl Parse for Binding {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let ty = input.parse()?;
+        Ok(Binding { name, ty })
+    }
+}
+
+const USAGE: &str = "`#[carve::target]` takes `generics(T = Type, …)` (once per instantiation \
+                     to carve) and `runtime = \"tokio\"`";
+
+/// Parses the attribute's arguments, collecting what is wrong in `errors`.
+pub fn parse_args(attr: TokenStream, errors: &mut Errors) -> TargetArgs {
+    let mut args = TargetArgs::default();
+    if attr.is_empty() {
+        return args;
+    }
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr) {
+        Ok(metas) => metas,
+        Err(e) => {
+            errors.push(syn::Error::new(e.span(), format!("{e}: {USAGE}")));
+            return args;
+        }
+    };
+    for meta in metas {
+        match &meta {
+            Meta::List(list) if list.path.is_ident("generics") => {
+                match list.parse_args_with(Punctuated::<Binding, Token![,]>::parse_terminated) {
+                    Ok(bindings) if bindings.is_empty() => errors.spanned(
+                        &meta,
+                        "`generics()` names no type: write `generics(T = Type, …)`",
+                    ),
+                    Ok(bindings) => {
+                        let mut inst = Inst::default();
+                        for b in bindings {
+                            if inst.get(&b.name).is_some() {
+                                errors.spanned(
+                                    &b.name,
+                                    format!("`{}` is bound twice in one `generics(…)`", b.name),
+                                );
+                            }
+                            inst.bindings.push((b.name, b.ty));
+                        }
+                        args.insts.push(inst);
+                    }
+                    Err(e) => errors.push(syn::Error::new(
+                        e.span(),
+                        format!("{e}: write `generics(T = Type, …)`"),
+                    )),
+                }
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("runtime") => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) if s.value() == "tokio" => args.runtime = Some(s.clone()),
+                other => errors.spanned(
+                    other,
+                    "carve knows the runtime \"tokio\" (carve's feature `tokio`); without \
+                     `runtime`, carve drives the future with its own small executor",
+                ),
+            },
+            other => errors.spanned(other, USAGE),
+        }
+    }
+    args
+}
+
+/// The instantiation's types, shortened as carve names targets: each path
+/// by its last segment, no lifetimes (`String`, `Vec<u8>`, `&str`), so that
+/// a target's name holds no `::`.
+pub fn short_type(ty: &Type) -> String {
+    struct Short;
+    impl VisitMut for Short {
+        fn visit_path_mut(&mut self, path: &mut syn::Path) {
+            if let Some(last) = path.segments.pop() {
+                path.segments = std::iter::once(last).collect();
+                path.leading_colon = None;
+            }
+            syn::visit_mut::visit_path_mut(self, path);
+        }
+        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+            ty.qself = None;
+            syn::visit_mut::visit_type_path_mut(self, ty);
+        }
+        fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
+            ty.lifetime = None;
+            syn::visit_mut::visit_type_reference_mut(self, ty);
+        }
+        fn visit_angle_bracketed_generic_arguments_mut(
+            &mut self,
+            args: &mut syn::AngleBracketedGenericArguments,
+        ) {
+            args.args = std::mem::take(&mut args.args)
+                .into_iter()
+                .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+                .collect();
+            syn::visit_mut::visit_angle_bracketed_generic_arguments_mut(self, args);
+        }
+    }
+    let mut ty = ty.clone();
+    Short.visit_type_mut(&mut ty);
+    tidy(&ty.to_token_stream().to_string())
+}
+
+/// Token text with rustfmt-like spacing (`Vec<u8>`, `&str`, `(u8, u16)`).
+pub fn tidy(text: &str) -> String {
+    let mut name = text.to_owned();
+    for (from, to) in [
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        ("& ", "&"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+        (" (", "("),
+    ] {
+        name = name.replace(from, to);
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parsed(attr: TokenStream) -> (TargetArgs, Option<String>) {
+        let mut errors = Errors::default();
+        let args = parse_args(attr, &mut errors);
+        (args, errors.check().err().map(|e| e.to_string()))
+    }
+
+    #[test]
+    fn each_generics_list_is_one_instantiation() {
+        let (args, error) = parsed(quote!(generics(S = String), generics(S = &str, T = u8)));
+        assert!(error.is_none());
+        let names: Vec<Vec<String>> = args
+            .insts
+            .iter()
+            .map(|i| {
+                i.bindings
+                    .iter()
+                    .map(|(n, t)| format!("{n}={}", short_type(t)))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(names, [vec!["S=String"], vec!["S=&str", "T=u8"]]);
+        assert!(args.runtime.is_none());
+    }
+
+    #[test]
+    fn runtime_is_tokio_or_an_error_that_says_what_is_known() {
+        let (args, error) = parsed(quote!(runtime = "tokio"));
+        assert!(error.is_none());
+        assert_eq!(args.runtime.map(|r| r.value()).as_deref(), Some("tokio"));
+        let (_, error) = parsed(quote!(runtime = "async-std"));
+        assert!(error.unwrap().contains("carve knows the runtime \"tokio\""));
+        let (_, error) = parsed(quote!(budget = 3));
+        assert!(error.unwrap().contains("takes `generics(T = Type, …)`"));
+        let (_, error) = parsed(quote!(generics(S = String, S = u8)));
+        assert!(error.unwrap().contains("`S` is bound twice"));
+    }
+
+    #[test]
+    fn substitution_replaces_bound_parameters_and_impl_trait() {
+        let inst = Inst {
+            bindings: vec![(syn::parse_quote!(T), syn::parse_quote!(u32))],
+        };
+        let ty: Type = syn::parse_quote!(Option<Vec<T>>);
+        assert_eq!(short_type(&inst.apply(&ty)), "Option<Vec<u32>>");
+        let ty: Type = syn::parse_quote!(&impl AsRef<str>);
+        let bound: Type = syn::parse_quote!(std::string::String);
+        assert_eq!(short_type(&replace_impl_trait(&ty, &bound)), "&String");
+    }
+}

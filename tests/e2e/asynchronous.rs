@@ -1,0 +1,99 @@
+//! `async fn` targets, on their fixture (`asynchronous/`): one driven by
+//! carve's own executor, one that needs tokio's timer (`runtime =
+//! "tokio"`), each recorded from an `async` system test, replayed and
+//! generated for; a future that never completes is a timeout.
+
+use insta::assert_snapshot;
+
+use crate::Project;
+
+#[test]
+fn async_targets_are_carved_replayed_and_generated_for() {
+    let p = Project::of("asynchronous", "async-record");
+    let run = p.record();
+    run.assert_success();
+    assert_snapshot!(run.results(), @r"
+    test carved::backoff::0001 ... ok
+    test carved::checksum::0001 ... ok
+    test carved::checksum::0002 ... ok
+    test system::backs_off ... ok
+    test system::sums_bytes ... ok
+    ");
+    assert_snapshot!(p.read("carved/checksum.ron"), @r#"
+    // Calls of `checksum` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "checksum",
+        calls: [
+            (
+                origin: System("sums_bytes"),
+                args: (
+                    data: b"\x01\x02\x03",
+                ),
+                outcome: Returned(Ok(6)),
+            ),
+            (
+                origin: System("sums_bytes"),
+                args: (
+                    data: b"\x00",
+                ),
+                outcome: Returned(Err("zero byte")),
+            ),
+        ],
+    )
+    "#);
+    assert_snapshot!(p.read("carved/backoff.ron"), @r#"
+    // Calls of `backoff` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "backoff",
+        calls: [
+            (
+                origin: System("backs_off"),
+                args: (
+                    attempt: 1,
+                ),
+                outcome: Returned(2),
+            ),
+        ],
+    )
+    "#);
+
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_snapshot!(replay.summary(), @r"
+    carve: branch coverage of instrumented functions by carved and generated calls
+      function  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+      backoff   target     1/2     50.0%         0/1            3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
+      checksum  target     5/6     83.3%         1/3            7/10  reach    5/6     83.3%  (2 carved, 0 generated calls)
+      total                6/8     75.0%         1/4           10/15
+    ");
+
+    let generate = p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "1000"),
+            ("CARVE_TIMEOUT", "1s"),
+        ],
+        &[],
+    );
+    let backoff = generate
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("carve: backoff: branch coverage "))
+        .unwrap_or_else(|| panic!("{}", generate.output()));
+    assert_snapshot!(backoff, @"carve: backoff: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 1000 executions (0 generated arguments did not deserialize)");
+    // More than 8 bytes never complete: found as a timeout, like a hang.
+    let file = p.read("carved/checksum.ron");
+    assert!(
+        file.contains(r#"outcome: Crashed("timeout: did not return within 1s")"#),
+        "{}\n{file}",
+        generate.output()
+    );
+    // The timeout is a found failure: the replay says so and fails.
+    p.test(&[], &[]).assert_failure();
+}

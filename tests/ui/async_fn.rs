@@ -1,6 +1,0 @@
-#[carve::target]
-pub async fn fetch(url: String) -> String {
-    url
-}
-
-fn main() {}
