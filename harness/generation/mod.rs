@@ -4,8 +4,10 @@
 //! tree) for what is still uncovered;
 //! the [`dictionary`] of constants from the code and texts as tokens feed both;
 //! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
-//! [`worker`] runs it all in crash-proof child processes.
+//! [`worker`] runs it all in crash-proof child processes. A target no system
+//! test called starts from values [`borrowed`] from the others' calls.
 
+pub mod borrowed;
 pub mod dictionary;
 pub mod generate;
 pub mod grammar;

@@ -25,6 +25,7 @@ mod insta_config;
 mod leftovers;
 mod mutants;
 mod partition;
+mod reach;
 mod rebuild;
 mod record;
 mod scale;

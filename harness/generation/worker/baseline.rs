@@ -10,6 +10,7 @@ use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
+use crate::generation::borrowed;
 use crate::generation::generate::{
     Existing,
 };
@@ -49,6 +50,9 @@ pub struct Baseline {
     slowest: Duration,
     /// Arguments of the target's own calls that crashed, without layout.
     crashing: BTreeSet<String>,
+    /// Why a target with no call of its own that replays could not be
+    /// seeded from the others' ([`crate::generation::borrowed`]).
+    unseeded: Option<String>,
 }
 
 impl Baseline {
@@ -77,8 +81,12 @@ impl Baseline {
             passing: Vec::new(),
             slowest: Duration::ZERO,
             crashing: BTreeSet::new(),
+            unseeded: None,
         };
         baseline.add(&file.entries);
+        // Arguments of the other targets' calls, in file order: they seed a
+        // target with no call of its own.
+        let mut donors = Vec::new();
         for path in CarveFile::list(dir)? {
             if path == file.path {
                 continue;
@@ -92,10 +100,55 @@ impl Baseline {
                 continue;
             };
             for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
-                baseline.replay_one(called, entry);
+                if let Some((Some(args), _)) = baseline.replay_one(called, entry) {
+                    donors.push(args);
+                }
             }
         }
+        if baseline.seeds.is_empty() {
+            baseline.borrow_seeds(&donors);
+        }
         Ok(baseline)
+    }
+
+    /// Seeds a target that has no call of its own that replays (no system
+    /// test called it) with values of its parameter types carved for other
+    /// targets ([`borrowed::seeds`]). They are run once, for the functions
+    /// they enter (its reach), but cover nothing here: generation keeps
+    /// what of them is worth keeping, as it keeps its own calls.
+    fn borrow_seeds(&mut self, donors: &[Value]) {
+        let seeds = match borrowed::seeds(&self.target.param_types(), donors) {
+            Ok(seeds) => seeds,
+            Err(why) => {
+                self.unseeded = Some(why);
+                return;
+            }
+        };
+        for seed in seeds {
+            let (replayed, trace) = coverage::collect(|| {
+                quietly(|| (self.target.replay)(ArgsInput::Value(&seed)))
+            });
+            // Seeds that do not deserialize (a text that parses but not back
+            // into the same text) are left out.
+            if replayed.is_err() {
+                continue;
+            }
+            for sites in trace.functions() {
+                if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                    self.entered.push(sites);
+                }
+            }
+            self.seeds.push(seed);
+        }
+        if self.seeds.is_empty() {
+            self.unseeded = Some("no value carved for other targets deserializes into its parameters".into());
+        }
+    }
+
+    /// Why the target has no seeds, when it has none: no call of its own
+    /// replays, and the others' carved values could not seed it.
+    pub fn unseeded(&self) -> Option<&str> {
+        self.unseeded.as_deref()
     }
 
     /// Replays `entries` of the target's own, added to its carve file after
