@@ -146,6 +146,11 @@ pub struct Existing {
     /// The longest one of the target's own carve-file calls took to replay:
     /// the call timeout is derived from it.
     pub slowest: Duration,
+    /// Goals of functions that another target's generation explores (one
+    /// exploration per reach, [`crate::generation::owners`]): never aimed
+    /// at here, as if covered; and once the rest is covered, what is left
+    /// of the budget is not spent looking for failures there either.
+    pub delegated: BTreeSet<u32>,
 }
 
 impl Existing {
@@ -165,6 +170,7 @@ impl Existing {
             inapplicable: BTreeSet::new(),
             known_failures: BTreeSet::new(),
             slowest: Duration::ZERO,
+            delegated: BTreeSet::new(),
         }
     }
 }
@@ -280,7 +286,7 @@ pub fn generate(
         target,
         reach: &existing.reach,
         run: Generation {
-            after: existing.covered.clone(),
+            after: existing.covered.union(&existing.delegated).copied().collect(),
             limit: match settings.budget {
                 Budget::Executions(n) => n.min(observer.cap()),
                 Budget::Time(_) => observer.cap(),
@@ -343,13 +349,13 @@ pub fn generate(
             }
         };
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
+    let mut patience = FIRST_PATIENCE;
     if settings.phases != Phases::GrammarOnly {
         generator.recheck_existing(existing);
         generator.skip_met_goal_slots();
         let reach = &existing.reach;
         let mut branches = Turns::new(0, 0..reach.len(), &existing.inapplicable);
         let mut goals = Turns::new(1, reach.len()..reach.all_len(), &existing.inapplicable);
-        let mut patience = FIRST_PATIENCE;
         while (generator.uncovered(&branches.goals) || generator.uncovered(&goals.goals))
             && !generator.exhausted()
         {
@@ -373,7 +379,13 @@ pub fn generate(
     }
     if let Some(grammar) = grammar {
         generator.skip_met_goal_slots();
-        generator.grammar_phase(grammar, &mut fuzzer, u64::MAX);
+        // A target that shares its reach stops as its turns stop paying:
+        // the target that explores the rest looks for failures there.
+        let patience = match existing.delegated.is_empty() {
+            true => u64::MAX,
+            false => patience,
+        };
+        generator.grammar_phase(grammar, &mut fuzzer, patience);
     }
     let index = generator.index;
     let covered = generator.branches_covered();
@@ -835,6 +847,9 @@ impl Generator<'_> {
             .run
             .after
             .iter()
+            // Another target's generation explores delegated goals: they
+            // stay met here whatever the existing calls do.
+            .filter(|goal| !existing.delegated.contains(goal))
             .filter_map(|&goal| self.reach.mutation(goal).map(|(s, m)| (goal, s, m)))
             .collect();
         for (goal, sites, mutation) in weak {

@@ -270,6 +270,19 @@ pub(super) fn generate_for(
         },
         summary.unconfirmed(),
     ));
+    let shared: Vec<String> = baseline
+        .delegated_to(&before)
+        .into_iter()
+        .filter(|(_, outcomes)| *outcomes > 0)
+        .map(|(owner, outcomes)| format!("{outcomes} branch outcome(s) to generate::{owner}"))
+        .collect();
+    if !shared.is_empty() {
+        out.push(format!(
+            "carve: {}: shares its reach: left {} (one exploration per reach)",
+            file.target,
+            shared.join(", ")
+        ));
+    }
     for entry in &stored {
         if let Origin::Found { at, .. } = &entry.origin {
             out.push(format!(

@@ -42,3 +42,42 @@ fn a_target_no_system_test_called_is_generated_for() {
     // Its calls replay as any generated call.
     p.test(&[], &["works_with"]).assert_success();
 }
+
+/// `Version::parse` and `FromStr::from_str` are one parser under two names:
+/// the first by name explores it, the other leaves it to that one and
+/// stops as soon as its turns stop paying; together they still cover
+/// the whole parser, in a fraction of the executions.
+#[test]
+fn two_names_of_one_parser_share_one_exploration() {
+    let p = Project::of("reach", "reach-aliases");
+    p.record().assert_success();
+    let generate = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "2000")], &[]);
+    generate.assert_success();
+    let lines = generate.carve_lines();
+    let parser = lines
+        .lines()
+        .filter(|l| l.contains("parse") || l.contains("from_str"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_snapshot!(parser, @r#"
+        carve: Version::FromStr::from_str: branch coverage 6/8 -> 6/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 0 call(s), found 0 failure(s) in 33 executions (0 generated arguments did not deserialize)
+        carve: Version::FromStr::from_str: shares its reach: left 8 branch outcome(s) to generate::Version::parse (one exploration per reach)
+        carve: Version::parse: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 2 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)
+        carve: wrote 2 new snapshot(s) for Version::parse in carved/Version/parse/
+          Version::FromStr::from_str  target     -                    -               -     reach    8/8    100.0%  (1 carved, 0 generated calls)
+          Version::parse              target     -                    -               -     reach    8/8    100.0%  (2 carved, 2 generated calls)
+          parse_version               helper     8/8    100.0%        1/1             7/8   reached from Version::FromStr::from_str, Version::parse
+    "#);
+    // The same files for one job at a time.
+    let first = p.carved();
+    p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "2000"),
+            ("CARVE_JOBS", "1"),
+        ],
+        &[],
+    )
+    .assert_success();
+    assert_eq!(p.carved(), first);
+}

@@ -1,7 +1,7 @@
 //! Where generation starts: the carve files replayed once per run, in the
 //! parent; workers are sent what it showed ([`Baseline::start`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -11,6 +11,7 @@ use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::generation::borrowed;
+use crate::generation::owners::Owners;
 use crate::generation::generate::{
     Existing,
 };
@@ -53,6 +54,13 @@ pub struct Baseline {
     /// Why a target with no call of its own that replays could not be
     /// seeded from the others' ([`crate::generation::borrowed`]).
     unseeded: Option<String>,
+    /// This run's seed: its calls do not decide [`Baseline::owners`].
+    seed: u64,
+    /// The functions the target's own calls enter, those that generation
+    /// with this run's seed made aside.
+    entered_before: Vec<&'static crate::registry::Sites>,
+    /// Which target explores each function shared by reaches.
+    owners: Owners,
 }
 
 impl Baseline {
@@ -82,11 +90,16 @@ impl Baseline {
             slowest: Duration::ZERO,
             crashing: BTreeSet::new(),
             unseeded: None,
+            seed,
+            entered_before: Vec::new(),
+            owners: Owners::default(),
         };
         baseline.add(&file.entries);
         // Arguments of the other targets' calls, in file order: they seed a
         // target with no call of its own.
         let mut donors = Vec::new();
+        // The functions each other target's calls enter, for the owners.
+        let mut entered_by: BTreeMap<String, Vec<&'static crate::registry::Sites>> = BTreeMap::new();
         for path in CarveFile::list(dir)? {
             if path == file.path {
                 continue;
@@ -100,11 +113,27 @@ impl Baseline {
                 continue;
             };
             for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
-                if let Some((Some(args), _)) = baseline.replay_one(called, entry) {
-                    donors.push(args);
+                let Some((args, functions)) = baseline.replay_one(called, entry) else {
+                    continue;
+                };
+                donors.extend(args);
+                let entered = entered_by.entry(other.target.clone()).or_default();
+                for sites in functions {
+                    if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                        entered.push(sites);
+                    }
                 }
             }
         }
+        entered_by.insert(target.name(), baseline.entered_before.clone());
+        let targets: Vec<_> = registry
+            .targets()
+            .map(|(name, t)| {
+                let entered = entered_by.remove(name).unwrap_or_default();
+                (name.to_owned(), t.sites, entered)
+            })
+            .collect();
+        baseline.owners = Owners::decide(&targets, &crate::registry::all_sites());
         if baseline.seeds.is_empty() {
             baseline.borrow_seeds(&donors);
         }
@@ -166,6 +195,13 @@ impl Baseline {
             // The call timeout is derived from how long these take.
             self.slowest = self.slowest.max(started.elapsed());
             if let Some((args, functions)) = replayed {
+                if !made_with(&entry.origin, self.seed) {
+                    for &sites in &functions {
+                        if !self.entered_before.iter().any(|e| std::ptr::eq(*e, sites)) {
+                            self.entered_before.push(sites);
+                        }
+                    }
+                }
                 for sites in functions {
                     if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
                         self.entered.push(sites);
@@ -220,6 +256,8 @@ impl Baseline {
             .flat_map(|trace| reach.covered(trace))
             .collect();
         let inapplicable = reach.inapplicable(&self.passing);
+        let name = self.target.name();
+        let delegated = reach.goals_of(|f| self.owners.owner(f).is_some_and(|o| o != name));
         Existing {
             reach,
             seeds: self.seeds.clone(),
@@ -227,7 +265,22 @@ impl Baseline {
             inapplicable,
             known_failures: self.known_failures.clone(),
             slowest: self.slowest,
+            delegated,
         }
+    }
+
+    /// The targets that explore the goals in `existing`'s reach that
+    /// another target owns ([`Existing::delegated`]), with how many branch
+    /// outcomes each, in name order.
+    pub fn delegated_to(&self, existing: &Existing) -> BTreeMap<String, usize> {
+        let name = self.target.name();
+        let mut to = BTreeMap::new();
+        for &function in existing.reach.functions() {
+            if let Some(owner) = self.owners.owner(function).filter(|o| *o != name) {
+                *to.entry(owner.to_owned()).or_default() += function.branches.len();
+            }
+        }
+        to
     }
 }
 
