@@ -37,8 +37,13 @@ pub const PER_PARAM: usize = 16;
 /// parts), or else its type's simplest value. Seed `i` holds value
 /// `i % n` of each parameter with `n` values, so every value is in one.
 ///
+/// A parameter whose type could not be traced takes every distinct carved
+/// value as a candidate, and the seeds hold their combinations (at most
+/// [`MAX_TRIED`]): the caller keeps the seeds that deserialize.
+///
 /// Fails, saying why, when a parameter can have no value: a text-form one
-/// that no carved text parses into, or one whose type was not traced.
+/// that no carved text parses into, or one whose type was not traced when
+/// nothing was carved.
 pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String> {
     // Whole arguments first: a carved argument is more telling than a part
     // of one.
@@ -54,7 +59,10 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
         parts_of(value, &mut parts, 0);
     }
     values.extend(parts);
-    let mut columns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    // Per parameter: its values, and whether they are only candidates (a
+    // type that could not be traced: which values deserialize into it is
+    // known only by trying).
+    let mut columns: Vec<(&'static str, Vec<Value>, bool)> = Vec::new();
     for (name, ty) in types.params() {
         let mut seen = BTreeSet::new();
         let mut fitting: Vec<Value> = values
@@ -62,7 +70,7 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
             .filter(|v| match ty {
                 ParamType::Typed(ty) => types.fits(ty, v),
                 ParamType::Text { parses } => matches!(v, Value::Str(s) if parses(s)),
-                ParamType::Untraced(_) => false,
+                ParamType::Untraced(_) => true,
             })
             .filter(|v| seen.insert((**v).clone()))
             .take(PER_PARAM)
@@ -79,8 +87,8 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
                 }
                 ParamType::Untraced(why) => {
                     return Err(format!(
-                        "the type of parameter `{name}` could not be traced ({why}): call it in a \
-                         system test"
+                        "the type of parameter `{name}` could not be traced ({why}) and nothing \
+                         was carved to try: call it in a system test"
                     ))
                 }
             }
@@ -90,19 +98,47 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
                 "parameter `{name}` has no finite value of its type (call it in a system test)"
             ));
         }
-        columns.push((name, fitting));
+        columns.push((name, fitting, matches!(ty, ParamType::Untraced(_))));
     }
-    let rows = columns.iter().map(|(_, c)| c.len()).max().unwrap_or(1);
+    // Candidates are tried in every combination (the caller keeps those
+    // that deserialize); values known to fit each land in some seed.
+    let tried: usize = columns
+        .iter()
+        .filter(|(_, _, candidates)| *candidates)
+        .map(|(_, c, _)| c.len())
+        .product();
+    let fitting = columns
+        .iter()
+        .filter(|(_, _, candidates)| !candidates)
+        .map(|(_, c, _)| c.len())
+        .max()
+        .unwrap_or(1);
+    let rows = tried.max(fitting).min(MAX_TRIED);
     Ok((0..rows)
         .map(|i| {
+            let mut radix = i;
             let fields = columns
                 .iter()
-                .map(|(name, column)| (*name, column[i % column.len()].clone()))
+                .map(|(name, column, candidates)| {
+                    let at = match candidates {
+                        true => {
+                            let at = radix % column.len();
+                            radix /= column.len();
+                            at
+                        }
+                        false => i % column.len(),
+                    };
+                    (*name, column[at].clone())
+                })
                 .collect();
             Value::Struct(UNNAMED, fields)
         })
         .collect())
 }
+
+/// At most this many seeds are made (and tried, where parameters have
+/// types that could not be traced).
+pub const MAX_TRIED: usize = 256;
 
 /// Every value nested in `value` (not `value` itself), outside in.
 fn parts_of<'v>(value: &'v Value, out: &mut Vec<&'v Value>, depth: usize) {
@@ -288,6 +324,17 @@ mod tests {
             [args(vec![("self", Value::Str("12".into()))])]
         );
         let none = [args(vec![("t", Value::Str("x".into()))])];
+        // A type that could not be traced tries every carved value, in
+        // every combination with the other such parameters.
+        let mut untraced = ParamTypes::default();
+        untraced.param("a", Traced::plain(ParamType::Untraced("why".into())));
+        untraced.param("b", Traced::plain(ParamType::Untraced("why".into())));
+        let (x, y) = (Value::Str("x".into()), Value::U64(2));
+        let pair = |a: &Value, b: &Value| args(vec![("a", a.clone()), ("b", b.clone())]);
+        assert_eq!(
+            seeds(&untraced, &[args(vec![("s", x.clone()), ("n", y.clone())])]).unwrap(),
+            [pair(&x, &x), pair(&y, &x), pair(&x, &y), pair(&y, &y)]
+        );
         insta::assert_snapshot!(seeds(&types, &none).unwrap_err(), @"no carved text parses into parameter `self` (carve a call of a target that takes its type, or call this one in a system test)");
     }
 }

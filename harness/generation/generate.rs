@@ -147,9 +147,10 @@ pub struct Existing {
     /// the call timeout is derived from it.
     pub slowest: Duration,
     /// Goals of functions that another target's generation explores (one
-    /// exploration per reach, [`crate::generation::owners`]): never aimed
-    /// at here, as if covered; and once the rest is covered, what is left
-    /// of the budget is not spent looking for failures there either.
+    /// exploration per reach, [`crate::generation::owners`]): search never
+    /// aims at them here (a grammar derivation that covers one first is
+    /// still kept), and once the rest is covered, what is left of the
+    /// budget is not spent looking for failures either.
     pub delegated: BTreeSet<u32>,
 }
 
@@ -286,7 +287,7 @@ pub fn generate(
         target,
         reach: &existing.reach,
         run: Generation {
-            after: existing.covered.union(&existing.delegated).copied().collect(),
+            after: existing.covered.clone(),
             limit: match settings.budget {
                 Budget::Executions(n) => n.min(observer.cap()),
                 Budget::Time(_) => observer.cap(),
@@ -354,8 +355,12 @@ pub fn generate(
         generator.recheck_existing(existing);
         generator.skip_met_goal_slots();
         let reach = &existing.reach;
-        let mut branches = Turns::new(0, 0..reach.len(), &existing.inapplicable);
-        let mut goals = Turns::new(1, reach.len()..reach.all_len(), &existing.inapplicable);
+        // Search aims at neither the goals that do not apply nor those
+        // another target explores; the grammar still keeps a call that
+        // covers one of these first.
+        let left_out: BTreeSet<u32> = existing.inapplicable.union(&existing.delegated).copied().collect();
+        let mut branches = Turns::new(0, 0..reach.len(), &left_out);
+        let mut goals = Turns::new(1, reach.len()..reach.all_len(), &left_out);
         while (generator.uncovered(&branches.goals) || generator.uncovered(&goals.goals))
             && !generator.exhausted()
         {
@@ -412,10 +417,10 @@ struct Turns {
 }
 
 impl Turns {
-    fn new(pin: usize, goals: std::ops::Range<u32>, inapplicable: &BTreeSet<u32>) -> Turns {
+    fn new(pin: usize, goals: std::ops::Range<u32>, left_out: &BTreeSet<u32>) -> Turns {
         Turns {
             pin,
-            goals: goals.filter(|g| !inapplicable.contains(g)).collect(),
+            goals: goals.filter(|g| !left_out.contains(g)).collect(),
             search: None,
             offered: 0,
             avm_paid: true,

@@ -168,6 +168,9 @@ impl Baseline {
                 }
             }
             self.seeds.push(seed);
+            if self.seeds.len() == borrowed::PER_PARAM * 4 {
+                break;
+            }
         }
         if self.seeds.is_empty() {
             self.unseeded = Some("no value carved for other targets deserializes into its parameters".into());
