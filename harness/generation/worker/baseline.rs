@@ -157,8 +157,9 @@ impl Baseline {
             let (replayed, trace) = coverage::collect(|| {
                 quietly(|| (self.target.replay)(ArgsInput::Value(&seed)))
             });
-            // Seeds that do not deserialize (a text that parses but not back
-            // into the same text) are left out.
+            // Seeds that do not deserialize are left out: candidates for a
+            // type that could not be traced, a text that parses but not back
+            // into the same text.
             if replayed.is_err() {
                 continue;
             }
@@ -168,6 +169,7 @@ impl Baseline {
                 }
             }
             self.seeds.push(seed);
+            // Enough to mine a grammar from; trying more costs calls.
             if self.seeds.len() == borrowed::PER_PARAM * 4 {
                 break;
             }
