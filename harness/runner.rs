@@ -5,8 +5,8 @@
 //! `generated::<target>::<NNNN>`; a carve file that cannot be used at all is
 //! one failing trial `carved::<file stem>`, so every other test still runs.
 //! Under `CARVE=generate`, the trials are first `generate::<target>`, one per
-//! carve file (the only ones listed, so nextest runs and partitions them),
-//! then the replay.
+//! target, with a carve file or not (the only ones listed, so nextest runs
+//! and partitions them), then the replay.
 
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};

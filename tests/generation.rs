@@ -121,6 +121,37 @@ fn the_same_seed_generates_the_same_calls() {
     assert_eq!(a.executions, b.executions);
 }
 
+/// Goals another target explores (one exploration per reach) are never
+/// aimed at: with every goal of `cgi_decode` delegated, search never runs,
+/// and generation stops when its grammar turn stops paying instead of
+/// spending the budget.
+#[test]
+fn delegated_goals_are_left_to_their_owner() {
+    carve::_internals::panics::install_panic_hook();
+    let target = Registry::collect()
+        .target("cgi::cgi_decode")
+        .expect("registered");
+    let mut existing = Existing {
+        covered: hello_world_coverage(),
+        ..Existing::seeds(target, vec![args("Hello+World")])
+    };
+    existing.delegated = (0..existing.reach.all_len()).collect();
+    let settings = Settings {
+        seed: 1,
+        budget: Budget::Executions(DEFAULT_BUDGET),
+        phases: Phases::All,
+    };
+    let generation = generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet);
+    let full = run(1);
+    assert!(
+        generation.executions < DEFAULT_BUDGET / 10,
+        "{} executions",
+        generation.executions
+    );
+    // Without delegation the same run spends the whole budget.
+    assert_eq!(full.executions, DEFAULT_BUDGET);
+}
+
 /// An execution budget is an upper bound on the calls run, whatever runs
 /// them: derivations, search moves, minimizing kept calls and failures.
 #[test]

@@ -134,6 +134,21 @@ impl Reach {
         self
     }
 
+    /// The goals of every kind whose function `pick` picks.
+    pub fn goals_of(&self, pick: impl Fn(&'static Sites) -> bool) -> BTreeSet<u32> {
+        let picked: Vec<bool> = self.functions.iter().map(|f| pick(f)).collect();
+        let branches = self.functions.iter().enumerate().filter(|(f, _)| picked[*f]).flat_map(
+            |(f, sites)| self.offsets[f]..self.offsets[f] + sites.branches.len() as u32,
+        );
+        let extra = self
+            .extra
+            .iter()
+            .enumerate()
+            .filter(|(_, (f, _))| picked[*f])
+            .map(|(i, _)| self.goals + i as u32);
+        branches.chain(extra).collect()
+    }
+
     /// Number of branch goals (branch outcomes of every function in reach).
     pub fn len(&self) -> u32 {
         self.goals
@@ -287,7 +302,6 @@ impl Reach {
         self.goals == 0
     }
 
-    #[cfg(any(test, feature = "_internals"))]
     /// The functions in reach, the target first.
     pub fn functions(&self) -> &[&'static Sites] {
         &self.functions

@@ -146,6 +146,12 @@ pub struct Existing {
     /// The longest one of the target's own carve-file calls took to replay:
     /// the call timeout is derived from it.
     pub slowest: Duration,
+    /// Goals of functions that another target's generation explores (one
+    /// exploration per reach, [`crate::generation::owners`]): search never
+    /// aims at them here (a grammar derivation that covers one first is
+    /// still kept), and once the rest is covered, what is left of the
+    /// budget is not spent looking for failures either.
+    pub delegated: BTreeSet<u32>,
 }
 
 impl Existing {
@@ -165,6 +171,7 @@ impl Existing {
             inapplicable: BTreeSet::new(),
             known_failures: BTreeSet::new(),
             slowest: Duration::ZERO,
+            delegated: BTreeSet::new(),
         }
     }
 }
@@ -343,13 +350,17 @@ pub fn generate(
             }
         };
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
+    let mut patience = FIRST_PATIENCE;
     if settings.phases != Phases::GrammarOnly {
         generator.recheck_existing(existing);
         generator.record_what_open_goals_read();
         let reach = &existing.reach;
-        let mut branches = Turns::new(0, 0..reach.len(), &existing.inapplicable);
-        let mut goals = Turns::new(1, reach.len()..reach.all_len(), &existing.inapplicable);
-        let mut patience = FIRST_PATIENCE;
+        // Search aims at neither the goals that do not apply nor those
+        // another target explores; the grammar still keeps a call that
+        // covers one of these first.
+        let left_out: BTreeSet<u32> = existing.inapplicable.union(&existing.delegated).copied().collect();
+        let mut branches = Turns::new(0, 0..reach.len(), &left_out);
+        let mut goals = Turns::new(1, reach.len()..reach.all_len(), &left_out);
         while (generator.uncovered(&branches.goals) || generator.uncovered(&goals.goals))
             && !generator.exhausted()
         {
@@ -373,7 +384,13 @@ pub fn generate(
     }
     if let Some(grammar) = grammar {
         generator.record_what_open_goals_read();
-        generator.grammar_phase(grammar, &mut fuzzer, u64::MAX);
+        // A target that shares its reach stops as its turns stop paying:
+        // the target that explores the rest looks for failures there.
+        let patience = match existing.delegated.is_empty() {
+            true => u64::MAX,
+            false => patience,
+        };
+        generator.grammar_phase(grammar, &mut fuzzer, patience);
     }
     let index = generator.index;
     let covered = generator.branches_covered();
@@ -400,10 +417,10 @@ struct Turns {
 }
 
 impl Turns {
-    fn new(pin: usize, goals: std::ops::Range<u32>, inapplicable: &BTreeSet<u32>) -> Turns {
+    fn new(pin: usize, goals: std::ops::Range<u32>, left_out: &BTreeSet<u32>) -> Turns {
         Turns {
             pin,
-            goals: goals.filter(|g| !inapplicable.contains(g)).collect(),
+            goals: goals.filter(|g| !left_out.contains(g)).collect(),
             search: None,
             offered: 0,
             avm_paid: true,
@@ -835,6 +852,9 @@ impl Generator<'_> {
             .run
             .after
             .iter()
+            // Another target's generation explores delegated goals: they
+            // stay met here whatever the existing calls do.
+            .filter(|goal| !existing.delegated.contains(goal))
             .filter_map(|&goal| self.reach.mutation(goal).map(|(s, m)| (goal, s, m)))
             .collect();
         for (goal, sites, mutation) in weak {

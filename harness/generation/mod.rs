@@ -4,13 +4,17 @@
 //! tree) for what is still uncovered;
 //! the [`dictionary`] of constants from the code and texts as tokens feed both;
 //! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
-//! [`worker`] runs it all in crash-proof child processes.
+//! [`worker`] runs it all in crash-proof child processes. A target no system
+//! test called starts from values [`borrowed`] from the others' calls, and
+//! targets whose reaches share a function leave it to one of them ([`owners`]).
 
+pub mod borrowed;
 pub mod dictionary;
 pub mod generate;
 pub mod grammar;
 pub mod mine;
 pub mod moves;
+pub mod owners;
 pub mod search;
 pub mod shape;
 pub mod shrink;

@@ -142,7 +142,10 @@ pub(super) fn run_generate(
 
 /// One trial `generate::<target>` per carve file in the carve folder whose
 /// target is registered (a file of an unknown target fails its replay
-/// test instead). Each trial records what it did in `done`.
+/// test instead), then one per registered target that has no carve file (no
+/// system test called it), which starts from values carved for the others
+/// ([`crate::generation::borrowed`]). Each trial records what it did in
+/// `done`.
 pub(super) fn generate_trials(
     registry: &'static Registry,
     config: &Arc<Config>,
@@ -159,10 +162,24 @@ pub(super) fn generate_trials(
         .targets()
         .map(|(name, _)| (layout::carve_file(&config.dir, name), name))
         .collect();
-    paths
+    // In name order, after those with a file.
+    let never_called: Vec<(std::path::PathBuf, &str)> = registry
+        .targets()
+        .map(|(name, _)| (layout::carve_file(&config.dir, name), name))
+        .filter(|(path, _)| !paths.contains(path))
+        .collect();
+    let called: Vec<(std::path::PathBuf, &str)> = paths
         .into_iter()
         .filter_map(|path| {
-            let name = by_file.get(&path)?.to_string();
+            let name = *by_file.get(&path)?;
+            Some((path, name))
+        })
+        .collect();
+    called
+        .into_iter()
+        .chain(never_called)
+        .filter_map(|(path, name)| {
+            let name = name.to_string();
             let target = registry.target(&name)?;
             let (config, done) = (Arc::clone(config), Arc::clone(done));
             Some(Trial::test(format!("generate::{name}"), move || {
@@ -181,7 +198,14 @@ pub(super) fn generate_trials(
                         display_path(&settings.file),
                     ));
                 }
-                let result = worker::mark_expected(&own.dir, &path, &own.expected_panics)
+                // A target no system test called has no file until
+                // generation keeps a call of it.
+                let called = path.exists();
+                let marked = match called {
+                    true => worker::mark_expected(&own.dir, &path, &own.expected_panics),
+                    false => Ok(Vec::new()),
+                };
+                let result = marked
                     .and_then(|marked| {
                         for entry in &marked {
                             generated.out.push(format!(
@@ -191,7 +215,14 @@ pub(super) fn generate_trials(
                                 entry.origin.failure().map(|f| f.to_string()).unwrap_or_default(),
                             ));
                         }
-                        CarveFile::load(&own.dir, &path)
+                        match called {
+                            true => CarveFile::load(&own.dir, &path),
+                            false => Ok(CarveFile {
+                                path: path.clone(),
+                                target: name.clone(),
+                                entries: Vec::new(),
+                            }),
+                        }
                     })
                     .map_err(Error::from)
                     .and_then(|file| generate_for(registry, target, &file, &own, &mut generated.out));
@@ -225,6 +256,14 @@ pub(super) fn generate_for(
 ) -> Result<(GenerationStats, Option<RunHistory>), Error> {
     let mut baseline = worker::Baseline::replay(registry, target, file, &config.dir, config.seed)?;
     let before = baseline.existing();
+    if let Some(why) = baseline.unseeded() {
+        out.push(format!(
+            "carve: {}: skipped: no call of it replays and none could be made from the calls \
+             of other targets: {why}",
+            file.target
+        ));
+        return Ok((GenerationStats::default(), None));
+    }
     if before.reach.is_empty() {
         out.push(format!(
             "carve: {}: skipped: no branch outcomes in reach (mark the functions that hold its \
@@ -267,6 +306,19 @@ pub(super) fn generate_for(
         },
         summary.unconfirmed(),
     ));
+    let shared: Vec<String> = baseline
+        .delegated_to(&before)
+        .into_iter()
+        .filter(|(_, outcomes)| *outcomes > 0)
+        .map(|(owner, outcomes)| format!("{outcomes} branch outcome(s) to generate::{owner}"))
+        .collect();
+    if !shared.is_empty() {
+        out.push(format!(
+            "carve: {}: shares its reach: left {} (one exploration per reach)",
+            file.target,
+            shared.join(", ")
+        ));
+    }
     for entry in &stored {
         let Origin::Found { at, expected, .. } = &entry.origin else {
             continue;

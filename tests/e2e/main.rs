@@ -29,6 +29,7 @@ mod lcov;
 mod leftovers;
 mod mutants;
 mod partition;
+mod reach;
 mod rebuild;
 mod record;
 mod scale;

@@ -1,7 +1,7 @@
 //! Where generation starts: the carve files replayed once per run, in the
 //! parent; workers are sent what it showed ([`Baseline::start`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -10,6 +10,8 @@ use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage;
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
+use crate::generation::borrowed;
+use crate::generation::owners::Owners;
 use crate::generation::generate::{
     Existing,
 };
@@ -49,6 +51,16 @@ pub struct Baseline {
     slowest: Duration,
     /// Arguments of the target's own calls that crashed, without layout.
     crashing: BTreeSet<String>,
+    /// Why a target with no call of its own that replays could not be
+    /// seeded from the others' ([`crate::generation::borrowed`]).
+    unseeded: Option<String>,
+    /// This run's seed: its calls do not decide [`Baseline::owners`].
+    seed: u64,
+    /// The functions the target's own calls enter, those that generation
+    /// with this run's seed made aside.
+    entered_before: Vec<&'static crate::registry::Sites>,
+    /// Which target explores each function shared by reaches.
+    owners: Owners,
 }
 
 impl Baseline {
@@ -77,8 +89,17 @@ impl Baseline {
             passing: Vec::new(),
             slowest: Duration::ZERO,
             crashing: BTreeSet::new(),
+            unseeded: None,
+            seed,
+            entered_before: Vec::new(),
+            owners: Owners::default(),
         };
         baseline.add(&file.entries);
+        // Arguments of the other targets' calls, in file order: they seed a
+        // target with no call of its own.
+        let mut donors = Vec::new();
+        // The functions each other target's calls enter, for the owners.
+        let mut entered_by: BTreeMap<String, Vec<&'static crate::registry::Sites>> = BTreeMap::new();
         for path in CarveFile::list(dir)? {
             if path == file.path {
                 continue;
@@ -92,10 +113,76 @@ impl Baseline {
                 continue;
             };
             for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
-                baseline.replay_one(called, entry);
+                let Some((args, functions)) = baseline.replay_one(called, entry) else {
+                    continue;
+                };
+                donors.extend(args);
+                let entered = entered_by.entry(other.target.clone()).or_default();
+                for sites in functions {
+                    if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                        entered.push(sites);
+                    }
+                }
             }
         }
+        entered_by.insert(target.name(), baseline.entered_before.clone());
+        let targets: Vec<_> = registry
+            .targets()
+            .map(|(name, t)| {
+                let entered = entered_by.remove(name).unwrap_or_default();
+                (name.to_owned(), t.sites, entered)
+            })
+            .collect();
+        baseline.owners = Owners::decide(&targets, &crate::registry::all_sites());
+        if baseline.seeds.is_empty() {
+            baseline.borrow_seeds(&donors);
+        }
         Ok(baseline)
+    }
+
+    /// Seeds a target that has no call of its own that replays (no system
+    /// test called it) with values of its parameter types carved for other
+    /// targets ([`borrowed::seeds`]). They are run once, for the functions
+    /// they enter (its reach), but cover nothing here: generation keeps
+    /// what of them is worth keeping, as it keeps its own calls.
+    fn borrow_seeds(&mut self, donors: &[Value]) {
+        let seeds = match borrowed::seeds(&self.target.param_types(), donors) {
+            Ok(seeds) => seeds,
+            Err(why) => {
+                self.unseeded = Some(why);
+                return;
+            }
+        };
+        for seed in seeds {
+            let (replayed, trace) = coverage::collect(|| {
+                quietly(|| (self.target.replay)(ArgsInput::Value(&seed)))
+            });
+            // Seeds that do not deserialize are left out: candidates for a
+            // type that could not be traced, a text that parses but not back
+            // into the same text.
+            if replayed.is_err() {
+                continue;
+            }
+            for sites in trace.functions() {
+                if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                    self.entered.push(sites);
+                }
+            }
+            self.seeds.push(seed);
+            // Enough to mine a grammar from; trying more costs calls.
+            if self.seeds.len() == borrowed::PER_PARAM * 4 {
+                break;
+            }
+        }
+        if self.seeds.is_empty() {
+            self.unseeded = Some("no value carved for other targets deserializes into its parameters".into());
+        }
+    }
+
+    /// Why the target has no seeds, when it has none: no call of its own
+    /// replays, and the others' carved values could not seed it.
+    pub fn unseeded(&self) -> Option<&str> {
+        self.unseeded.as_deref()
     }
 
     /// Replays `entries` of the target's own, added to its carve file after
@@ -113,6 +200,13 @@ impl Baseline {
             // The call timeout is derived from how long these take.
             self.slowest = self.slowest.max(started.elapsed());
             if let Some((args, functions)) = replayed {
+                if !made_with(&entry.origin, self.seed) {
+                    for &sites in &functions {
+                        if !self.entered_before.iter().any(|e| std::ptr::eq(*e, sites)) {
+                            self.entered_before.push(sites);
+                        }
+                    }
+                }
                 for sites in functions {
                     if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
                         self.entered.push(sites);
@@ -167,6 +261,8 @@ impl Baseline {
             .flat_map(|trace| reach.covered(trace))
             .collect();
         let inapplicable = reach.inapplicable(&self.passing);
+        let name = self.target.name();
+        let delegated = reach.goals_of(|f| self.owners.owner(f).is_some_and(|o| o != name));
         Existing {
             reach,
             seeds: self.seeds.clone(),
@@ -174,7 +270,22 @@ impl Baseline {
             inapplicable,
             known_failures: self.known_failures.clone(),
             slowest: self.slowest,
+            delegated,
         }
+    }
+
+    /// The targets that explore the goals in `existing`'s reach that
+    /// another target owns ([`Existing::delegated`]), with how many branch
+    /// outcomes each, in name order.
+    pub fn delegated_to(&self, existing: &Existing) -> BTreeMap<String, usize> {
+        let name = self.target.name();
+        let mut to = BTreeMap::new();
+        for &function in existing.reach.functions() {
+            if let Some(owner) = self.owners.owner(function).filter(|o| *o != name) {
+                *to.entry(owner.to_owned()).or_default() += function.branches.len();
+            }
+        }
+        to
     }
 }
 

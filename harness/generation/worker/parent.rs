@@ -147,7 +147,7 @@ pub fn generate_in_workers(
             .into_iter()
             .map(|f| f.expected_by(&config.expected_panics))
             .collect();
-        let stored = store_found(&config.dir, &path, found);
+        let stored = store_found(&config.dir, &path, target_name, found);
         let run = ran?;
         let stored = stored.map_err(|e| WorkerError::Worker {
             target: target_name.to_owned(),
@@ -558,16 +558,30 @@ pub fn mark_expected(
 /// its arguments. Loaded, changed and written once, under the carve
 /// folder's lock, so that what another process (a generate with another
 /// seed, a record) wrote meanwhile is kept. Returns what was added.
-fn store_found(dir: &Path, path: &Path, found: Vec<Found>) -> Result<Vec<Found>, StoreError> {
+fn store_found(
+    dir: &Path,
+    path: &Path,
+    target_name: &str,
+    found: Vec<Found>,
+) -> Result<Vec<Found>, StoreError> {
     if found.is_empty() {
         return Ok(Vec::new());
     }
     let _lock = CarveDirLock::acquire(dir)?;
+    // A target no system test called has no file until its first call is kept.
     let CarveFile {
         target,
         mut entries,
         ..
-    } = CarveFile::load(dir, path)?;
+    } = if path.exists() {
+        CarveFile::load(dir, path)?
+    } else {
+        CarveFile {
+            path: path.to_owned(),
+            target: target_name.to_owned(),
+            entries: Vec::new(),
+        }
+    };
     let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
     let added: Vec<Found> = found
         .into_iter()
@@ -631,6 +645,7 @@ mod tests {
         let stored = store_found(
             &dir,
             &path,
+            "f",
             vec![
                 Found::Kept(entry(generated(), 2)),
                 Found::Kept(entry(generated(), 1)),
@@ -640,7 +655,7 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         // Nothing new: nothing counted.
-        let again = store_found(&dir, &path, vec![Found::Kept(entry(generated(), 3))]);
+        let again = store_found(&dir, &path, "f", vec![Found::Kept(entry(generated(), 3))]);
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             stored.unwrap(),

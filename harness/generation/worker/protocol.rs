@@ -159,6 +159,8 @@ pub struct Start {
     /// Arguments of the target's calls that crashed, without layout: not
     /// made again.
     pub crashing: BTreeSet<String>,
+    /// Goals another target's generation explores.
+    pub delegated: BTreeSet<u32>,
 }
 
 impl Start {
@@ -193,6 +195,7 @@ impl Start {
             known_failures: existing.known_failures.clone(),
             slowest_ns: u64::try_from(existing.slowest.as_nanos()).unwrap_or(u64::MAX),
             crashing,
+            delegated: existing.delegated.clone(),
         })
     }
 
@@ -219,6 +222,7 @@ impl Start {
             inapplicable: self.inapplicable.clone(),
             known_failures: self.known_failures.clone(),
             slowest: Duration::from_nanos(self.slowest_ns),
+            delegated: self.delegated.clone(),
         })
     }
 }
@@ -736,6 +740,7 @@ mod tests {
                 known_failures: [Failure::from("src/lib.rs:12")].into(),
                 slowest_ns: 16_000,
                 crashing: ["(x:0)".to_owned()].into(),
+                delegated: [2, 5].into(),
             },
         };
         let line = setup.to_line().unwrap();
@@ -764,6 +769,7 @@ mod tests {
             known_failures: BTreeSet::new(),
             slowest_ns: 0,
             crashing: BTreeSet::new(),
+            delegated: BTreeSet::new(),
         };
         let setup = WorkerSetup {
             scratch: PathBuf::new(),
@@ -808,6 +814,7 @@ mod tests {
             known_failures: BTreeSet::new(),
             slowest_ns: 0,
             crashing: BTreeSet::new(),
+            delegated: BTreeSet::new(),
         };
         let error = start.existing(&TARGET).unwrap_err().to_string();
         assert!(

@@ -1,0 +1,340 @@
+//! Seeds for a target that no system test called: its parameters take the
+//! values carved for other targets that fit their types (a `Version` carved
+//! as an argument of one target seeds another that takes a `Version`), or
+//! else the simplest value of their traced type. Generation then mines its
+//! grammar from these seeds as from carved calls (the dictionary of its
+//! reach joins as always).
+//!
+//! ```
+//! use carve::generation::borrowed::seeds;
+//! use carve::value::tracer::trace;
+//! use carve::value::types::ParamTypes;
+//! use carve::value::Value;
+//!
+//! let mut types = ParamTypes::default();
+//! types.param("n", trace::<u8>());
+//! let donor = Value::Struct("args", vec![("big", Value::U64(300)), ("small", Value::U64(7))]);
+//! // 300 is no `u8`: only 7 seeds `n`.
+//! let seeds = seeds(&types, &[donor]).unwrap();
+//! assert_eq!(seeds.len(), 1);
+//! ```
+
+use std::collections::BTreeSet;
+
+use crate::value::text::UNNAMED;
+use crate::value::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
+use crate::value::Value;
+
+/// At most this many values seed one parameter: enough to hold the
+/// different forms the carve shows, few enough that the grammar is not
+/// drowned in values of unrelated targets.
+pub const PER_PARAM: usize = 16;
+
+/// Arguments for a target with parameter `types`, from `donors` (argument
+/// values carved for other targets, in a stable order): each parameter
+/// takes, in the order found, up to [`PER_PARAM`] distinct values of its
+/// type found anywhere in the donors (whole arguments first, then their
+/// parts), or else its type's simplest value. Seed `i` holds value
+/// `i % n` of each parameter with `n` values, so every value is in one.
+///
+/// A parameter whose type could not be traced takes every distinct carved
+/// value as a candidate, and the seeds hold their combinations (at most
+/// [`MAX_TRIED`]): the caller keeps the seeds that deserialize.
+///
+/// Fails, saying why, when a parameter can have no value: a text-form one
+/// that no carved text parses into, or one whose type was not traced when
+/// nothing was carved.
+pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String> {
+    // Whole arguments first: a carved argument is more telling than a part
+    // of one.
+    let mut values: Vec<&Value> = Vec::new();
+    for donor in donors {
+        match donor {
+            Value::Struct(_, fields) => values.extend(fields.iter().map(|(_, v)| v)),
+            other => values.push(other),
+        }
+    }
+    let mut parts = Vec::new();
+    for value in &values {
+        parts_of(value, &mut parts, 0);
+    }
+    values.extend(parts);
+    // Per parameter: its values, and whether they are only candidates (a
+    // type that could not be traced: which values deserialize into it is
+    // known only by trying).
+    let mut columns: Vec<(&'static str, Vec<Value>, bool)> = Vec::new();
+    for (name, ty) in types.params() {
+        let mut seen = BTreeSet::new();
+        let mut fitting: Vec<Value> = values
+            .iter()
+            .filter(|v| match ty {
+                ParamType::Typed(ty) => types.fits(ty, v),
+                ParamType::Text { parses } => matches!(v, Value::Str(s) if parses(s)),
+                ParamType::Untraced(_) => true,
+            })
+            .filter(|v| seen.insert((**v).clone()))
+            .take(PER_PARAM)
+            .map(|v| (*v).clone())
+            .collect();
+        if fitting.is_empty() {
+            match ty {
+                ParamType::Typed(ty) => fitting.extend(simplest(types, ty, 0)),
+                ParamType::Text { .. } => {
+                    return Err(format!(
+                        "no carved text parses into parameter `{name}` (carve a call of a target \
+                         that takes its type, or call this one in a system test)"
+                    ))
+                }
+                ParamType::Untraced(why) => {
+                    return Err(format!(
+                        "the type of parameter `{name}` could not be traced ({why}) and nothing \
+                         was carved to try: call it in a system test"
+                    ))
+                }
+            }
+        }
+        if fitting.is_empty() {
+            return Err(format!(
+                "parameter `{name}` has no finite value of its type (call it in a system test)"
+            ));
+        }
+        columns.push((name, fitting, matches!(ty, ParamType::Untraced(_))));
+    }
+    // Candidates are tried in every combination (the caller keeps those
+    // that deserialize); values known to fit each land in some seed.
+    let tried: usize = columns
+        .iter()
+        .filter(|(_, _, candidates)| *candidates)
+        .map(|(_, c, _)| c.len())
+        .product();
+    let fitting = columns
+        .iter()
+        .filter(|(_, _, candidates)| !candidates)
+        .map(|(_, c, _)| c.len())
+        .max()
+        .unwrap_or(1);
+    let rows = tried.max(fitting).min(MAX_TRIED);
+    Ok((0..rows)
+        .map(|i| {
+            let mut radix = i;
+            let fields = columns
+                .iter()
+                .map(|(name, column, candidates)| {
+                    let at = match candidates {
+                        true => {
+                            let at = radix % column.len();
+                            radix /= column.len();
+                            at
+                        }
+                        false => i % column.len(),
+                    };
+                    (*name, column[at].clone())
+                })
+                .collect();
+            Value::Struct(UNNAMED, fields)
+        })
+        .collect())
+}
+
+/// At most this many seeds are made (and tried, where parameters have
+/// types that could not be traced).
+pub const MAX_TRIED: usize = 256;
+
+/// Every value nested in `value` (not `value` itself), outside in.
+fn parts_of<'v>(value: &'v Value, out: &mut Vec<&'v Value>, depth: usize) {
+    // Carve writes values at most a few hundred levels deep; seeds need
+    // none that deep.
+    if depth > 32 {
+        return;
+    }
+    let children: Vec<&Value> = match value {
+        Value::Some(v) | Value::NewtypeStruct(_, v) => vec![v],
+        Value::NewtypeVariant { value, .. } => vec![value],
+        Value::Seq(vs) | Value::Tuple(vs) | Value::TupleStruct(_, vs) => vs.iter().collect(),
+        Value::TupleVariant { fields, .. } => fields.iter().collect(),
+        Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
+        Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
+            fields.iter().map(|(_, v)| v).collect()
+        }
+        _ => Vec::new(),
+    };
+    out.extend(children.iter().copied());
+    for child in children {
+        parts_of(child, out, depth + 1);
+    }
+}
+
+/// The simplest value of `ty`: zero, empty, `None`, the first variant that
+/// has one. `None` for a type with no finite value (or nested deeper than
+/// makes sense for a seed).
+fn simplest(types: &ParamTypes, ty: &Ty, depth: usize) -> Option<Value> {
+    if depth > 8 {
+        return None;
+    }
+    let all = |tys: &[Ty]| -> Option<Vec<Value>> {
+        tys.iter().map(|t| simplest(types, t, depth + 1)).collect()
+    };
+    let fields = |tys: &[(&'static str, Ty)]| -> Option<Vec<(&'static str, Value)>> {
+        tys.iter()
+            .map(|(n, t)| Some((*n, simplest(types, t, depth + 1)?)))
+            .collect()
+    };
+    Some(match ty {
+        Ty::Unit => Value::Unit,
+        Ty::Bool => Value::Bool(false),
+        Ty::Int(IntKind::I128) => Value::I128(0),
+        Ty::Int(IntKind::U128) => Value::U128(0),
+        Ty::Int(kind) if kind.signed() => Value::I64(0),
+        Ty::Int(_) => Value::U64(0),
+        Ty::Float { single: true } => Value::F32(0.0),
+        Ty::Float { single: false } => Value::F64(0.0),
+        Ty::Char => Value::Char('a'),
+        Ty::Str => Value::Str(String::new()),
+        Ty::Bytes(len) => Value::Bytes(vec![0; len.unwrap_or(0)]),
+        Ty::Option(_) => Value::None,
+        Ty::Seq(_) => Value::Seq(Vec::new()),
+        Ty::Map(_, _) => Value::Map(Vec::new()),
+        Ty::Tuple(tys) => Value::Tuple(all(tys)?),
+        Ty::Named(name) => match types.container(name)? {
+            Container::UnitStruct => Value::UnitStruct(name),
+            Container::Newtype(t) => {
+                Value::NewtypeStruct(name, Box::new(simplest(types, t, depth + 1)?))
+            }
+            Container::TupleStruct(tys) => Value::TupleStruct(name, all(tys)?),
+            Container::Struct(tys) => Value::Struct(name, fields(tys)?),
+            // A unit variant if there is one (a recursive enum's leaf),
+            // else the first variant that has a finite value.
+            Container::Enum(variants) => variants
+                .iter()
+                .filter(|v| v.payload == PayloadTy::Unit)
+                .chain(variants.iter().filter(|v| v.payload != PayloadTy::Unit))
+                .find_map(|v| {
+                let (index, variant) = (v.index, v.name);
+                Some(match &v.payload {
+                    PayloadTy::Unit => Value::UnitVariant {
+                        name,
+                        index,
+                        variant,
+                    },
+                    PayloadTy::Newtype(t) => Value::NewtypeVariant {
+                        name,
+                        index,
+                        variant,
+                        value: Box::new(simplest(types, t, depth + 1)?),
+                    },
+                    PayloadTy::Tuple(tys) => Value::TupleVariant {
+                        name,
+                        index,
+                        variant,
+                        fields: all(tys)?,
+                    },
+                    PayloadTy::Struct(tys) => Value::StructVariant {
+                        name,
+                        index,
+                        variant,
+                        fields: fields(tys)?,
+                    },
+                })
+            })?,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::tracer::trace;
+    use crate::value::types::Traced;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Range {
+        low: u32,
+        high: Option<u32>,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[allow(dead_code)]
+    enum Tree {
+        Node(Box<Tree>, Box<Tree>),
+        Leaf,
+    }
+
+    fn args(fields: Vec<(&'static str, Value)>) -> Value {
+        Value::Struct(UNNAMED, fields)
+    }
+
+    /// A value carved for another target seeds a parameter of its type,
+    /// whether it was a whole argument or part of one; values of other
+    /// types do not.
+    #[test]
+    fn carved_values_of_the_type_seed_the_parameter() {
+        let mut types = ParamTypes::default();
+        types.param("range", trace::<Range>());
+        types.param("label", trace::<String>());
+        let range = Value::capture(&Range { low: 2, high: Some(9) }).unwrap();
+        let donors = [
+            args(vec![("r", range.clone()), ("n", Value::U64(4))]),
+            args(vec![("rs", Value::Seq(vec![range.clone()])), ("s", Value::Str("x".into()))]),
+        ];
+        let seeds = seeds(&types, &donors).unwrap();
+        // One range (found twice), one string: one seed.
+        assert_eq!(
+            seeds,
+            [args(vec![("range", range), ("label", Value::Str("x".into()))])]
+        );
+    }
+
+    /// With nothing of its type carved, a parameter takes its type's
+    /// simplest value; the other parameters' values each land in a seed.
+    #[test]
+    fn a_parameter_nothing_fits_takes_its_simplest_value() {
+        let mut types = ParamTypes::default();
+        types.param("range", trace::<Range>());
+        types.param("tree", trace::<Tree>());
+        types.param("n", trace::<i8>());
+        let donors = [args(vec![("a", Value::U64(1)), ("b", Value::U64(500)), ("c", Value::U64(2))])];
+        let seeds = seeds(&types, &donors).unwrap();
+        // Only whole values of its type fit `range` (the carved 1 is no
+        // `Range`); `tree` is its leaf, not a tree of nodes.
+        let leaf = Value::UnitVariant { name: "Tree", index: 1, variant: "Leaf" };
+        let simplest = Value::Struct("Range", vec![("low", Value::U64(0)), ("high", Value::None)]);
+        assert_eq!(
+            seeds,
+            [
+                args(vec![("range", simplest.clone()), ("tree", leaf.clone()), ("n", Value::U64(1))]),
+                args(vec![("range", simplest), ("tree", leaf), ("n", Value::U64(2))]),
+            ]
+        );
+    }
+
+    /// A text-form parameter takes carved texts that parse, and none else;
+    /// with none, the target cannot be seeded, and the reason names it.
+    #[test]
+    fn a_text_parameter_takes_carved_texts_that_parse() {
+        let mut types = ParamTypes::default();
+        types.param(
+            "self",
+            Traced::plain(ParamType::Text {
+                parses: |s| s.parse::<u16>().is_ok(),
+            }),
+        );
+        let donors = [args(vec![("s", Value::Str("12".into())), ("t", Value::Str("x".into()))])];
+        assert_eq!(
+            seeds(&types, &donors).unwrap(),
+            [args(vec![("self", Value::Str("12".into()))])]
+        );
+        let none = [args(vec![("t", Value::Str("x".into()))])];
+        // A type that could not be traced tries every carved value, in
+        // every combination with the other such parameters.
+        let mut untraced = ParamTypes::default();
+        untraced.param("a", Traced::plain(ParamType::Untraced("why".into())));
+        untraced.param("b", Traced::plain(ParamType::Untraced("why".into())));
+        let (x, y) = (Value::Str("x".into()), Value::U64(2));
+        let pair = |a: &Value, b: &Value| args(vec![("a", a.clone()), ("b", b.clone())]);
+        assert_eq!(
+            seeds(&untraced, &[args(vec![("s", x.clone()), ("n", y.clone())])]).unwrap(),
+            [pair(&x, &x), pair(&y, &x), pair(&x, &y), pair(&y, &y)]
+        );
+        insta::assert_snapshot!(seeds(&types, &none).unwrap_err(), @"no carved text parses into parameter `self` (carve a call of a target that takes its type, or call this one in a system test)");
+    }
+}
