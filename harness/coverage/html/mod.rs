@@ -328,7 +328,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                                     _ => {
                                         @for (n, from) in f.reached_from.iter().enumerate() {
                                             @if n > 0 { ", " }
-                                            @match report.functions.iter().position(|g| g.kind == Kind::Target && &g.name() == from) {
+                                            @match target_function(report, from) {
                                                 Some(j) => a href=(link(j)) { code { (from) } },
                                                 None => code { (from) },
                                             }
@@ -366,7 +366,7 @@ fn index(report: &Report, names: &[String], order: Order) -> Markup {
                     thead { tr { th { "target" } th { "kind" } th { "location" } th { "minimized input" } th.wide { "message" } } }
                     tbody {
                         @for failure in &report.failures {
-                            @let page = report.functions.iter().position(|f| f.kind == Kind::Target && f.name() == failure.target);
+                            @let page = target_function(report, &failure.target);
                             tr data-test=(failure.test) {
                                 td { @match page { Some(j) => a href=(link(j)) { code { (failure.target) } }, None => code { (failure.target) } } }
                                 td.fail { "✗ " (failure.kind.class()) }
@@ -643,6 +643,23 @@ fn condition(report: &Report, f: &FunctionCoverage, c: &Condition<'_>) -> Markup
     }
 }
 
+/// The index (in [`Report::functions`]) of the function of the target
+/// named `target`: a generic target (`parse<String>`) is an instantiation
+/// of its function (`parse`), so it is found through the report's targets.
+fn target_function(report: &Report, target: &str) -> Option<usize> {
+    report
+        .targets
+        .iter()
+        .find(|t| t.name == target)
+        .map(|t| t.function)
+        .or_else(|| {
+            report
+                .functions
+                .iter()
+                .position(|f| f.kind == Kind::Target && f.name() == target)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -710,6 +727,40 @@ mod tests {
             )]),
             failures: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_generic_targets_failure_links_to_its_functions_page() {
+        use crate::coverage::report::{FoundFailure, TargetCoverage};
+        use crate::outcome::{Failure, FailureKind};
+        let mut report = report();
+        report.functions[0].kind = Kind::Target;
+        // `f<u8>`, an instantiation of the target function `k::m::f`.
+        report.targets.push(TargetCoverage {
+            name: "f<u8>".to_owned(),
+            function: 0,
+            reach: BTreeSet::from([0]),
+            carved_calls: 1,
+            generated_calls: 1,
+            executions: 2,
+            failures: 1,
+        });
+        report.failures.push(FoundFailure {
+            test: "generated::f<u8>::0002".to_owned(),
+            target: "f<u8>".to_owned(),
+            call: "f<u8>(s:\"\")".to_owned(),
+            at: Failure::panic(None),
+            kind: FailureKind::Panic,
+            message: "boom".to_owned(),
+        });
+        let pages = render(&report, &BTreeMap::new(), &BTreeMap::new());
+        let index = &pages[0].html;
+        let row = index
+            .split("<tr data-test=\"generated::f&lt;u8&gt;::0002\">")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no failure row in {index}"));
+        let cell = &row[..row.find("</td>").unwrap_or(row.len())];
+        assert!(cell.contains("href=\"functions/m.f.html\""), "{cell}");
     }
 
     #[test]
