@@ -839,7 +839,7 @@ fn uninstrumented_body(block: &Block, function: &str, why: &str) -> Block {
     let last = span_location(block.brace_token.span.close()).0 as u32;
     let sites = sites_ident();
     let stmts = &block.stmts;
-    syn::parse_quote!({
+    let new: Block = syn::parse_quote!({
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
@@ -847,7 +847,8 @@ fn uninstrumented_body(block: &Block, function: &str, why: &str) -> Block {
         ).uninstrumented(#why);
         ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
         #(#stmts)*
-    })
+    });
+    with_braces_of(block, new)
 }
 
 /// `#[carve::instrument]`: branch coverage for a function, every method of
@@ -908,7 +909,17 @@ fn instrumented_body(
 ) -> Block {
     let Instrumented { body, sites_static } =
         instrument_fn(block, &sites_ident(), function, output, is_async);
-    syn::parse_quote!({ #sites_static #body })
+    with_braces_of(block, syn::parse_quote!({ #sites_static #body }))
+}
+
+/// `new` with the braces of the body as written: rustc's coverage
+/// instrumentation (`-C instrument-coverage`, as llvm-cov and
+/// cargo-llvm-cov use it) leaves out a function whose body's braces come
+/// from a macro, so without them a `#[carve::instrument]` function was
+/// missing from external coverage reports.
+fn with_braces_of(written: &Block, mut new: Block) -> Block {
+    new.brace_token = written.brace_token;
+    new
 }
 
 fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<()> {
@@ -992,6 +1003,23 @@ fn has_carve_attr(attrs: &[syn::Attribute]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emitted_bodies_keep_the_braces_as_written() {
+        // Where the braces come from decides whether `-C instrument-coverage`
+        // instruments the function (llvm-cov, cargo-llvm-cov).
+        let block: Block = syn::parse_str("\n    { if a { 1 } else { 2 } }").unwrap();
+        let written = block.brace_token.span.open().start();
+        assert_eq!((written.line, written.column), (2, 4));
+        let emitted = [
+            instrumented_body(&block, "f", &syn::ReturnType::Default, false),
+            uninstrumented_body(&block, "f", "const fn"),
+        ];
+        for body in emitted {
+            let open = body.brace_token.span.open().start();
+            assert_eq!((open.line, open.column), (2, 4));
+        }
+    }
 
     /// The `condition` text of every outcome of `block`, in id order.
     fn texts(block: Block) -> Vec<String> {
