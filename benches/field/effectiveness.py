@@ -35,7 +35,8 @@ binary, its branches.
 
 The universe counted for both is the same set of branches: the branches of
 functions whose file is under the crate's `src/`, whose demangled name has
-no `::tests::`/`::test::` module (unit tests), as they appear in the own
+no `::tests::`/`::test::` module (unit tests) and that are no doc test's
+`main`, as they appear in the own
 suite's build. A branch is identified by its file and source span; its
 instantiations (generics, the unit-test and integration-test copies of the
 library) are merged: an outcome (true or false) is covered when any copy
@@ -175,7 +176,7 @@ def measure(dir, target_dir, prof, features, test_args, doctests):
     src = str((dir / "src").resolve()) + "/"
     branches = {}
     for f, name in zip(functions, names):
-        if re.search(r"::tests?::", name):
+        if re.search(r"::tests?::", name) or "_doctest_main" in name:
             continue
         for b in f.get("branches", []):
             file = f["filenames"][b[6]]
@@ -209,7 +210,7 @@ def main():
     rows = []
     for name in names:
         crate = field.CRATES[name]
-        print(f"== {name} {crate['version']}", flush=True)
+        print(f"== {name} {crate['version']} (load average {os.getloadavg()[0]:.1f})", flush=True)
         own_dir = own_copy(name)
         own, own_bins, own_profiles = measure(own_dir, TARGETS / "own", TARGETS / name / "own" / "profiles", [], ["--tests"],
                                               doctests)
@@ -253,6 +254,7 @@ def main():
         print(f"  carve:     {carve_n}/{total} {percent(carve_n, total)}"
               f" (generate: {executions:,} executions, {seconds:.0f} s, {failures} failing inputs found)", flush=True)
         print(f"  union:     {union_n}/{total} {percent(union_n, total)}", flush=True)
+        print(f"  load average {os.getloadavg()[0]:.1f}", flush=True)
         rows.append((name, crate["version"], own_n, carve_n, union_n, total, executions, seconds))
 
     print(f"\n| crate | version | own suite | carve | union | executions (generate time) |")
