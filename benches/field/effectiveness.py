@@ -43,7 +43,9 @@ library) are merged: an outcome (true or false) is covered when any copy
 took it. A branch has two outcomes, as in `llvm-cov report`. Code only the
 carve build has (serde derives, what `#[carve::target]` adds) has no
 branch in the universe and is not counted; a universe branch the carve
-build lacks counts as not covered.
+build lacks counts as not covered. Checked on httpdate: `llvm-cov report
+-show-branch-summary` of each measured binary over `src/` gives the same
+counts (61/96 own suite, 84/96 carve).
 
 Not run by CI (minutes per crate on 2 cores). Needs nightly rustc and
 LLVM >= 19 tools (`llvm-profdata`, `llvm-cov`, `llvm-cxxfilt`; LLVM_BIN,
