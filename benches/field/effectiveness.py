@@ -59,6 +59,7 @@ the own suite's doc tests.
 import json, os, pathlib, re, shutil, subprocess, sys, time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.dont_write_bytecode = True  # no __pycache__ left in the repository
 import field  # noqa: E402
 
 LLVM = pathlib.Path(os.environ.get("LLVM_BIN", "/usr/lib/llvm-19/bin"))
