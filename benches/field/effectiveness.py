@@ -231,18 +231,8 @@ def main():
         failures = sum(int(m) for l in lines for m in re.findall(r"found (\d+) failure", l))
         for l in lines:
             print("  " + l)
-        # `#[carve::instrument]` wraps a helper's body in braces of its own
-        # expansion, even with `no-instrument`, and rustc's coverage skips a
-        # function whose body comes from a macro expansion: the helpers would
-        # vanish from llvm-cov. With `no-instrument` the attribute only
-        # registers an empty site table, so the measured build blanks it
-        # (same line numbers), then the copy is restored.
-        for file in crate["instrument"]:
-            path = carve_dir / file
-            path.write_text(path.read_text().replace(field.INSTRUMENT, "\n"))
         carve, carve_bins, _ = measure(carve_dir, TARGETS / "carve-cov", TARGETS / name / "carve" / "profiles",
                                        ["--features", "carve,carve/no-instrument"], ["--test", "carve"], False)
-        field.run(["git", "checkout", "--", "src"], carve_dir)
 
         universe = sorted(own)
         total = 2 * len(universe)
