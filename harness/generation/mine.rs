@@ -342,15 +342,21 @@ impl Grammarizer {
         let pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
         let mut used = BTreeSet::new();
         let mut alternatives = Vec::new();
-        // A text with `<` or `>` cannot be cut into terminals and
-        // nonterminals safely, and a long one (a megabyte argument) would
-        // make a template of thousands of nonterminals that every
-        // derivation expands: both stay whole.
+        // A long text (a megabyte argument) would make a template of
+        // thousands of nonterminals that every derivation expands: it stays
+        // whole.
         let templates = seen
             .iter()
-            .filter(|s| !s.contains('<') && !s.contains('>'))
             .filter(|s| dictionary::tokens(s).len() <= MAX_TEMPLATE_TOKENS)
             .take(MAX_TEMPLATES);
+        // A template whose literal `<…>` reads as a nonterminal (`a<=>b`
+        // with the letters open) is left out; `>=1.2.3, <1.8.0` is fine.
+        let ours = format!("<{path}-tok-");
+        let only_ours = |template: &str| {
+            crate::generation::grammar::nonterminals(template)
+                .iter()
+                .all(|n| n.starts_with(&ours))
+        };
         for text in templates {
             for open_separators in [false, true].into_iter().take(1 + usize::from(separators)) {
                 let mut template = String::new();
@@ -367,12 +373,15 @@ impl Grammarizer {
                         template.push_str(&literal(token));
                     }
                 }
-                alternatives.push(template);
+                if only_ours(&template) {
+                    alternatives.push(template);
+                }
             }
         }
         for slot in used {
             let tokens = pools.get(&slot).into_iter().flatten();
-            let mut expansions: Vec<String> = tokens.map(|t| literal(t)).collect();
+            let mut expansions: Vec<String> =
+                tokens.filter(|t| is_plain_terminal(t)).map(|t| literal(t)).collect();
             // Digits are what varies most (a day, a year): any digits of
             // the same length too.
             if let Some(len) = slot.strip_prefix('d').and_then(|l| l.parse::<usize>().ok()) {
@@ -500,7 +509,8 @@ fn from_latin1(text: &str) -> Result<Vec<u8>, MineError> {
 
 /// Terminals may not look like nonterminals.
 fn is_plain_terminal(s: &str) -> bool {
-    !(s.contains('<') && s.contains('>'))
+    // `>=1.2.3, <1.8.0` is one; `<b>` would read as a nonterminal.
+    crate::generation::grammar::nonterminals(s).is_empty()
 }
 
 /// A terminal for a literal string (`<` and `>` alone are fine; the grammar
@@ -818,6 +828,38 @@ mod tests {
                 other => panic!("not the arguments: {other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn texts_with_angle_brackets_are_derived_too() {
+        // A version requirement: `<` and `>` that read as no nonterminal.
+        fn parses_req(text: &str) -> bool {
+            text.split(", ").all(|c| {
+                let v = c.trim_start_matches(['<', '>', '=']);
+                v.len() < c.len() && v.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+        }
+        let mut types = ParamTypes::default();
+        types.param("req", crate::value::types::Traced::plain(ParamType::Text { parses: parses_req }));
+        let calls: Vec<Value> = [">=1.2.3, <1.8.0", "<2.0"]
+            .iter()
+            .map(|t| Value::Struct("args", vec![("req", Value::Str((*t).into()))]))
+            .collect();
+        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default()).expect("a grammar");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
+            .expect("a usable grammar");
+        let texts: BTreeSet<String> = (0..200)
+            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct(_, fields)) => match &fields[..] {
+                    [(_, Value::Str(s))] => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let new: Vec<&String> = texts.iter().filter(|t| parses_req(t) && !t.starts_with(">=1.2.3, <1.8.0")).collect();
+        assert!(texts.contains(">=1.2.3, <1.8.0"), "{texts:?}");
+        assert!(new.len() >= 5, "{texts:?}");
     }
 
     #[test]

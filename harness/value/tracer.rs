@@ -50,10 +50,66 @@ pub fn trace<T: DeserializeOwned>() -> Traced {
     let traced = quietly(|| catch_unwind(AssertUnwindSafe(trace_unguarded::<T>)));
     match traced {
         Ok(Ok(traced)) => traced,
+        // A type read from a string that rejects the samples (`""`, `"a"`)
+        // parses its text: a version, an address, a date with serde
+        // support. It is text, as a `Display + FromStr` type is, and its
+        // `Deserialize` tells which strings parse.
+        Ok(Err(_)) if reads_a_string::<T>() => Traced::plain(ParamType::Text {
+            parses: parses_as::<T>,
+        }),
         Ok(Err(why)) => Traced::plain(ParamType::Untraced(why)),
         Err(_) => Traced::plain(ParamType::Untraced(
             "its `Deserialize` panicked while it was traced".into(),
         )),
+    }
+}
+
+/// Whether `T`'s `Deserialize` starts by asking for a string.
+fn reads_a_string<T: DeserializeOwned>() -> bool {
+    let mut asked = false;
+    let _ = quietly(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            T::deserialize(FirstRequest { string: &mut asked })
+        }))
+    });
+    asked
+}
+
+/// Whether `text` deserializes into `T` as a string.
+fn parses_as<T: DeserializeOwned>(text: &str) -> bool {
+    use serde::de::IntoDeserializer;
+    let deserializer: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        text.into_deserializer();
+    quietly(|| catch_unwind(AssertUnwindSafe(|| T::deserialize(deserializer).is_ok())))
+        .unwrap_or(false)
+}
+
+/// A deserializer that notes whether the first thing asked of it is a
+/// string, and gives nothing.
+struct FirstRequest<'a> {
+    string: &'a mut bool,
+}
+
+impl<'de> Deserializer<'de> for FirstRequest<'_> {
+    type Error = TraceError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, TraceError> {
+        Err(TraceError("not a string".into()))
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, TraceError> {
+        *self.string = true;
+        Err(TraceError("asked for a string".into()))
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {
+        self.deserialize_str(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+        enum identifier ignored_any
     }
 }
 
@@ -913,6 +969,21 @@ mod tests {
         let mut types = ParamTypes::default();
         types.param("p", traced);
         types
+    }
+
+    #[test]
+    fn a_type_read_from_a_string_that_rejects_the_samples_is_text() {
+        // serde's `Ipv4Addr` reads a string and parses it.
+        let ParamType::Text { parses } = trace::<std::net::Ipv4Addr>().ty else {
+            panic!("{:?}", trace::<std::net::Ipv4Addr>().ty);
+        };
+        assert!(parses("127.0.0.1"));
+        assert!(!parses("") && !parses("127.0.0") && !parses("a"));
+        // A string that takes any text stays a string.
+        assert_eq!(trace::<String>().ty, ParamType::Typed(Ty::Str));
+        // A type that rejects the samples without asking for a string stays
+        // untraced.
+        assert!(matches!(trace::<std::num::NonZeroU8>().ty, ParamType::Typed(_)));
     }
 
     #[test]
