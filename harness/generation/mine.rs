@@ -185,7 +185,14 @@ impl Grammarizer {
                 chars.into_iter().collect()
             }
             Shape::Str(seen) if self.text_forms.contains(path) => {
-                self.text_form(seen.iter().cloned().collect(), path)
+                match self.text_form(seen.iter().cloned().collect(), path) {
+                    // No carved text can be a terminal or a template (a
+                    // long text with `<b>` in it): character by character.
+                    alternatives if alternatives.is_empty() => {
+                        self.text(seen.iter().cloned().collect(), path, Alphabet::Unicode)
+                    }
+                    alternatives => alternatives,
+                }
             }
             Shape::Str(seen) => {
                 let seen: Vec<String> = seen.iter().cloned().collect();
@@ -860,6 +867,12 @@ mod tests {
         let new: Vec<&String> = texts.iter().filter(|t| parses_req(t) && !t.starts_with(">=1.2.3, <1.8.0")).collect();
         assert!(texts.contains(">=1.2.3, <1.8.0"), "{texts:?}");
         assert!(new.len() >= 5, "{texts:?}");
+        // A text that reads as nonterminals and is too long for a template
+        // is derived character by character.
+        let long = "<b>".repeat(40);
+        let calls = [Value::Struct("args", vec![("req", Value::Str(long))])];
+        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default()).expect("a grammar");
+        assert!(GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7).is_ok());
     }
 
     #[test]
