@@ -4,7 +4,6 @@
 //! instantiation's types into a signature.
 
 use proc_macro2::TokenStream;
-use quote::ToTokens;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
@@ -177,67 +176,10 @@ pub fn parse_args(attr: TokenStream, errors: &mut Errors) -> TargetArgs {
     args
 }
 
-/// The instantiation's types, shortened as carve names targets: each path
-/// by its last segment, no lifetimes (`String`, `Vec<u8>`, `&str`), so that
-/// a target's name holds no `::`.
-pub fn short_type(ty: &Type) -> String {
-    struct Short;
-    impl VisitMut for Short {
-        fn visit_path_mut(&mut self, path: &mut syn::Path) {
-            if let Some(last) = path.segments.pop() {
-                path.segments = std::iter::once(last).collect();
-                path.leading_colon = None;
-            }
-            syn::visit_mut::visit_path_mut(self, path);
-        }
-        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
-            ty.qself = None;
-            syn::visit_mut::visit_type_path_mut(self, ty);
-        }
-        fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
-            ty.lifetime = None;
-            syn::visit_mut::visit_type_reference_mut(self, ty);
-        }
-        fn visit_angle_bracketed_generic_arguments_mut(
-            &mut self,
-            args: &mut syn::AngleBracketedGenericArguments,
-        ) {
-            args.args = std::mem::take(&mut args.args)
-                .into_iter()
-                .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-                .collect();
-            syn::visit_mut::visit_angle_bracketed_generic_arguments_mut(self, args);
-        }
-    }
-    let mut ty = ty.clone();
-    Short.visit_type_mut(&mut ty);
-    tidy(&ty.to_token_stream().to_string())
-}
-
-/// Token text with rustfmt-like spacing (`Vec<u8>`, `&str`, `(u8, u16)`).
-pub fn tidy(text: &str) -> String {
-    let mut name = text.to_owned();
-    for (from, to) in [
-        (" <", "<"),
-        ("< ", "<"),
-        (" >", ">"),
-        (" ,", ","),
-        ("& ", "&"),
-        ("( ", "("),
-        (" )", ")"),
-        ("[ ", "["),
-        (" ]", "]"),
-        (" ;", ";"),
-        (" (", "("),
-    ] {
-        name = name.replace(from, to);
-    }
-    name
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::short_type;
     use quote::quote;
 
     fn parsed(attr: TokenStream) -> (TargetArgs, Option<String>) {

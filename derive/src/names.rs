@@ -1,6 +1,8 @@
 //! Names carve gives to items, shared by `#[carve::target]` and
 //! `#[carve::instrument]` (both name a method `Type::method`).
 
+use quote::ToTokens;
+use syn::visit_mut::VisitMut;
 use syn::{ItemImpl, Type};
 
 /// `Account` for `impl Account` (or `impl Trait for Account`).
@@ -15,4 +17,73 @@ pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
             "carve handles methods of a named type only (`impl Account`)",
         )
     })
+}
+
+/// A type as carve writes it in a target's name: each path by its last
+/// segment, no lifetimes (`String`, `Vec<u8>`, `&str`), so that the name
+/// holds no `::` (its separator).
+pub fn short_type(ty: &Type) -> String {
+    let mut ty = ty.clone();
+    ShortPaths.visit_type_mut(&mut ty);
+    tidy(&ty.to_token_stream().to_string())
+}
+
+/// A trait as carve writes it in a target's name, shortened as
+/// [`short_type`] shortens types (`From<u32>`, `From<Vec<String>>`).
+pub fn short_path(path: &syn::Path) -> String {
+    let mut path = path.clone();
+    ShortPaths.visit_path_mut(&mut path);
+    tidy(&path.to_token_stream().to_string())
+}
+
+/// Shortens every path to its last segment and drops lifetimes.
+struct ShortPaths;
+
+impl VisitMut for ShortPaths {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if let Some(last) = path.segments.pop() {
+            path.segments = std::iter::once(last).collect();
+            path.leading_colon = None;
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+    fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+        ty.qself = None;
+        syn::visit_mut::visit_type_path_mut(self, ty);
+    }
+    fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
+        ty.lifetime = None;
+        syn::visit_mut::visit_type_reference_mut(self, ty);
+    }
+    fn visit_angle_bracketed_generic_arguments_mut(
+        &mut self,
+        args: &mut syn::AngleBracketedGenericArguments,
+    ) {
+        args.args = std::mem::take(&mut args.args)
+            .into_iter()
+            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+            .collect();
+        syn::visit_mut::visit_angle_bracketed_generic_arguments_mut(self, args);
+    }
+}
+
+/// Token text without the spaces `to_string` puts inside types.
+fn tidy(text: &str) -> String {
+    let mut name = text.to_owned();
+    for (from, to) in [
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        ("& ", "&"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+        (" (", "("),
+    ] {
+        name = name.replace(from, to);
+    }
+    name
 }

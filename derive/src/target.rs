@@ -9,9 +9,9 @@ use syn::{
     Visibility,
 };
 
-use crate::generics::{has_impl_trait, parse_args, short_type, Inst, TargetArgs};
+use crate::generics::{has_impl_trait, parse_args, Inst, TargetArgs};
 use crate::instrument::{instrument_fn, Instrumented};
-use crate::names::self_type_name;
+use crate::names::{self_type_name, short_type};
 use crate::outcome::capture_closure;
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
@@ -1069,53 +1069,7 @@ impl VisitMut for SetLifetimes<'_> {
 /// without lifetimes (`From<u32>`, `From<Vec<String>>`, `From<&str>`), so
 /// that the name holds no `::` (its separator).
 fn trait_name(path: &syn::Path) -> String {
-    struct Short;
-    impl VisitMut for Short {
-        fn visit_path_mut(&mut self, path: &mut syn::Path) {
-            if let Some(last) = path.segments.pop() {
-                path.segments = std::iter::once(last).collect();
-                path.leading_colon = None;
-            }
-            syn::visit_mut::visit_path_mut(self, path);
-        }
-        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
-            ty.qself = None;
-            syn::visit_mut::visit_type_path_mut(self, ty);
-        }
-        fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
-            ty.lifetime = None;
-            syn::visit_mut::visit_type_reference_mut(self, ty);
-        }
-        fn visit_angle_bracketed_generic_arguments_mut(
-            &mut self,
-            args: &mut syn::AngleBracketedGenericArguments,
-        ) {
-            args.args = std::mem::take(&mut args.args)
-                .into_iter()
-                .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-                .collect();
-            syn::visit_mut::visit_angle_bracketed_generic_arguments_mut(self, args);
-        }
-    }
-    let mut path = path.clone();
-    Short.visit_path_mut(&mut path);
-    let mut name = path.to_token_stream().to_string();
-    for (from, to) in [
-        (" <", "<"),
-        ("< ", "<"),
-        (" >", ">"),
-        (" ,", ","),
-        ("& ", "&"),
-        ("( ", "("),
-        (" )", ")"),
-        ("[ ", "["),
-        (" ]", "]"),
-        (" ;", ";"),
-        (" (", "("),
-    ] {
-        name = name.replace(from, to);
-    }
-    name
+    crate::names::short_path(path)
 }
 
 #[cfg(test)]
