@@ -396,6 +396,26 @@ pub mod role {
     }
 }
 
+
+/// `path` relative to the working directory (the package root under
+/// `cargo test`) when it is inside it, for short messages.
+///
+/// ```
+/// # use carve::env::display_path;
+/// let here = std::env::current_dir().unwrap().join("carved/a.ron");
+/// assert_eq!(display_path(&here).to_string(), "carved/a.ron");
+/// ```
+pub fn display_path(path: &std::path::Path) -> std::path::Display<'_> {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok());
+    match relative {
+        // Safe to return: `strip_prefix` borrows from `path`.
+        Some(rel) => rel.display(),
+        None => path.display(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -478,18 +478,9 @@ fn move_file(from: &Path, to: &Path) -> Result<(), StoreError> {
     fs::rename(from, to).map_err(|e| StoreError::io(from, e))
 }
 
-/// `path` relative to the working directory (the package root under
-/// `cargo test`) when it is inside it, for short messages.
-pub fn display_path(path: &Path) -> std::path::Display<'_> {
-    let relative = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok());
-    match relative {
-        // Safe to return: `strip_prefix` borrows from `path`.
-        Some(rel) => rel.display(),
-        None => path.display(),
-    }
-}
+// Paths in messages are shown as the environment (the working directory)
+// makes them shortest.
+pub use crate::env::display_path;
 
 /// A carve file that could not be read, parsed or written.
 #[derive(Debug)]

@@ -103,7 +103,7 @@ pub struct SettingsError {
 
 impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", crate::carving::layout::display_path(&self.file))?;
+        write!(f, "{}", crate::env::display_path(&self.file))?;
         if let Some(at) = self.at {
             write!(f, ":{at}")?;
         }
@@ -313,7 +313,7 @@ impl Settings {
         match (config.budget_is_set, self.defaults.budget) {
             (false, Some(_)) => format!(
                 "{} [package.metadata.carve]",
-                crate::carving::layout::display_path(&self.file)
+                crate::env::display_path(&self.file)
             ),
             _ => "CARVE_BUDGET".to_owned(),
         }
