@@ -779,7 +779,7 @@ pub fn instrument_fn(
         // instrumented too.
         let body = match output {
             _ if is_async => instrumented,
-            syn::ReturnType::Type(_, ty) if has_impl_trait(ty) => instrumented,
+            syn::ReturnType::Type(_, ty) if crate::generics::has_impl_trait(ty) => instrumented,
             syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
                     ::carve::_macro_support::call_outlined(|| -> () #instrumented)
@@ -802,20 +802,6 @@ pub fn instrument_fn(
         ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
     };
     Instrumented { body, sites_static }
-}
-
-/// Whether `ty` holds an `impl Trait` anywhere (`impl Iterator`,
-/// `Option<impl Fn()>`).
-fn has_impl_trait(ty: &syn::Type) -> bool {
-    struct Find(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Find {
-        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
-            self.0 = true;
-        }
-    }
-    let mut find = Find(false);
-    syn::visit::Visit::visit_type(&mut find, ty);
-    find.0
 }
 
 /// The name of the static holding a function's site table. It is declared
