@@ -54,7 +54,8 @@ Variables: FIELD_OUT (default target/field; copies go to
 $FIELD_OUT/effect/{own,carve}/<crate>), CARGO_TARGET_DIR (target folders
 go under $CARGO_TARGET_DIR/effect: own, carve-stable and carve-cov,
 each shared by the crates), EFFECT_DOCTESTS=0 to skip
-the own suite's doc tests.
+the own suite's doc tests, EFFECT_SHOW_MISSED=1 to list the branch outcomes
+the own suite took and carve did not (file:line:column and side).
 """
 import json, os, pathlib, re, shutil, subprocess, sys, time
 
@@ -247,6 +248,13 @@ def main():
         print(f"  carve:     {carve_n}/{total} {percent(carve_n, total)}"
               f" (generate: {executions:,} executions, {seconds:.0f} s, {failures} failing inputs found)", flush=True)
         print(f"  union:     {union_n}/{total} {percent(union_n, total)}", flush=True)
+        if os.environ.get("EFFECT_SHOW_MISSED") == "1":
+            # Where carve falls short: the outcomes the own suite took and carve did not.
+            for k in universe:
+                sides = [side for i, side in enumerate(("true", "false"))
+                         if own[k][i] and not carve.get(k, [False, False])[i]]
+                if sides:
+                    print(f"  missed by carve: {k[0]}:{k[1]}:{k[2]} {'/'.join(sides)}")
         print(f"  load average {os.getloadavg()[0]:.1f}", flush=True)
         rows.append((name, crate["version"], own_n, carve_n, union_n, total, executions, seconds))
 

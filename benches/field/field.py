@@ -129,6 +129,41 @@ fn matches_requirements() {
 }
 ''',
     ),
+    # A language-tag parser (BCP 47): one type with many accessors over one
+    # parser (`self` arrives as a string that must parse), accessors that
+    # return `impl Iterator`, and serde support of its own.
+    "language-tags": dict(
+        version="0.3.2",
+        features='carve = ["dep:carve", "serde"]',
+        deps=None,
+        targets={
+            "src/lib.rs": ["impl LanguageTag {", "impl FromStr for LanguageTag"],
+        },
+        instrument={
+            "src/lib.rs": ["impl fmt::Display for LanguageTag", "fn tag_from_primary_language", "fn parse_language_tag",
+                           "impl<'a> Iterator for ExtensionsIterator", "impl<'a> Iterator for SubTagIterator",
+                           "impl AlphanumericLowerCharSet", "fn is_alphabetic", "fn is_numeric", "fn is_alphanumeric(",
+                           "fn is_alphanumeric_or_dash", "impl fmt::Display for ParseError",
+                           "impl fmt::Display for ValidationError"],
+        },
+        system_test='''
+use language_tags::LanguageTag;
+
+#[carve::system_test]
+fn parses_validates_and_matches_tags() {
+    let tag = LanguageTag::parse("en-Latn-US-x-private").unwrap();
+    assert_eq!(tag.primary_language(), "en");
+    assert_eq!(tag.script(), Some("Latn"));
+    assert_eq!(tag.region(), Some("US"));
+    assert_eq!(tag.private_use(), Some("x-private"));
+    let range = LanguageTag::parse("en").unwrap();
+    assert!(range.matches(&tag));
+    assert!(tag.validate().is_ok());
+    assert_eq!(LanguageTag::parse("zh-hak").unwrap().canonicalize().unwrap().as_str(), "hak");
+    assert!(LanguageTag::parse("en-").is_err());
+}
+''',
+    ),
     # A byte-size formatter: a 2015-edition crate (no `edition` key), a
     # targeted impl block of `pub const fn`s, and a human-readable Serialize
     # of its own that is lossy (700,000 bytes written as "683.6 KiB").

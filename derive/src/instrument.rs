@@ -294,8 +294,8 @@ impl Rewriter {
         let id32 = id as u32;
         let rewritten = match comparison(expr) {
             Some((left, op, right)) => {
-                self.constants.extend(constant(left));
-                self.constants.extend(constant(right));
+                operand_constants(left, &mut self.constants);
+                operand_constants(right, &mut self.constants);
                 let op_token = &op.1;
                 let op_name = Ident::new(op.0, Span::call_site());
                 let index = self.comparisons as u32;
@@ -619,6 +619,31 @@ fn constant(expr: &Expr) -> Option<ConstantRow> {
         },
         Expr::Lit(lit) => literal_constant(&lit.lit),
         _ => None,
+    }
+}
+
+/// Adds the constants of a compared operand: the operand itself, or the
+/// literals it wraps (`Some(&b'~')`, `Ok(0)`, `(b'a', 1)`, `[0, 0]`), which
+/// a parser compares against as often as against bare literals.
+fn operand_constants(expr: &Expr, out: &mut std::collections::BTreeSet<ConstantRow>) {
+    if let Some(c) = constant(expr) {
+        out.insert(c);
+        return;
+    }
+    match expr {
+        Expr::Paren(p) => operand_constants(&p.expr, out),
+        Expr::Group(g) => operand_constants(&g.expr, out),
+        Expr::Reference(r) => operand_constants(&r.expr, out),
+        Expr::Call(call) => {
+            let wrapper = matches!(&*call.func, Expr::Path(p)
+                if p.path.get_ident().is_some_and(|i| i == "Some" || i == "Ok" || i == "Err"));
+            if wrapper {
+                call.args.iter().for_each(|a| operand_constants(a, out));
+            }
+        }
+        Expr::Tuple(t) => t.elems.iter().for_each(|e| operand_constants(e, out)),
+        Expr::Array(a) => a.elems.iter().for_each(|e| operand_constants(e, out)),
+        _ => {}
     }
 }
 
@@ -1062,6 +1087,7 @@ mod tests {
         let (_, table) = instrument(
             &syn::parse_quote!({
                 if zone == "GMT" && b[2] != b'-' && 60 > x && c == ':' {}
+                if bytes.first() == Some(&b'~') || pair == (b'^', 7) || f(9) == 8 {}
                 let unit = match s {
                     "ms" | "msec" => 1,
                     "min" if n < -3 => 60,
@@ -1084,7 +1110,11 @@ mod tests {
                 Str("msec".into()),
                 Char(':'),
                 Byte(b'-'),
+                Byte(b'^'),
+                Byte(b'~'),
                 Int(-3),
+                Int(7),
+                Int(8),
                 Int(60),
             ]
         );

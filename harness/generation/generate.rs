@@ -304,6 +304,8 @@ pub fn generate(
         patience: u64::MAX,
         unfit_in_turn: 0,
         last_gain: 0,
+        last_find: 0,
+        aimed_outcomes: BTreeSet::new(),
         types: ParamTypes::default(),
         shrinking: (0, Duration::ZERO),
         strong_checks: BTreeMap::new(),
@@ -360,6 +362,7 @@ pub fn generate(
         // covers one of these first.
         let left_out: BTreeSet<u32> = existing.inapplicable.union(&existing.delegated).copied().collect();
         let mut branches = Turns::new(0, 0..reach.len(), &left_out);
+        generator.aimed_outcomes = branches.goals.clone();
         let mut goals = Turns::new(1, reach.len()..reach.all_len(), &left_out);
         while (generator.uncovered(&branches.goals) || generator.uncovered(&goals.goals))
             && !generator.exhausted()
@@ -460,6 +463,12 @@ struct Generator<'o> {
     /// The execution count when the last gain (a new outcome or failure) was
     /// made, or the current strategy started.
     last_gain: u64,
+    /// The execution count when the last gain was made, by any strategy:
+    /// the run ends on a plateau ([`PLATEAU`]).
+    last_find: u64,
+    /// The branch outcomes search aims at (none another target explores,
+    /// none that does not apply): while one is open, the plateau is longer.
+    aimed_outcomes: BTreeSet<u32>,
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
@@ -488,15 +497,36 @@ struct Generator<'o> {
 /// itself: after this many whose outcome did not change, a weak kill counts.
 const STRONG_CHECKS: u32 = 32;
 
+/// A run ends on a plateau: once it has run as many executions without a
+/// gain as it had run up to its last gain, and at least [`PLATEAU`] (twice
+/// as many and [`OPEN_PLATEAU`] while a branch outcome it aims at is still
+/// open: those are found late, after long stretches without a gain). The
+/// goals left then are out of reach of what it does (infeasible boundaries,
+/// equivalent mutants, outcomes behind a condition no move gets close to),
+/// and the budget is an upper bound, not a quota: a target that is done
+/// leaves the rest unspent. It depends only on what the executions found,
+/// so a larger budget still makes the same calls first.
+const PLATEAU: u64 = 2000;
+/// [`PLATEAU`] while a branch outcome is open.
+const OPEN_PLATEAU: u64 = 5000;
+
 /// The share of the executions so far that minimizing kept calls may spend.
 const KEPT_SHRINK_SHARE: f64 = 0.1;
 /// Attempts at minimizing one kept call, at most.
 const KEPT_SHRINK_ATTEMPTS: u64 = 200;
 
 impl Generator<'_> {
-    /// Whether the budget is spent.
+    /// Whether the budget is spent, or the run is on a plateau ([`PLATEAU`]).
     fn exhausted(&self) -> bool {
         if self.run.executions >= self.limit() {
+            return true;
+        }
+        let since = self.run.executions.saturating_sub(self.last_find);
+        let plateau = match self.uncovered(&self.aimed_outcomes) {
+            true => OPEN_PLATEAU.max(self.last_find.saturating_mul(2)),
+            false => PLATEAU.max(self.last_find),
+        };
+        if since >= plateau {
             return true;
         }
         match self.budget {
@@ -719,6 +749,7 @@ impl Generator<'_> {
                 self.observer.failure(&failure);
                 self.run.failures.push(failure);
                 self.last_gain = self.run.executions;
+                self.last_find = self.run.executions;
             }
             _ if failed => {}
             _ if !added.is_empty() => {
@@ -739,6 +770,7 @@ impl Generator<'_> {
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
                 self.last_gain = self.run.executions;
+                self.last_find = self.run.executions;
                 if self.traces.len() < 4096 {
                     self.traces.push(Individual {
                         args: args.clone(),
