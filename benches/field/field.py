@@ -113,7 +113,11 @@ fn parses_and_formats_timestamps() {
             "src/parse.rs": ["fn numeric_identifier", "fn wildcard", "fn dot", "fn identifier", "fn op(", "fn comparator", "fn version_req"],
             "src/eval.rs": ["pub(crate) fn matches_req", "pub(crate) fn matches_comparator", "fn matches_impl", "fn matches_exact",
                             "fn matches_greater", "fn matches_less", "fn matches_tilde", "fn matches_caret", "fn pre_is_compatible"],
-            "src/display.rs": ["impl Display for Version", "impl Display for VersionReq", "impl Display for Comparator"],
+            "src/display.rs": ["impl Display for Version", "impl Display for VersionReq", "impl Display for Comparator",
+                               "fn pad(", "fn digits"],
+            # Pre-release and build-metadata precedence: `matches` reaches it.
+            "src/impls.rs": ["impl Ord for Prerelease", "impl Ord for BuildMetadata"],
+            "src/error.rs": ["impl Display for Error"],
         },
         system_test='''
 use semver::{Version, VersionReq};
