@@ -22,7 +22,7 @@
 use std::collections::BTreeSet;
 
 use crate::value::text::UNNAMED;
-use crate::value::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
+use crate::value::types::{ParamType, ParamTypes};
 use crate::value::Value;
 
 /// At most this many values seed one parameter: enough to hold the
@@ -78,7 +78,7 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
             .collect();
         if fitting.is_empty() {
             match ty {
-                ParamType::Typed(ty) => fitting.extend(simplest(types, ty, 0)),
+                ParamType::Typed(ty) => fitting.extend(types.simplest(ty)),
                 ParamType::Text { .. } => {
                     return Err(format!(
                         "no carved text parses into parameter `{name}` (carve a call of a target \
@@ -162,82 +162,6 @@ fn parts_of<'v>(value: &'v Value, out: &mut Vec<&'v Value>, depth: usize) {
     for child in children {
         parts_of(child, out, depth + 1);
     }
-}
-
-/// The simplest value of `ty`: zero, empty, `None`, the first variant that
-/// has one. `None` for a type with no finite value (or nested deeper than
-/// makes sense for a seed).
-fn simplest(types: &ParamTypes, ty: &Ty, depth: usize) -> Option<Value> {
-    if depth > 8 {
-        return None;
-    }
-    let all = |tys: &[Ty]| -> Option<Vec<Value>> {
-        tys.iter().map(|t| simplest(types, t, depth + 1)).collect()
-    };
-    let fields = |tys: &[(&'static str, Ty)]| -> Option<Vec<(&'static str, Value)>> {
-        tys.iter()
-            .map(|(n, t)| Some((*n, simplest(types, t, depth + 1)?)))
-            .collect()
-    };
-    Some(match ty {
-        Ty::Unit => Value::Unit,
-        Ty::Bool => Value::Bool(false),
-        Ty::Int(IntKind::I128) => Value::I128(0),
-        Ty::Int(IntKind::U128) => Value::U128(0),
-        Ty::Int(kind) if kind.signed() => Value::I64(0),
-        Ty::Int(_) => Value::U64(0),
-        Ty::Float { single: true } => Value::F32(0.0),
-        Ty::Float { single: false } => Value::F64(0.0),
-        Ty::Char => Value::Char('a'),
-        Ty::Str => Value::Str(String::new()),
-        Ty::Bytes(len) => Value::Bytes(vec![0; len.unwrap_or(0)]),
-        Ty::Option(_) => Value::None,
-        Ty::Seq(_) => Value::Seq(Vec::new()),
-        Ty::Map(_, _) => Value::Map(Vec::new()),
-        Ty::Tuple(tys) => Value::Tuple(all(tys)?),
-        Ty::Named(name) => match types.container(name)? {
-            Container::UnitStruct => Value::UnitStruct(name),
-            Container::Newtype(t) => {
-                Value::NewtypeStruct(name, Box::new(simplest(types, t, depth + 1)?))
-            }
-            Container::TupleStruct(tys) => Value::TupleStruct(name, all(tys)?),
-            Container::Struct(tys) => Value::Struct(name, fields(tys)?),
-            // A unit variant if there is one (a recursive enum's leaf),
-            // else the first variant that has a finite value.
-            Container::Enum(variants) => variants
-                .iter()
-                .filter(|v| v.payload == PayloadTy::Unit)
-                .chain(variants.iter().filter(|v| v.payload != PayloadTy::Unit))
-                .find_map(|v| {
-                let (index, variant) = (v.index, v.name);
-                Some(match &v.payload {
-                    PayloadTy::Unit => Value::UnitVariant {
-                        name,
-                        index,
-                        variant,
-                    },
-                    PayloadTy::Newtype(t) => Value::NewtypeVariant {
-                        name,
-                        index,
-                        variant,
-                        value: Box::new(simplest(types, t, depth + 1)?),
-                    },
-                    PayloadTy::Tuple(tys) => Value::TupleVariant {
-                        name,
-                        index,
-                        variant,
-                        fields: all(tys)?,
-                    },
-                    PayloadTy::Struct(tys) => Value::StructVariant {
-                        name,
-                        index,
-                        variant,
-                        fields: fields(tys)?,
-                    },
-                })
-            })?,
-        },
-    })
 }
 
 #[cfg(test)]

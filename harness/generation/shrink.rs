@@ -29,7 +29,7 @@
 use std::ops::Range;
 
 use crate::generation::moves::{get, get_mut};
-use crate::value::types::{Container, ParamTypes, PayloadTy, Ty, VariantTy};
+use crate::value::types::{Container, ParamTypes};
 use crate::value::Value;
 
 /// How complex a value is. Fields compare in order, so fewer items always
@@ -548,104 +548,7 @@ fn simpler_variants(value: &Value, types: &ParamTypes) -> Vec<Value> {
     lower.sort_by_key(|v| v.index);
     lower
         .into_iter()
-        .filter_map(|v| variant_value(name, v, types, 0))
-        .collect()
-}
-
-/// The simplest value of `ty`: empty, zero, `false`, `None`, `a`, the
-/// lowest variant. `None` for a type that only nests into itself.
-pub fn simplest(ty: &Ty, types: &ParamTypes, depth: usize) -> Option<Value> {
-    // Recursive types end in an option, a sequence or a lower variant long
-    // before this; deeper means no finite simplest value was found.
-    if depth > 32 {
-        return None;
-    }
-    let depth = depth + 1;
-    Some(match ty {
-        Ty::Unit => Value::Unit,
-        Ty::Bool => Value::Bool(false),
-        Ty::Int(kind) if kind.signed() => Value::I64(0),
-        Ty::Int(_) => Value::U64(0),
-        Ty::Float { single: true } => Value::F32(0.0),
-        Ty::Float { single: false } => Value::F64(0.0),
-        Ty::Char => Value::Char('a'),
-        Ty::Str => Value::Str(String::new()),
-        Ty::Bytes(len) => Value::Bytes(vec![0; len.unwrap_or(0)]),
-        Ty::Option(_) => Value::None,
-        Ty::Seq(_) => Value::Seq(Vec::new()),
-        Ty::Map(..) => Value::Map(Vec::new()),
-        Ty::Tuple(tys) => Value::Tuple(
-            tys.iter()
-                .map(|t| simplest(t, types, depth))
-                .collect::<Option<_>>()?,
-        ),
-        Ty::Named(name) => match types.container(name)? {
-            Container::UnitStruct => Value::UnitStruct(name),
-            Container::Newtype(t) => Value::NewtypeStruct(name, Box::new(simplest(t, types, depth)?)),
-            Container::TupleStruct(tys) => Value::TupleStruct(
-                name,
-                tys.iter()
-                    .map(|t| simplest(t, types, depth))
-                    .collect::<Option<_>>()?,
-            ),
-            Container::Struct(fields) => Value::Struct(name, simplest_fields(fields, types, depth)?),
-            Container::Enum(variants) => {
-                let mut sorted: Vec<_> = variants.iter().collect();
-                sorted.sort_by_key(|v| v.index);
-                sorted
-                    .into_iter()
-                    .find_map(|v| variant_value(name, v, types, depth))?
-            }
-        },
-    })
-}
-
-/// Variant `v` of the enum `name`, holding the simplest value of its payload.
-fn variant_value(
-    name: &'static str,
-    v: &VariantTy,
-    types: &ParamTypes,
-    depth: usize,
-) -> Option<Value> {
-    let (index, variant) = (v.index, v.name);
-    Some(match &v.payload {
-        PayloadTy::Unit => Value::UnitVariant {
-            name,
-            index,
-            variant,
-        },
-        PayloadTy::Newtype(t) => Value::NewtypeVariant {
-            name,
-            index,
-            variant,
-            value: Box::new(simplest(t, types, depth)?),
-        },
-        PayloadTy::Tuple(tys) => Value::TupleVariant {
-            name,
-            index,
-            variant,
-            fields: tys
-                .iter()
-                .map(|t| simplest(t, types, depth))
-                .collect::<Option<_>>()?,
-        },
-        PayloadTy::Struct(fields) => Value::StructVariant {
-            name,
-            index,
-            variant,
-            fields: simplest_fields(fields, types, depth)?,
-        },
-    })
-}
-
-fn simplest_fields(
-    fields: &[(&'static str, Ty)],
-    types: &ParamTypes,
-    depth: usize,
-) -> Option<Vec<(&'static str, Value)>> {
-    fields
-        .iter()
-        .map(|(n, t)| Some((*n, simplest(t, types, depth)?)))
+        .filter_map(|v| types.simplest_variant(name, v))
         .collect()
 }
 

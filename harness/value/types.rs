@@ -20,7 +20,7 @@
 //! assert!(types.fits(&Ty::Int(IntKind::I16), &carve::value::Value::I64(-3)));
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::value::Value;
 
@@ -244,6 +244,148 @@ impl ParamTypes {
         self.containers.get(name)
     }
 
+    /// The simplest value of `ty`: `false`, zero, `'a'`, empty, `None`, and
+    /// of an enum its lowest variant, where variants that hold the enum
+    /// itself come last, so a recursive enum's simplest value is a leaf.
+    /// `None` for a type with no finite value. Shrinking moves values toward
+    /// it; generation seeds a parameter nothing was carved for with it.
+    pub fn simplest(&self, ty: &Ty) -> Option<Value> {
+        self.simplest_within(ty, 0)
+    }
+
+    /// Variant `v` of the enum `name`, holding the simplest value of its
+    /// payload ([`ParamTypes::simplest`]).
+    pub fn simplest_variant(&self, name: &'static str, v: &VariantTy) -> Option<Value> {
+        self.variant_within(name, v, 0)
+    }
+
+    fn simplest_within(&self, ty: &Ty, depth: usize) -> Option<Value> {
+        // Recursive types end in an option, a sequence or a leaf variant
+        // long before this; deeper means no finite value was found.
+        if depth > 32 {
+            return None;
+        }
+        let depth = depth + 1;
+        let all = |tys: &[Ty]| -> Option<Vec<Value>> {
+            tys.iter().map(|t| self.simplest_within(t, depth)).collect()
+        };
+        Some(match ty {
+            Ty::Unit => Value::Unit,
+            Ty::Bool => Value::Bool(false),
+            Ty::Int(IntKind::I128) => Value::I128(0),
+            Ty::Int(IntKind::U128) => Value::U128(0),
+            Ty::Int(kind) if kind.signed() => Value::I64(0),
+            Ty::Int(_) => Value::U64(0),
+            Ty::Float { single: true } => Value::F32(0.0),
+            Ty::Float { single: false } => Value::F64(0.0),
+            Ty::Char => Value::Char('a'),
+            Ty::Str => Value::Str(String::new()),
+            Ty::Bytes(len) => Value::Bytes(vec![0; len.unwrap_or(0)]),
+            Ty::Option(_) => Value::None,
+            Ty::Seq(_) => Value::Seq(Vec::new()),
+            Ty::Map(..) => Value::Map(Vec::new()),
+            Ty::Tuple(tys) => Value::Tuple(all(tys)?),
+            Ty::Named(name) => match self.container(name)? {
+                Container::UnitStruct => Value::UnitStruct(name),
+                Container::Newtype(t) => {
+                    Value::NewtypeStruct(name, Box::new(self.simplest_within(t, depth)?))
+                }
+                Container::TupleStruct(tys) => Value::TupleStruct(name, all(tys)?),
+                Container::Struct(fields) => Value::Struct(name, self.fields_within(fields, depth)?),
+                Container::Enum(variants) => {
+                    let mut order: Vec<&VariantTy> = variants.iter().collect();
+                    order.sort_by_key(|v| (self.holds(&v.payload, name), v.index));
+                    order
+                        .into_iter()
+                        .find_map(|v| self.variant_within(name, v, depth))?
+                }
+            },
+        })
+    }
+
+    fn variant_within(&self, name: &'static str, v: &VariantTy, depth: usize) -> Option<Value> {
+        let (index, variant) = (v.index, v.name);
+        Some(match &v.payload {
+            PayloadTy::Unit => Value::UnitVariant {
+                name,
+                index,
+                variant,
+            },
+            PayloadTy::Newtype(t) => Value::NewtypeVariant {
+                name,
+                index,
+                variant,
+                value: Box::new(self.simplest_within(t, depth)?),
+            },
+            PayloadTy::Tuple(tys) => Value::TupleVariant {
+                name,
+                index,
+                variant,
+                fields: tys
+                    .iter()
+                    .map(|t| self.simplest_within(t, depth))
+                    .collect::<Option<_>>()?,
+            },
+            PayloadTy::Struct(fields) => Value::StructVariant {
+                name,
+                index,
+                variant,
+                fields: self.fields_within(fields, depth)?,
+            },
+        })
+    }
+
+    fn fields_within(
+        &self,
+        fields: &[(&'static str, Ty)],
+        depth: usize,
+    ) -> Option<Vec<(&'static str, Value)>> {
+        fields
+            .iter()
+            .map(|(n, t)| Some((*n, self.simplest_within(t, depth)?)))
+            .collect()
+    }
+
+    /// Whether `payload` holds a value of the named type `name`, at any
+    /// depth (other than behind an option, a sequence or a map, which are
+    /// empty at their simplest).
+    fn holds(&self, payload: &PayloadTy, name: &str) -> bool {
+        let mut seen = BTreeSet::new();
+        match payload {
+            PayloadTy::Unit => false,
+            PayloadTy::Newtype(t) => self.ty_holds(t, name, &mut seen),
+            PayloadTy::Tuple(tys) => tys.iter().any(|t| self.ty_holds(t, name, &mut seen)),
+            PayloadTy::Struct(fields) => fields.iter().any(|(_, t)| self.ty_holds(t, name, &mut seen)),
+        }
+    }
+
+    fn ty_holds(&self, ty: &Ty, name: &str, seen: &mut BTreeSet<&'static str>) -> bool {
+        match ty {
+            Ty::Tuple(tys) => tys.iter().any(|t| self.ty_holds(t, name, seen)),
+            Ty::Named(n) if *n == name => true,
+            Ty::Named(n) if seen.insert(n) => match self.container(n) {
+                Some(Container::Newtype(t)) => self.ty_holds(t, name, seen),
+                Some(Container::TupleStruct(tys)) => tys.iter().any(|t| self.ty_holds(t, name, seen)),
+                Some(Container::Struct(fields)) => fields.iter().any(|(_, t)| self.ty_holds(t, name, seen)),
+                // An enum holds `name` only if each of its variants does;
+                // one leaf is enough to end there.
+                Some(Container::Enum(variants)) => {
+                    !variants.is_empty()
+                        && variants.iter().all(|v| match &v.payload {
+                            PayloadTy::Unit => false,
+                            PayloadTy::Newtype(t) => self.ty_holds(t, name, seen),
+                            PayloadTy::Tuple(tys) => tys.iter().any(|t| self.ty_holds(t, name, seen)),
+                            PayloadTy::Struct(fields) => {
+                                fields.iter().any(|(_, t)| self.ty_holds(t, name, seen))
+                            }
+                        })
+                }
+                Some(Container::UnitStruct) | None => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Whether `args` (`(name: value, …)`) are arguments of these
     /// parameters: each traced one fits its type, each text one parses.
     /// Generation makes no call with other arguments: they would only fail
@@ -452,4 +594,62 @@ fn variant_of(value: &Value) -> Option<(&'static str, Payload<'_>)> {
         Value::Str(_) => return None,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::tracer::trace;
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    enum Shape {
+        Circle(u8),
+        Dot,
+    }
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    enum Tree {
+        Node(Box<Tree>, Box<Tree>),
+        Leaf(u8),
+    }
+
+    fn simplest<T: serde::de::DeserializeOwned>() -> Option<Value> {
+        let mut types = ParamTypes::default();
+        types.param("x", trace::<T>());
+        let Some(ParamType::Typed(ty)) = types.get("x") else {
+            panic!("not traced: {:?}", types.get("x"))
+        };
+        types.simplest(&ty.clone())
+    }
+
+    #[test]
+    fn the_simplest_value_is_the_lowest_variant_and_a_recursive_enum_s_leaf() {
+        // The lowest variant, even when a later one holds less.
+        assert_eq!(
+            simplest::<Shape>(),
+            Some(Value::NewtypeVariant {
+                name: "Shape",
+                index: 0,
+                variant: "Circle",
+                value: Box::new(Value::U64(0)),
+            })
+        );
+        // Variants that hold the enum itself come last: the leaf.
+        assert_eq!(
+            simplest::<Tree>(),
+            Some(Value::NewtypeVariant {
+                name: "Tree",
+                index: 1,
+                variant: "Leaf",
+                value: Box::new(Value::U64(0)),
+            })
+        );
+        assert_eq!(simplest::<(bool, String, Vec<u8>)>(), Some(Value::Tuple(vec![
+            Value::Bool(false),
+            Value::Str(String::new()),
+            Value::Seq(Vec::new()),
+        ])));
+    }
 }
