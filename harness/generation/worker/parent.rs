@@ -325,6 +325,26 @@ struct WorkerRun {
 }
 
 impl WorkerRun {
+    /// Takes in one line from the worker of `target_name`; an error (a line
+    /// that is not a message, a trace that does not fit this binary, the
+    /// worker's own error) names the target: workers of several targets run
+    /// at once.
+    fn read(
+        &mut self,
+        line: &str,
+        target_name: &str,
+        on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+        received: &mut Received<'_>,
+    ) -> Result<(), WorkerError> {
+        line.parse::<WorkerMessage>()
+            .map_err(|e| e.message)
+            .and_then(|message| self.apply(message, on_progress, received))
+            .map_err(|message| WorkerError::Worker {
+                target: target_name.to_owned(),
+                message,
+            })
+    }
+
     /// Takes in one message; a worker's own error ends the run, and so does
     /// a call that timed out (`crash` is then set), or a trace that does not
     /// fit this test binary.
@@ -452,16 +472,7 @@ fn run_worker(
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
-        // Named by its target: workers of several targets run at once.
-        let applied = line
-            .parse::<WorkerMessage>()
-            .map_err(|e| e.message)
-            .and_then(|message| run.apply(message, on_progress, received))
-            .map_err(|message| WorkerError::Worker {
-                target: target_name.to_owned(),
-                message,
-            });
-        if let Err(e) = applied {
+        if let Err(e) = run.read(&line, target_name, on_progress, received) {
             stop(&mut child);
             return Err(e);
         }
@@ -735,6 +746,53 @@ mod tests {
             ..Summary::default()
         };
         assert_eq!((summary.kept(), summary.failures(), summary.expected()), (2, 1, 1));
+    }
+
+    /// What a worker sends is kept in the order sent, traces read back into
+    /// this binary's functions; a line that is not a message, or a trace of
+    /// another binary, stops generation naming the target.
+    #[test]
+    fn messages_are_kept_in_order_and_bad_ones_name_their_target() {
+        let mut run = WorkerRun {
+            executions: 0,
+            undeserializable: 0,
+            done: false,
+            crash: None,
+            stderr_tail: String::new(),
+        };
+        let (mut found, mut notes) = (Vec::new(), Vec::new());
+        let numbers = SiteNumbers::new();
+        let mut received = Received {
+            found: &mut found,
+            notes: &mut notes,
+            numbers: &numbers,
+        };
+        let mut read = |line: &str| {
+            run.read(line, "a::f", &mut |_, _, _| {}, &mut received)
+                .map_err(|e| e.to_string())
+        };
+        let kept = "carve-worker Kept(entry:(origin:Generated(seed:1,added:[]),args:\"(x: 1)\",\
+                    outcome:\"Returned(())\",after:None),trace:[])";
+        assert_eq!(read("carve-worker Note(line:\"one\")"), Ok(()));
+        assert_eq!(read(kept), Ok(()));
+        assert_eq!(read("carve-worker Note(line:\"two\")"), Ok(()));
+        assert_eq!(
+            read("carve-worker Kept(entry:(origin:Generated(seed:1,added:[]),args:\"(x: 2)\",outcome:\"Returned(())\",after:None),trace:[(4294967295,0,0)])"),
+            Err(format!(
+                "a::f: generation stopped: a worker sent a trace naming function number \
+                 4294967295, but this test binary registers {}",
+                numbers.registered()
+            ))
+        );
+        assert_eq!(
+            read("hello"),
+            Err("a::f: generation stopped: a worker sent a malformed message: \"hello\" (it \
+                 does not start with `carve-worker `)"
+                .into())
+        );
+        assert_eq!(notes, ["one", "two"]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].entry().args, "(x: 1)");
     }
 
     #[test]
