@@ -416,6 +416,35 @@ impl CarveFile {
         out
     }
 
+    /// Changes the entries of the carve file at `path` in the carve folder
+    /// `dir` (no entries when there is no file yet: a new file is for
+    /// `target`), under the folder's lock, so that what another process (a
+    /// generate with another seed, a record) wrote meanwhile is kept: loads
+    /// the file, lets `change` change its entries and say what it changed,
+    /// and writes the file back atomically when that is anything (a file
+    /// `change` leaves alone keeps its bytes). Returns what `change` said.
+    pub fn update<T>(
+        dir: &Path,
+        path: &Path,
+        target: &str,
+        change: impl FnOnce(&mut Vec<Entry>) -> Vec<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let _lock = crate::carving::lock::CarveDirLock::acquire(dir)?;
+        let mut file = match path.exists() {
+            true => CarveFile::load(dir, path)?,
+            false => CarveFile {
+                path: path.to_owned(),
+                target: target.to_owned(),
+                entries: Vec::new(),
+            },
+        };
+        let changed = change(&mut file.entries);
+        if !changed.is_empty() {
+            CarveFile::write(path, &CarveFile::render(&file.target, &file.entries))?;
+        }
+        Ok(changed)
+    }
+
     /// Writes `text` to `path` atomically: a crash never leaves a half-written
     /// carve file. Returns whether the file changed.
     pub fn write(path: &Path, text: &str) -> Result<bool, StoreError> {
@@ -590,6 +619,37 @@ mod tests {
             returned_one(),
             None,
         )
+    }
+
+    /// One load-change-write under the lock: nothing changed leaves the
+    /// file's bytes (and a missing file missing); a change is written whole.
+    #[test]
+    fn update_writes_back_only_what_changed() {
+        let dir = std::env::temp_dir().join(format!("carve-update-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "f");
+        let none: Vec<()> = CarveFile::update(&dir, &path, "f", |_| Vec::new()).unwrap();
+        let missing = !path.exists();
+        let added = CarveFile::update(&dir, &path, "f", |entries| {
+            entries.push(entry("a", "x"));
+            vec![entries.len()]
+        });
+        let written = fs::read_to_string(&path).unwrap();
+        // By hand, without the header: read, left alone, kept as it is.
+        let by_hand = written.lines().filter(|l| !l.starts_with("//")).collect::<Vec<_>>().join("\n");
+        fs::write(&path, &by_hand).unwrap();
+        let seen = CarveFile::update(&dir, &path, "ignored", |entries| {
+            assert_eq!(entries.len(), 1);
+            Vec::<()>::new()
+        });
+        let kept = fs::read_to_string(&path).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+        assert!(none.is_empty() && missing);
+        assert_eq!(added.unwrap(), [1]);
+        assert_eq!(written, CarveFile::render("f", &[entry("a", "x")]));
+        assert!(seen.unwrap().is_empty());
+        assert_eq!(kept, by_hand);
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub struct Kept {
     pub added: Vec<u32>,
     /// Its arguments before they were minimized (as generated).
     pub generated: Value,
+    /// What it reached, as traced when it ran (minimized: the minimized
+    /// call's): a worker sends it with the entry, so that its parent counts
+    /// what generation covered without running the call again.
+    pub trace: Trace,
 }
 
 /// A generated call that panicked or crashed, minimized.
@@ -57,6 +61,9 @@ pub struct Found {
     /// (`stack overflow`, `abort at src/lib.rs:12`): failures are told apart
     /// by it.
     pub failure: Failure,
+    /// What the smallest arguments reached before they failed (nothing for
+    /// a crash): the functions it entered join the target's reach.
+    pub trace: Trace,
 }
 
 /// How a call ran, as generation uses it.
@@ -250,6 +257,13 @@ pub trait Observer {
     fn progress(&mut self, _index: u64, _executions: u64, _covered: usize) {}
     /// A phase starts (phases take turns: each may start many times).
     fn phase(&mut self, _phase: Phase) {}
+    /// Something for the user to read about this run, a whole line
+    /// (`carve: <target>: …`). A worker sends it to its parent, which
+    /// prints it with the target's generation lines; by default it goes
+    /// to stderr.
+    fn note(&mut self, line: String) {
+        eprintln!("{line}");
+    }
 }
 
 /// An observer that does nothing (benches and tests).
@@ -335,19 +349,22 @@ pub fn generate(
     };
     // A restarted worker said so already.
     if !untyped.is_empty() && !generator.observer.restarted() {
-        eprintln!(
+        generator.observer.note(format!(
             "carve: {name}: generating from carved values only for parameter(s) whose type \
              could not be traced: {}",
             untyped.join("; ")
-        );
+        ));
     }
     let mut fuzzer =
         match GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, settings.seed) {
             Ok(fuzzer) => fuzzer,
             Err(e) => {
-                eprintln!(
-                    "carve: {name}: the mined grammar is not usable ({e}); nothing generated"
-                );
+                // Said once: a restarted worker retraces this same start.
+                if !generator.observer.restarted() {
+                    generator.observer.note(format!(
+                        "carve: {name}: the mined grammar is not usable ({e}); nothing generated"
+                    ));
+                }
                 return generator.run;
             }
         };
@@ -741,7 +758,7 @@ impl Generator<'_> {
                     self.target,
                     &self.types,
                     args.clone(),
-                    observation,
+                    (observation, trace.clone()),
                     location,
                     &mut self.run,
                     &mut *self.observer,
@@ -763,6 +780,7 @@ impl Generator<'_> {
                         observation,
                         added,
                         generated: args.clone(),
+                        trace: trace.clone(),
                     },
                     &strong,
                 );
@@ -936,7 +954,7 @@ impl Generator<'_> {
         }
         let start = Instant::now();
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
-        let mut best = (kept.observation.clone(), kept.added.clone());
+        let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone());
         let shrunk = {
             let Generator {
                 target,
@@ -969,6 +987,7 @@ impl Generator<'_> {
                 best = (
                     executed.observation,
                     reached.difference(&run.after).copied().collect(),
+                    executed.trace,
                 );
                 true
             };
@@ -984,6 +1003,7 @@ impl Generator<'_> {
             observation: best.0,
             added: best.1,
             generated: kept.generated,
+            trace: best.2,
         }
     }
 
@@ -1131,7 +1151,7 @@ fn minimize(
     target: &'static Target,
     types: &ParamTypes,
     args: Value,
-    observation: Observation,
+    (observation, trace): (Observation, Trace),
     location: Failure,
     run: &mut Generation,
     observer: &mut dyn Observer,
@@ -1139,7 +1159,7 @@ fn minimize(
     const MAX_ATTEMPTS: usize = 2_000;
     let crash_shrinks = observer.crash_shrinks(&location);
     let mut crashes = 0;
-    let mut best = observation;
+    let mut best = (observation, trace);
     let mut test = |candidate: &Value| {
         // Past the budget or the crashes allowed, nothing more is run.
         if crashes > 0 && crashes >= crash_shrinks {
@@ -1152,7 +1172,7 @@ fn minimize(
             crashes += 1;
         }
         if executed.failed_at() == Some(&location) {
-            best = executed.observation;
+            best = (executed.observation, executed.trace);
             return true;
         }
         false
@@ -1160,7 +1180,8 @@ fn minimize(
     let shrunk = shrink(args, types, MAX_ATTEMPTS, &mut test);
     Found {
         args: shrunk.value,
-        observation: best,
+        observation: best.0,
         failure: location,
+        trace: best.1,
     }
 }

@@ -10,7 +10,7 @@ use libtest_mimic::{Failed, Trial};
 
 use crate::carving::layout::{self, display_path};
 use crate::carving::replay::Checker;
-use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::carving::store::{CarveFile, Origin};
 use crate::coverage::goals::GoalKind;
 use crate::coverage::history::RunHistory;
 use crate::coverage::report::GenerationStats;
@@ -273,10 +273,11 @@ pub(super) fn generate_for(
         return Ok((GenerationStats::default(), None));
     }
     let summary = worker::generate_in_workers(&file.target, &baseline, &before, config)?;
-    // Only what generation added is replayed: the rest replayed the same
-    // before it (other targets' calls of this seed are left out either way).
-    let stored: Vec<Entry> = summary.stored.iter().map(|f| f.entry().clone()).collect();
-    baseline.add(&stored);
+    // What the workers said, in the order they said it, before the figures.
+    out.extend(summary.notes.iter().cloned());
+    // What generation stored counts as its workers traced it: no call runs
+    // again here (other targets' calls of this seed are left out either way).
+    baseline.add_traced(&summary.stored);
     let after = baseline.existing();
     let (covered_before, total_before) = before.count(None);
     let (covered_after, total_after) = after.count(None);
@@ -319,7 +320,7 @@ pub(super) fn generate_for(
             shared.join(", ")
         ));
     }
-    for entry in &stored {
+    for entry in summary.stored.iter().map(|found| found.entry()) {
         let Origin::Found { at, expected, .. } = &entry.origin else {
             continue;
         };

@@ -28,6 +28,7 @@ mod insta_config;
 mod lcov;
 mod leftovers;
 mod mutants;
+mod notes;
 mod partition;
 mod reach;
 mod rebuild;

@@ -1,5 +1,7 @@
 //! Where generation starts: the carve files replayed once per run, in the
-//! parent; workers are sent what it showed ([`Baseline::start`]).
+//! parent; workers are sent what it showed ([`Baseline::start`]). What
+//! generation stored is counted on top of it from the traces the workers
+//! sent with each entry ([`Baseline::add_traced`]): no call runs again.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -15,10 +17,11 @@ use crate::generation::owners::Owners;
 use crate::generation::generate::{
     Existing,
 };
-use crate::outcome::{quietly, Failure, Outcome};
+use crate::outcome::{quietly, Ending, Failure, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::{depth, Value};
 use super::error::WorkerError;
+use super::parent::Found;
 use super::protocol::Start;
 
 /// Where generation for `target` starts, as [`Baseline::replay`] shows it
@@ -35,8 +38,8 @@ pub fn existing_calls(
 }
 
 /// What replaying the carve files showed ([`Baseline::replay`]), kept so that
-/// the calls generation adds are replayed alone, not every file again, to
-/// tell what it covered.
+/// what generation adds is counted on top of it, from its workers' traces
+/// ([`Baseline::add_traced`]), without replaying a file or an entry again.
 pub struct Baseline {
     target: &'static Target,
     /// Arguments of the target's own calls that replayed.
@@ -185,8 +188,7 @@ impl Baseline {
         self.unseeded.as_deref()
     }
 
-    /// Replays `entries` of the target's own, added to its carve file after
-    /// those replayed so far: what generation stored.
+    /// Replays `entries` of the target's own carve file.
     pub fn add(&mut self, entries: &[Entry]) {
         for entry in entries {
             if let Some(failure) = entry.origin.failure() {
@@ -213,6 +215,39 @@ impl Baseline {
                     }
                 }
                 self.seeds.extend(args);
+            }
+        }
+    }
+
+    /// Takes in what generation stored (`found`, in the order stored) as its
+    /// workers traced the calls, without running one: where [`Baseline::add`]
+    /// replays an entry, this reads its trace. Its failures are known and its
+    /// crashes not made again; the functions its calls entered join the
+    /// reach, and what its passing calls reached counts as covered. The
+    /// slowest call's time stays the carve files' (only the call timeout,
+    /// decided before generation, reads it), and its arguments seed nothing
+    /// (generation is over).
+    pub fn add_traced(&mut self, found: &[Found]) {
+        for found in found {
+            let entry = found.entry();
+            if let Some(failure) = entry.origin.failure() {
+                self.known_failures.insert(failure);
+            }
+            // A crash is never replayed: it enters nothing.
+            if entry.outcome.is_crash() {
+                self.crashing.insert(entry.call_id().as_str().to_owned());
+                continue;
+            }
+            let trace = found.trace();
+            // Generation with this run's seed made it: `entered_before`
+            // leaves it out.
+            for sites in trace.functions() {
+                if !self.entered.iter().any(|e| std::ptr::eq(*e, sites)) {
+                    self.entered.push(sites);
+                }
+            }
+            if entry.outcome.ending == Ending::Returned {
+                self.passing.push(trace.clone());
             }
         }
     }
@@ -332,6 +367,93 @@ mod tests {
         },
         trace: |_| {},
     };
+
+    /// Calls of [`BRANCHY`] made so far.
+    static BRANCHY_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    const fn branch(side: crate::registry::Side) -> crate::registry::Branch {
+        crate::registry::Branch {
+            kind: crate::registry::BranchKind::Condition,
+            condition: "x > 9",
+            side,
+            line: 2,
+            col: 8,
+            parent: u32::MAX,
+        }
+    }
+    static BRANCHY_SITES: crate::registry::Sites = crate::registry::Sites::new(
+        "demo",
+        "branchy",
+        "src/lib.rs",
+        (1, 3),
+        &[branch(crate::registry::Side::True), branch(crate::registry::Side::False)],
+        &[],
+    );
+    /// `if x > 9 { … } else { … }`, instrumented by hand.
+    static BRANCHY: Target = Target {
+        module_path: "demo",
+        fn_name: "branchy",
+        signature: "fn branchy(x: u64)",
+        file: "src/lib.rs",
+        line: 1,
+        sites: &BRANCHY_SITES,
+        replay: |args| {
+            BRANCHY_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let x: u64 = match args {
+                ArgsInput::Ron(text) => text
+                    .trim_matches(|c: char| !c.is_ascii_digit())
+                    .parse()
+                    .unwrap_or(0),
+                ArgsInput::Value(_) => 0,
+            };
+            coverage::enter(&BRANCHY_SITES);
+            coverage::hit(&BRANCHY_SITES, if x > 9 { 0 } else { 1 });
+            Ok(crate::call::Replayed {
+                args: Some(Value::Struct("args", vec![("x", Value::U64(x))])),
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::Unit),
+                    after: None,
+                },
+            })
+        },
+        trace: |_| {},
+    };
+
+    /// What generation stored counts as the worker traced it: the same
+    /// coverage as replaying its entries, without running a call.
+    #[test]
+    fn what_generation_stored_counts_from_its_traces_without_a_call() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let dir = std::env::temp_dir().join(format!("carve-traced-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "branchy");
+        let returned = || crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
+        let system = Entry::new(Origin::System("t".into()), "(x: 1)", returned(), None);
+        CarveFile::write(&path, &CarveFile::render("branchy", &[system])).unwrap();
+        let file = CarveFile::load(&dir, &path).unwrap();
+        let registry = Registry::collect();
+        let baseline = || Baseline::replay(&registry, &BRANCHY, &file, &dir, 1).unwrap();
+        let (mut replayed, mut traced) = (baseline(), baseline());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(replayed.existing().count(None), (1, 2));
+        let generated = Origin::Generated {
+            seed: 1,
+            added: vec![],
+        };
+        let kept = Entry::new(generated, "(x: 22)", returned(), None);
+        // As the worker traced the call when it ran it.
+        let (_, trace) = coverage::collect(|| (BRANCHY.replay)(ArgsInput::Ron(&kept.args)));
+        let calls = BRANCHY_CALLS.load(SeqCst);
+        replayed.add(std::slice::from_ref(&kept));
+        assert_eq!(BRANCHY_CALLS.load(SeqCst), calls + 1);
+        traced.add_traced(&[Found::Kept(kept, trace)]);
+        assert_eq!(BRANCHY_CALLS.load(SeqCst), calls + 1, "the stored call ran again");
+        let (replayed, traced) = (replayed.existing(), traced.existing());
+        assert_eq!(traced.count(None), (2, 2));
+        assert_eq!(traced.covered, replayed.covered);
+        assert_eq!(traced.inapplicable, replayed.inapplicable);
+        assert_eq!(traced.reach.all_len(), replayed.reach.all_len());
+    }
 
     /// The parent replays the carve files once per run; a worker starts
     /// from what that showed, sent in its setup, and runs no call of theirs

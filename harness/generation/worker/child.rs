@@ -21,7 +21,7 @@ use crate::value::Value;
 use super::error::WorkerError;
 use super::journal::{args_hash, CallMarker, Crash, Journal};
 use super::liveness::Liveness;
-use super::protocol::{Channel, WorkerMessage, WorkerSetup};
+use super::protocol::{Channel, SiteNumbers, WireTrace, WorkerMessage, WorkerSetup};
 use super::triage;
 use super::{PROGRESS_EVERY, RESTART_COST, CRASH_SHRINK_SHARE};
 
@@ -115,6 +115,7 @@ fn worker(
         phase: None,
         reported: None,
         last_seen: (0, 0, 0),
+        numbers: SiteNumbers::new(),
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
     observer.journal.flush().map_err(WorkerError::WorkerIo)?;
@@ -206,6 +207,8 @@ struct Reporter<'a> {
     reported: Option<(Phase, usize)>,
     /// The last progress seen: derivation, executions, covered.
     last_seen: (u64, u64, usize),
+    /// The functions by number, for the traces sent.
+    numbers: SiteNumbers,
 }
 
 impl Reporter<'_> {
@@ -226,19 +229,22 @@ impl Reporter<'_> {
         });
     }
 
-    /// Sends a call's entry to the parent (`message`), which adds it to
-    /// the carve file unless an entry there has its arguments. A call
-    /// answered from the journal is left out if an earlier worker of this
-    /// run stored it already, and runs again for its observation otherwise.
-    /// Ends the worker if the entry cannot be made or the file not read.
+    /// Sends a call's entry and its `trace` to the parent (`message`), which
+    /// adds the entry to the carve file unless an entry there has its
+    /// arguments, and counts what the trace covers. A call answered from the
+    /// journal is left out if an earlier worker of this run stored it
+    /// already, and runs again for its observation otherwise (its trace is
+    /// the journal's, as it ran first). Ends the worker if the entry cannot
+    /// be made or the file not read.
     fn save(
         &mut self,
         origin: Origin,
         args: &Value,
-        observation: &Observation,
-        message: fn(Entry) -> WorkerMessage,
+        (observation, trace): (&Observation, &Trace),
+        message: fn(Entry, WireTrace) -> WorkerMessage,
     ) {
-        let entry = (|| -> Result<Option<Entry>, WorkerError> {
+        let entry = (|| -> Result<Option<(Entry, WireTrace)>, WorkerError> {
+            let trace = WireTrace::of(trace, &self.numbers)?;
             let mut entry = Entry::from_values(origin.clone(), args, observation)?;
             if self.replayed.contains(&args_hash(args)) {
                 if self.stored.is_none() {
@@ -252,10 +258,10 @@ impl Reporter<'_> {
                     entry = Entry::from_values(origin, args, &observation)?;
                 }
             }
-            Ok(Some(entry))
+            Ok(Some((entry, trace)))
         })();
         match entry {
-            Ok(Some(entry)) => self.send(message(entry)),
+            Ok(Some((entry, trace))) => self.send(message(entry, trace)),
             Ok(None) => {}
             Err(e) => fail(self.liveness, &e),
         }
@@ -361,8 +367,8 @@ impl Observer for Reporter<'_> {
                 added,
             },
             &kept.args,
-            &kept.observation,
-            |entry| WorkerMessage::Kept { entry },
+            (&kept.observation, &kept.trace),
+            |entry, trace| WorkerMessage::Kept { entry, trace },
         );
     }
 
@@ -375,9 +381,14 @@ impl Observer for Reporter<'_> {
         self.save(
             origin,
             &found.args,
-            &found.observation,
-            |entry| WorkerMessage::Failure { entry },
+            (&found.observation, &found.trace),
+            |entry, trace| WorkerMessage::Failure { entry, trace },
         );
+    }
+
+    fn note(&mut self, line: String) {
+        // A worker's stderr is not shown: the parent prints what it is sent.
+        self.send(WorkerMessage::Note { line });
     }
 
     fn progress(&mut self, index: u64, executions: u64, covered: usize) {

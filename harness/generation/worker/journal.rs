@@ -18,7 +18,6 @@
 //! which the next worker then runs again (they did not crash). Entries are
 //! length-prefixed, so a torn last entry is ignored.
 
-use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::hash::{Hash, Hasher};
 use std::io::{self, BufWriter, Write};
@@ -27,8 +26,9 @@ use std::path::{Path, PathBuf};
 use crate::coverage::Trace;
 use crate::generation::generate::{Executed, NotRun};
 use crate::outcome::{Failure, Observation, Outcome};
-use crate::registry::Sites;
 use crate::value::Value;
+
+use super::protocol::SiteNumbers;
 
 /// A hash of a call's arguments, the same in every worker of a run:
 /// `DefaultHasher::new` hashes alike in every process of one binary.
@@ -125,7 +125,7 @@ pub struct Journal {
     offsets: Vec<u64>,
     out: Option<BufWriter<File>>,
     path: PathBuf,
-    sites: SiteTable,
+    sites: SiteNumbers,
 }
 
 impl Journal {
@@ -138,7 +138,7 @@ impl Journal {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e),
         };
-        let sites = SiteTable::new();
+        let sites = SiteNumbers::new();
         let (mut replay, mut offsets) = (Vec::new(), vec![0]);
         let mut at = 0usize;
         while let Some(len) = bytes
@@ -239,25 +239,6 @@ impl Journal {
     }
 }
 
-/// Instrumented functions by a number that is the same in every worker of
-/// one binary (their order by name).
-struct SiteTable {
-    list: Vec<&'static Sites>,
-    numbers: HashMap<usize, u32>,
-}
-
-impl SiteTable {
-    fn new() -> SiteTable {
-        let list = crate::registry::all_sites();
-        let numbers = list
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (*s as *const Sites as usize, i as u32))
-            .collect();
-        SiteTable { list, numbers }
-    }
-}
-
 fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
@@ -293,7 +274,7 @@ fn get_text(bytes: &[u8], at: &mut usize) -> Option<String> {
 
 /// `hash, kind, [location], [trace]`; a trace is its reached outcomes as
 /// `(function number, outcome id, distance)`, the distance 0 in one byte.
-fn encode(hash: u64, entry: &Entry, sites: &SiteTable) -> Vec<u8> {
+fn encode(hash: u64, entry: &Entry, sites: &SiteNumbers) -> Vec<u8> {
     let mut out = hash.to_le_bytes().to_vec();
     match entry {
         Entry::NotRun(NotRun::Undeserializable) => out.push(0),
@@ -315,11 +296,7 @@ fn encode(hash: u64, entry: &Entry, sites: &SiteTable) -> Vec<u8> {
             let reached = trace.entries();
             put_varint(&mut out, reached.len() as u64);
             for (table, id, distance) in reached {
-                let number = sites
-                    .numbers
-                    .get(&(*table as *const Sites as usize))
-                    .copied()
-                    .unwrap_or(u32::MAX);
+                let number = sites.number(table).unwrap_or(u32::MAX);
                 put_varint(&mut out, u64::from(number));
                 put_varint(&mut out, u64::from(*id));
                 if *distance == 0.0 {
@@ -334,7 +311,7 @@ fn encode(hash: u64, entry: &Entry, sites: &SiteTable) -> Vec<u8> {
     out
 }
 
-fn decode(body: &[u8], sites: &SiteTable) -> Option<(u64, Entry)> {
+fn decode(body: &[u8], sites: &SiteNumbers) -> Option<(u64, Entry)> {
     let hash = u64::from_le_bytes(body.get(..8)?.try_into().ok()?);
     let mut at = 9;
     let failure = match *body.get(8)? {
@@ -363,7 +340,7 @@ fn decode(body: &[u8], sites: &SiteTable) -> Option<(u64, Entry)> {
                 f64::from_bits(bits)
             }
         };
-        reached.push((*sites.list.get(number)?, id, distance));
+        reached.push((sites.sites(u32::try_from(number).ok()?)?, id, distance));
     }
     Some((
         hash,

@@ -9,7 +9,10 @@
 //! start runs a carve-file call again. The worker runs
 //! [`generate`](crate::generation::generate::generate) in-process and
 //! reports to its parent ([`protocol`]): every kept call and failure as
-//! soon as it is found, with its entry, progress, and a heartbeat every
+//! soon as it is found, with its entry and what the call reached as the
+//! worker traced it (the parent counts what generation covered from these,
+//! running no call again), what it has to say to the user (printed with
+//! the target's generation lines), progress, and a heartbeat every
 //! 100 ms that says whether the call running now has overrun the call
 //! timeout ([`liveness`]). The parent
 //! keeps the entries and adds them to the carve file once each worker has

@@ -9,9 +9,9 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::carving::lock::CarveDirLock;
 use crate::carving::layout::StoreError;
 use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::coverage::Trace;
 use crate::env::{Budget, Config, Pattern, MIN_TIMEOUT};
 use crate::outcome::{Ending, FailureKind};
 use crate::generation::generate::Existing;
@@ -21,7 +21,7 @@ use super::error::WorkerError;
 use super::journal::{CallMarker, Crash, Scratch};
 use super::liveness::SILENCE_LIMIT;
 use super::progress::Progress;
-use super::protocol::{WorkerMessage, WorkerSetup};
+use super::protocol::{SiteNumbers, WorkerMessage, WorkerSetup};
 use super::triage::{self, Ended};
 use super::{TIMEOUT_FACTOR, MAX_UNCONFIRMED, WORKER_VAR, RESTART_COST, STDERR_TAIL};
 
@@ -46,6 +46,8 @@ pub struct Summary {
     /// Goals covered against executions, with the phase, as the workers
     /// reported them.
     pub history: Vec<Point>,
+    /// What the workers said for the user to read, in the order sent.
+    pub notes: Vec<String>,
 }
 
 /// The call timeout of generation for a target whose carve-file calls took
@@ -99,6 +101,7 @@ pub fn generate_in_workers(
     };
     let mut summary = Summary::default();
     let mut found = Vec::new();
+    let numbers = SiteNumbers::new();
     // With other targets generating beside it, a bar would overwrite theirs.
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
     let total = goals as usize;
@@ -139,7 +142,11 @@ pub fn generate_in_workers(
                     });
                 }
             },
-            &mut found,
+            &mut Received {
+                found: &mut found,
+                notes: &mut summary.notes,
+                numbers: &numbers,
+            },
         );
         // Saved before the next worker starts: it retraces the run, and
         // leaves out what the carve file holds by then.
@@ -246,7 +253,7 @@ impl Summary {
     pub fn kept(&self) -> usize {
         self.stored
             .iter()
-            .filter(|found| matches!(found, Found::Kept(_)))
+            .filter(|found| matches!(found, Found::Kept(..)))
             .count()
     }
 
@@ -254,7 +261,7 @@ impl Summary {
     pub fn failures(&self) -> usize {
         self.stored
             .iter()
-            .filter(|found| matches!(found, Found::Failure(e) if e.origin.is_open_failure()))
+            .filter(|found| matches!(found, Found::Failure(e, _) if e.origin.is_open_failure()))
             .count()
     }
 
@@ -318,13 +325,34 @@ struct WorkerRun {
 }
 
 impl WorkerRun {
+    /// Takes in one line from the worker of `target_name`; an error (a line
+    /// that is not a message, a trace that does not fit this binary, the
+    /// worker's own error) names the target: workers of several targets run
+    /// at once.
+    fn read(
+        &mut self,
+        line: &str,
+        target_name: &str,
+        on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
+        received: &mut Received<'_>,
+    ) -> Result<(), WorkerError> {
+        line.parse::<WorkerMessage>()
+            .map_err(|e| e.message)
+            .and_then(|message| self.apply(message, on_progress, received))
+            .map_err(|message| WorkerError::Worker {
+                target: target_name.to_owned(),
+                message,
+            })
+    }
+
     /// Takes in one message; a worker's own error ends the run, and so does
-    /// a call that timed out (`crash` is then set).
+    /// a call that timed out (`crash` is then set), or a trace that does not
+    /// fit this test binary.
     fn apply(
         &mut self,
         message: WorkerMessage,
         on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
-        found: &mut Vec<Found>,
+        received: &mut Received<'_>,
     ) -> Result<(), String> {
         match message {
             WorkerMessage::Alive => {}
@@ -339,8 +367,15 @@ impl WorkerRun {
                 self.undeserializable = undeserializable;
                 on_progress(executions, covered as usize, phase);
             }
-            WorkerMessage::Kept { entry } => found.push(Found::Kept(entry)),
-            WorkerMessage::Failure { entry } => found.push(Found::Failure(entry)),
+            WorkerMessage::Kept { entry, trace } => {
+                let trace = trace.to_trace(received.numbers).map_err(|e| e.message)?;
+                received.found.push(Found::Kept(entry, trace));
+            }
+            WorkerMessage::Failure { entry, trace } => {
+                let trace = trace.to_trace(received.numbers).map_err(|e| e.message)?;
+                received.found.push(Found::Failure(entry, trace));
+            }
+            WorkerMessage::Note { line } => received.notes.push(line),
             WorkerMessage::Error { message } => return Err(message),
             WorkerMessage::Done {
                 executions,
@@ -355,43 +390,62 @@ impl WorkerRun {
     }
 }
 
-/// What a worker found, for the carve file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where what the workers send is kept.
+struct Received<'a> {
+    /// Calls kept and failures found.
+    found: &'a mut Vec<Found>,
+    /// Lines for the user.
+    notes: &'a mut Vec<String>,
+    /// The functions by number, to read traces with.
+    numbers: &'a SiteNumbers,
+}
+
+/// What a worker found, for the carve file, with what the call reached as
+/// the worker traced it: the parent counts coverage from it, without
+/// running the call again.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Found {
     /// A generated call that covered new goals.
-    Kept(Entry),
-    /// A failing input.
-    Failure(Entry),
+    Kept(Entry, Trace),
+    /// A failing input (its trace is empty for a crash).
+    Failure(Entry, Trace),
 }
 
 impl Found {
     /// The failure marked `expected: true` when it is a panic whose message
     /// one of `patterns` matches; anything else as it is.
     pub fn expected_by(self, patterns: &[Pattern]) -> Found {
-        let Found::Failure(mut entry) = self else {
+        let Found::Failure(mut entry, trace) = self else {
             return self;
         };
         mark_if_expected(&mut entry, patterns);
-        Found::Failure(entry)
+        Found::Failure(entry, trace)
     }
 
     /// Its entry.
     pub fn entry(&self) -> &Entry {
         match self {
-            Found::Kept(entry) | Found::Failure(entry) => entry,
+            Found::Kept(entry, _) | Found::Failure(entry, _) => entry,
+        }
+    }
+
+    /// What its call reached, as the worker traced it.
+    pub fn trace(&self) -> &Trace {
+        match self {
+            Found::Kept(_, trace) | Found::Failure(_, trace) => trace,
         }
     }
 }
 
 /// Runs one worker to its end: generation finished, the worker crashed
 /// (died, a call overran the call timeout, or the worker froze), or it
-/// failed. What it found is added to `found` in every case.
+/// failed. What it found and said is added to `received` in every case.
 fn run_worker(
     exe: &Path,
     target_name: &str,
     setup: &WorkerSetup,
     on_progress: &mut dyn FnMut(u64, usize, Option<Phase>),
-    found: &mut Vec<Found>,
+    received: &mut Received<'_>,
 ) -> Result<WorkerRun, WorkerError> {
     let (mut child, lines, stderr) = spawn_worker(exe, target_name, setup)?;
     let stop = |child: &mut Child| {
@@ -418,17 +472,7 @@ fn run_worker(
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
-        let applied = line
-            .parse::<WorkerMessage>()
-            .map_err(WorkerError::from)
-            .and_then(|message| {
-                run.apply(message, on_progress, found)
-                    .map_err(|message| WorkerError::Worker {
-                        target: target_name.to_owned(),
-                        message,
-                    })
-            });
-        if let Err(e) = applied {
+        if let Err(e) = run.read(&line, target_name, on_progress, received) {
             stop(&mut child);
             return Err(e);
         }
@@ -537,20 +581,13 @@ pub fn mark_expected(
     if patterns.is_empty() {
         return Ok(Vec::new());
     }
-    let _lock = CarveDirLock::acquire(dir)?;
-    let CarveFile {
-        target,
-        mut entries,
-        ..
-    } = CarveFile::load(dir, path)?;
-    let marked: Vec<Entry> = entries
-        .iter_mut()
-        .filter_map(|entry| mark_if_expected(entry, patterns).then(|| entry.clone()))
-        .collect();
-    if !marked.is_empty() {
-        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
-    }
-    Ok(marked)
+    let target = CarveFile::target_of(dir, path);
+    CarveFile::update(dir, path, &target, |entries| {
+        entries
+            .iter_mut()
+            .filter_map(|entry| mark_if_expected(entry, patterns).then(|| entry.clone()))
+            .collect()
+    })
 }
 
 /// Adds what workers `found` to the carve file at `path` in the carve
@@ -567,31 +604,16 @@ fn store_found(
     if found.is_empty() {
         return Ok(Vec::new());
     }
-    let _lock = CarveDirLock::acquire(dir)?;
     // A target no system test called has no file until its first call is kept.
-    let CarveFile {
-        target,
-        mut entries,
-        ..
-    } = if path.exists() {
-        CarveFile::load(dir, path)?
-    } else {
-        CarveFile {
-            path: path.to_owned(),
-            target: target_name.to_owned(),
-            entries: Vec::new(),
-        }
-    };
-    let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
-    let added: Vec<Found> = found
-        .into_iter()
-        .filter(|found| stored.insert(found.entry().args.clone()))
-        .collect();
-    if !added.is_empty() {
+    CarveFile::update(dir, path, target_name, |entries| {
+        let mut stored: HashSet<String> = entries.iter().map(|e| e.args.clone()).collect();
+        let added: Vec<Found> = found
+            .into_iter()
+            .filter(|found| stored.insert(found.entry().args.clone()))
+            .collect();
         entries.extend(added.iter().map(|found| found.entry().clone()));
-        CarveFile::write(path, &CarveFile::render(&target, &entries))?;
-    }
-    Ok(added)
+        added
+    })
 }
 
 #[cfg(test)]
@@ -647,19 +669,22 @@ mod tests {
             &path,
             "f",
             vec![
-                Found::Kept(entry(generated(), 2)),
-                Found::Kept(entry(generated(), 1)),
-                Found::Failure(entry(found(), 3)),
-                Found::Kept(entry(generated(), 2)),
+                Found::Kept(entry(generated(), 2), Trace::default()),
+                Found::Kept(entry(generated(), 1), Trace::default()),
+                Found::Failure(entry(found(), 3), Trace::default()),
+                Found::Kept(entry(generated(), 2), Trace::default()),
             ],
         );
         let text = std::fs::read_to_string(&path).unwrap();
         // Nothing new: nothing counted.
-        let again = store_found(&dir, &path, "f", vec![Found::Kept(entry(generated(), 3))]);
+        let again = store_found(&dir, &path, "f", vec![Found::Kept(entry(generated(), 3), Trace::default())]);
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             stored.unwrap(),
-            [Found::Kept(entry(generated(), 2)), Found::Failure(entry(found(), 3))]
+            [
+                Found::Kept(entry(generated(), 2), Trace::default()),
+                Found::Failure(entry(found(), 3), Trace::default())
+            ]
         );
         assert_eq!(
             text,
@@ -682,7 +707,7 @@ mod tests {
                 expected: false,
             };
             let outcome = crate::carving::store::StoredOutcome::parse(outcome).unwrap();
-            Found::Failure(Entry::new(origin, "(x: 1)", outcome, None))
+            Found::Failure(Entry::new(origin, "(x: 1)", outcome, None), Trace::default())
         };
         let settings = crate::env::Settings::parse(
             Path::new("Cargo.toml"),
@@ -702,12 +727,15 @@ mod tests {
         })
         .collect();
         assert_eq!(marked, [true, false, false]);
-        let kept = Found::Kept(Entry::new(
-            Origin::Generated { seed: 1, added: vec![] },
-            "(x: 2)",
-            crate::carving::store::StoredOutcome::parse("Returned(())").unwrap(),
-            None,
-        ));
+        let kept = Found::Kept(
+            Entry::new(
+                Origin::Generated { seed: 1, added: vec![] },
+                "(x: 2)",
+                crate::carving::store::StoredOutcome::parse("Returned(())").unwrap(),
+                None,
+            ),
+            Trace::default(),
+        );
         let summary = Summary {
             stored: vec![
                 found(r#"Panicked("year 10000 is after 9999")"#).expected_by(&patterns),
@@ -718,6 +746,53 @@ mod tests {
             ..Summary::default()
         };
         assert_eq!((summary.kept(), summary.failures(), summary.expected()), (2, 1, 1));
+    }
+
+    /// What a worker sends is kept in the order sent, traces read back into
+    /// this binary's functions; a line that is not a message, or a trace of
+    /// another binary, stops generation naming the target.
+    #[test]
+    fn messages_are_kept_in_order_and_bad_ones_name_their_target() {
+        let mut run = WorkerRun {
+            executions: 0,
+            undeserializable: 0,
+            done: false,
+            crash: None,
+            stderr_tail: String::new(),
+        };
+        let (mut found, mut notes) = (Vec::new(), Vec::new());
+        let numbers = SiteNumbers::new();
+        let mut received = Received {
+            found: &mut found,
+            notes: &mut notes,
+            numbers: &numbers,
+        };
+        let mut read = |line: &str| {
+            run.read(line, "a::f", &mut |_, _, _| {}, &mut received)
+                .map_err(|e| e.to_string())
+        };
+        let kept = "carve-worker Kept(entry:(origin:Generated(seed:1,added:[]),args:\"(x: 1)\",\
+                    outcome:\"Returned(())\",after:None),trace:[])";
+        assert_eq!(read("carve-worker Note(line:\"one\")"), Ok(()));
+        assert_eq!(read(kept), Ok(()));
+        assert_eq!(read("carve-worker Note(line:\"two\")"), Ok(()));
+        assert_eq!(
+            read("carve-worker Kept(entry:(origin:Generated(seed:1,added:[]),args:\"(x: 2)\",outcome:\"Returned(())\",after:None),trace:[(4294967295,0,0)])"),
+            Err(format!(
+                "a::f: generation stopped: a worker sent a trace naming function number \
+                 4294967295, but this test binary registers {}",
+                numbers.registered()
+            ))
+        );
+        assert_eq!(
+            read("hello"),
+            Err("a::f: generation stopped: a worker sent a malformed message: \"hello\" (it \
+                 does not start with `carve-worker `)"
+                .into())
+        );
+        assert_eq!(notes, ["one", "two"]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].entry().args, "(x: 1)");
     }
 
     #[test]

@@ -20,11 +20,12 @@
 //! ```text
 //! carve-worker Alive
 //! carve-worker Progress(executions:498,covered:7,undeserializable:3,phase:Some(avm))
-//! carve-worker Kept(entry:(origin:Generated(seed:1,added:["…"]),args:"(x: 3)",outcome:"Returned(9)",after:None))
+//! carve-worker Note(line:"carve: f: generating from carved values only for …")
+//! carve-worker Kept(entry:(origin:Generated(seed:1,added:["…"]),args:"(x: 3)",outcome:"Returned(9)",after:None),trace:[(4,0,0),(4,3,0),(4,1,4607182418800017408)])
 //! carve-worker Done(executions:20000,undeserializable:14)
 //! ```
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::carving::store::Entry;
 use crate::coverage::reach::Reach;
+use crate::coverage::Trace;
 use crate::env::Budget;
 use crate::generation::generate::Existing;
 use crate::coverage::history::Phase;
@@ -69,16 +71,23 @@ pub enum WorkerMessage {
         undeserializable: u64,
         phase: Option<Phase>,
     },
-    /// A generated call was kept: the parent stores its entry.
+    /// A generated call was kept: the parent stores its entry, and counts
+    /// what it covered from its trace (as the worker traced it).
     Kept {
         #[serde(with = "crate::carving::wire::entry")]
         entry: Entry,
+        trace: WireTrace,
     },
-    /// A failing input was found: the parent stores its entry.
+    /// A failing input was found: the parent stores its entry; its trace
+    /// (empty for a crash) says which functions it entered.
     Failure {
         #[serde(with = "crate::carving::wire::entry")]
         entry: Entry,
+        trace: WireTrace,
     },
+    /// A line for the user (`carve: <target>: …`), printed by the parent
+    /// with the target's generation lines, in the order sent.
+    Note { line: String },
     /// The worker could not go on (e.g. saving to the carve file failed).
     Error { message: String },
     /// Generation finished: calls made, arguments that did not deserialize.
@@ -224,6 +233,101 @@ impl Start {
             slowest: Duration::from_nanos(self.slowest_ns),
             delegated: self.delegated.clone(),
         })
+    }
+}
+
+/// What one call reached ([`Trace::entries`]) as it travels: per entry,
+/// the function's number in [`crate::registry::all_sites`] (the same in
+/// every process of one binary, as in [`Start::entered`]), the outcome id,
+/// and the bits of the distance (0 for an outcome taken), so that every
+/// distance arrives exactly as it left.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WireTrace(pub Vec<(u32, u32, u64)>);
+
+impl WireTrace {
+    /// `trace` as it travels; an error names a function that is not
+    /// registered (no other process could tell which it is).
+    pub fn of(trace: &Trace, numbers: &SiteNumbers) -> Result<WireTrace, ProtocolError> {
+        trace
+            .entries()
+            .iter()
+            .map(|(sites, id, distance)| {
+                let number = numbers.number(sites).ok_or_else(|| ProtocolError {
+                    message: format!(
+                        "function `{}` was reached but is not registered, so the parent \
+                         cannot be told about it",
+                        sites.name()
+                    ),
+                })?;
+                Ok((number, *id, distance.to_bits()))
+            })
+            .collect::<Result<_, _>>()
+            .map(WireTrace)
+    }
+
+    /// The trace it was made from; an error says which function number this
+    /// test binary does not have (a message from another build).
+    pub fn to_trace(&self, numbers: &SiteNumbers) -> Result<Trace, ProtocolError> {
+        self.0
+            .iter()
+            .map(|&(number, id, bits)| {
+                let sites = numbers.sites(number).ok_or_else(|| ProtocolError {
+                    message: format!(
+                        "a worker sent a trace naming function number {number}, but this test \
+                         binary registers {}",
+                        numbers.registered()
+                    ),
+                })?;
+                Ok((sites, id, f64::from_bits(bits)))
+            })
+            .collect::<Result<_, _>>()
+            .map(Trace::from_entries)
+    }
+}
+
+/// The instrumented functions by their number in
+/// [`crate::registry::all_sites`], both ways, made once per process.
+pub struct SiteNumbers {
+    list: Vec<&'static Sites>,
+    numbers: HashMap<usize, u32>,
+}
+
+impl SiteNumbers {
+    /// Every function this test binary registers.
+    pub fn new() -> SiteNumbers {
+        SiteNumbers::of(crate::registry::all_sites())
+    }
+
+    /// These functions, numbered in this order.
+    fn of(list: Vec<&'static Sites>) -> SiteNumbers {
+        let numbers = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (*s as *const Sites as usize, i as u32))
+            .collect();
+        SiteNumbers { list, numbers }
+    }
+
+    /// The number of `sites`, if registered.
+    pub fn number(&self, sites: &Sites) -> Option<u32> {
+        self.numbers.get(&(sites as *const Sites as usize)).copied()
+    }
+
+    /// The function of `number`, if there is one.
+    pub fn sites(&self, number: u32) -> Option<&'static Sites> {
+        self.list.get(number as usize).copied()
+    }
+
+    /// How many functions are registered.
+    pub fn registered(&self) -> usize {
+        self.list.len()
+    }
+}
+
+impl Default for SiteNumbers {
+    fn default() -> Self {
+        SiteNumbers::new()
     }
 }
 
@@ -630,6 +734,12 @@ mod tests {
                     "Returned(\"ok\")",
                     Some("(\n    v: [\n        1,\n    ],\n)"),
                 ),
+                trace: WireTrace(vec![(0, 0, 0), (3, 1, 0.5f64.to_bits())]),
+            },
+            WorkerMessage::Note {
+                line: "carve: f: generating from carved values only for parameter(s) whose \
+                       type could not be traced: `a`: \"untagged\"\n"
+                    .into(),
             },
             WorkerMessage::Failure {
                 entry: entry(
@@ -642,6 +752,7 @@ mod tests {
                     "Crashed(\"abort: at src/lib.rs:12\")",
                     None,
                 ),
+                trace: WireTrace::default(),
             },
             WorkerMessage::Error {
                 message: "carved/x.ron: Permission denied (os error 13)".into(),
@@ -676,9 +787,10 @@ mod tests {
         );
         let line = WorkerMessage::Kept {
             entry: sent.clone(),
+            trace: WireTrace::default(),
         }
         .to_string();
-        let Ok(WorkerMessage::Kept { entry: got }) = line.parse::<WorkerMessage>() else {
+        let Ok(WorkerMessage::Kept { entry: got, .. }) = line.parse::<WorkerMessage>() else {
             panic!("{line}");
         };
         assert_eq!(got.args, sent.args);
@@ -686,6 +798,40 @@ mod tests {
         assert_eq!(
             CarveFile::render("a", &[got]),
             CarveFile::render("a", &[sent])
+        );
+    }
+
+    /// A trace arrives as the worker traced it: each function by its number,
+    /// every distance to the bit; a number this binary does not have is an
+    /// error, and so is a function that is not registered.
+    #[test]
+    fn a_trace_arrives_exactly() {
+        static F: Sites = Sites::new("demo", "f", "", (0, 0), &[], &[]);
+        static G: Sites = Sites::new("demo", "g", "", (0, 0), &[], &[]);
+        let numbers = SiteNumbers::of(vec![&F, &G]);
+        let tiny = f64::from_bits(1);
+        let trace = Trace::from_entries(vec![(&G, 2, tiny), (&F, 0, 0.0), (&G, 0, 1.0 / 3.0)]);
+        let sent = WireTrace::of(&trace, &numbers).unwrap();
+        let message = WorkerMessage::Kept {
+            entry: entry(Origin::System("t".into()), "(x: 1)", "Returned(())", None),
+            trace: sent.clone(),
+        };
+        let Ok(WorkerMessage::Kept { trace: got, .. }) = message.to_string().parse() else {
+            panic!("{message}");
+        };
+        assert_eq!(got, sent);
+        assert_eq!(got.to_trace(&numbers).unwrap(), trace);
+        let other = SiteNumbers::of(vec![&F]);
+        let error = got.to_trace(&other).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "a worker sent a trace naming function number 1, but this test binary registers 1"
+        );
+        let error = WireTrace::of(&trace, &other).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "function `g` was reached but is not registered, so the parent cannot be told about \
+             it"
         );
     }
 
@@ -840,10 +986,13 @@ mod tests {
             "carve-worker Progress(executions:1,covered:2,undeserializable:x,phase:None)",
             "carve-worker Progress(executions:1,covered:2,undeserializable:3,phase:Some(search))",
             "carve-worker Kept(now)",
+            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None))",
+            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None),trace:[(1,2)])",
+            "carve-worker Note(line:1)",
             "carve-worker Kept",
             "carve-worker Failure",
-            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Nope(1)\",after:None))",
-            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None)) 1",
+            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Nope(1)\",after:None),trace:[]))",
+            "carve-worker Kept(entry:(origin:System(\"t\"),args:\"()\",outcome:\"Returned(1)\",after:None),trace:[]) 1",
             "carve-worker Alive 1",
             "carve-worker Error(message:not-ron)",
             "partial linecarve-worker Kept",
