@@ -209,9 +209,25 @@ fn keep_smallest<const N: usize>(state: &mut State, first: usize, distances: [f6
     if N == 0 {
         return;
     }
+    // One slot (an outcome taken, the common case once goals are met):
+    // one bounds check. Growing is out of line and does not check again on
+    // the common path.
+    if N == 1 {
+        let slot = match state.distance.get_mut(first) {
+            Some(slot) => slot,
+            None => &mut grow(&mut state.distance, first, N)[0],
+        };
+        if distances[0] < *slot {
+            if *slot == f64::INFINITY {
+                state.touched.push(first as u32);
+            }
+            *slot = distances[0];
+        }
+        return;
+    }
     let end = first + N;
     if end > state.distance.len() {
-        grow(&mut state.distance, end);
+        grow(&mut state.distance, first, N);
     }
     // One bounds check for the whole range; `touched` is a separate field,
     // so pushing to it cannot move the slots.
@@ -226,12 +242,16 @@ fn keep_smallest<const N: usize>(state: &mut State, first: usize, distances: [f6
     }
 }
 
-/// Makes room for outcome indices up to `end` (rare: once per table and
+/// The slots `first..first + n`, made room for (rare: once per table and
 /// thread), out of line so that the recording path stays small.
 #[cold]
 #[inline(never)]
-fn grow(distance: &mut Vec<f64>, end: usize) {
-    distance.resize(end, f64::INFINITY);
+fn grow(distance: &mut Vec<f64>, first: usize, n: usize) -> &mut [f64] {
+    let end = first + n;
+    if end > distance.len() {
+        distance.resize(end, f64::INFINITY);
+    }
+    &mut distance[first..end]
 }
 
 /// Records that the function of `sites` was entered (its instrumented twin
@@ -577,6 +597,22 @@ pub fn paused<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Sorts the touched indices: an insertion sort, as a call touches few
+/// outcomes, often in the order of their ids.
+fn sort_small(indices: &mut [u32]) {
+    if indices.len() > 32 {
+        indices.sort_unstable();
+        return;
+    }
+    for i in 1..indices.len() {
+        let mut j = i;
+        while j > 0 && indices[j - 1] > indices[j] {
+            indices.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// Runs `f` with coverage collected on this thread and returns what it reached.
 ///
 /// ```
@@ -617,10 +653,12 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
         }
         let State { distance, touched, .. } = &mut state;
         // Sorted indices come table by table (bases ascend), ids ascending
-        // within each: one walk over the tables finds each index's table.
-        touched.sort_unstable();
+        // within each: one walk over the tables, from the first index's,
+        // finds each index's table.
+        sort_small(touched);
         let mut reached = Vec::with_capacity(touched.len());
-        let mut table = 0;
+        let first = touched.first().copied().unwrap_or(0);
+        let mut table = tables.partition_point(|(base, _)| *base <= first).saturating_sub(1);
         for &index in touched.iter() {
             while tables.get(table + 1).is_some_and(|(base, _)| *base <= index) {
                 table += 1;
@@ -713,5 +751,50 @@ mod tests {
         assert_eq!(trace.distance(&SITES, 0), Some(1.0));
         assert_eq!(trace.distance(&SITES, 1), Some(0.0));
         assert_eq!(trace.covered(&SITES).collect::<Vec<_>>(), vec![1]);
+    }
+
+    #[test]
+    fn a_trace_lists_what_each_table_reached_in_order_whatever_the_order_of_the_calls() {
+        const BRANCH: Branch = Branch {
+            kind: BranchKind::Condition,
+            condition: "c",
+            side: Side::True,
+            line: 1,
+            col: 1,
+            parent: u32::MAX,
+        };
+        static FIRST: Sites = Sites::new("t::m", "first", "f.rs", (1, 1), &[BRANCH; 6], &[]);
+        static SECOND: Sites = Sites::new("t::m", "second", "f.rs", (1, 1), &[BRANCH; 6], &[]);
+        // Outcomes of two tables reached out of order and again, with the
+        // calls in both orders.
+        let hits: Vec<(&'static Sites, u32)> = (0..6)
+            .rev()
+            .flat_map(|id| [(&SECOND, id), (&FIRST, id)])
+            .chain((0..30).map(|i| (&FIRST, i % 6)))
+            .collect();
+        for calls in [hits.clone(), hits.iter().rev().copied().collect()] {
+            let (_, trace) = collect(|| {
+                for &(sites, id) in &calls {
+                    hit(sites, id);
+                }
+                enter(&SECOND);
+            });
+            let mut expected: Vec<(*const Sites, u32)> = [&FIRST, &SECOND]
+                .into_iter()
+                .flat_map(|sites| (0..6).map(move |id| (sites as *const Sites, id)))
+                .chain([(&SECOND as *const Sites, 6)])
+                .collect();
+            expected.sort();
+            let entries: Vec<(*const Sites, u32)> =
+                trace.entries().iter().map(|(s, id, _)| (*s as *const Sites, *id)).collect();
+            assert_eq!(entries, expected);
+            assert!(trace.entries().iter().all(|(_, _, d)| *d == 0.0));
+            assert_eq!(trace.functions().collect::<Vec<_>>().len(), 1, "only `second` was entered");
+        }
+        let mut many: Vec<u32> = (0..40).rev().chain([7, 3, 3]).collect();
+        sort_small(&mut many[..5]);
+        assert_eq!(many[..5], [35, 36, 37, 38, 39]);
+        sort_small(&mut many);
+        assert!(many.is_sorted());
     }
 }

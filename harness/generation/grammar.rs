@@ -356,6 +356,8 @@ const UNREACHABLE: usize = usize::MAX;
 struct Compiled {
     /// Symbol names by id; the start symbol is 0.
     names: Vec<String>,
+    /// Symbol ids by name (derivations go by id; tests look symbols up).
+    #[cfg_attr(not(test), allow(dead_code))]
     ids: HashMap<String, usize>,
     alternatives: Vec<Vec<Alternative>>,
     /// Coverage keys by id.
@@ -547,6 +549,36 @@ fn sum_costs(symbols: &[usize], costs: &[u64]) -> u64 {
         .fold(1, |sum: u64, &s| sum.saturating_add(costs[s]))
 }
 
+/// A derivation tree while [`GrammarFuzzer::fuzz_tree`] derives it:
+/// symbols by id, and per node how many below it wait for their expansion,
+/// so that finding one is not a walk of the tree.
+enum Node {
+    /// Terminal text: piece `piece` of expansion `alternative` of `symbol`.
+    Text {
+        symbol: usize,
+        alternative: usize,
+        piece: usize,
+    },
+    /// A nonterminal; `children` is `None` until it is expanded, and `open`
+    /// counts the unexpanded nodes below it from then on.
+    Symbol {
+        id: usize,
+        children: Option<Vec<Node>>,
+        open: usize,
+    },
+}
+
+impl Node {
+    /// How many nodes of this subtree wait for their expansion.
+    fn open(&self) -> usize {
+        match self {
+            Node::Text { .. } => 0,
+            Node::Symbol { children: None, .. } => 1,
+            Node::Symbol { open, .. } => *open,
+        }
+    }
+}
+
 /// How a [`GrammarFuzzer`] chooses among the expansions of a symbol. Every
 /// strategy tracks the expansions it uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -625,7 +657,11 @@ impl GrammarFuzzer {
 
     /// Derives a string, returning its fully expanded derivation tree.
     pub fn fuzz_tree(&mut self) -> DerivationTree {
-        let mut tree = DerivationTree::unexpanded(self.grammar.names[0].clone());
+        let mut tree = Node::Symbol {
+            id: 0,
+            children: None,
+            open: 1,
+        };
         let mut unexpanded = 1;
         let phases = [
             (Phase::MaxCost, Some(self.min_nonterminals)),
@@ -637,45 +673,95 @@ impl GrammarFuzzer {
                 unexpanded = unexpanded - 1 + self.expand_once(&mut tree, phase);
             }
         }
+        let tree = self.tree(tree);
         debug_assert!(!tree.has_unexpanded());
         tree
     }
 
     /// Expands one unexpanded node of `tree`, descending into a random
     /// child that has one; returns the number of nonterminals it added.
-    fn expand_once(&mut self, tree: &mut DerivationTree, phase: Phase) -> usize {
-        let DerivationTree { symbol, children } = tree;
+    fn expand_once(&mut self, tree: &mut Node, phase: Phase) -> usize {
+        let Node::Symbol { id, children, open } = tree else {
+            // Text has nothing to expand, and no parent descends into it.
+            return 0;
+        };
         let Some(children) = children else {
-            let (expansion, added) = self.expand_symbol(symbol, phase);
-            *children = Some(expansion);
+            let (chosen, added) = self.expand_id(*id, phase);
+            let symbol = *id;
+            let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
+            let expansion = pieces.iter().enumerate().map(|(piece, p)| match p {
+                Piece::Text(_) => Node::Text {
+                    symbol,
+                    alternative: chosen,
+                    piece,
+                },
+                Piece::Symbol(id) => Node::Symbol {
+                    id: *id,
+                    children: None,
+                    open: 1,
+                },
+            });
+            *children = Some(expansion.collect());
+            *open = added;
             return added;
         };
-        let expandable: Vec<usize> = (0..children.len())
-            .filter(|&i| children[i].has_unexpanded())
-            .collect();
-        let next = expandable[self.rng.random_range(0..expandable.len())];
-        self.expand_once(&mut children[next], phase)
+        // A pick among the children that have an unexpanded node, each
+        // keeping its count: no walk of the subtrees, no list of them.
+        let expandable = children.iter().filter(|c| c.open() > 0).count();
+        let pick = self.rng.random_range(0..expandable);
+        let Some(next) = children.iter_mut().filter(|c| c.open() > 0).nth(pick) else {
+            return 0;
+        };
+        let added = self.expand_once(next, phase);
+        *open = *open - 1 + added;
+        added
     }
 
-    /// Chooses and covers an expansion of `symbol`; returns its children
-    /// and how many of them are nonterminals.
-    fn expand_symbol(&mut self, symbol: &str, phase: Phase) -> (Vec<DerivationTree>, usize) {
-        let symbol = self.grammar.ids[symbol];
+    /// The derivation tree of a derived `node`, with the grammar's text.
+    fn tree(&self, node: Node) -> DerivationTree {
+        match node {
+            Node::Text {
+                symbol,
+                alternative,
+                piece,
+            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
+                Piece::Text(text) => DerivationTree::terminal(text.as_str()),
+                Piece::Symbol(id) => DerivationTree::unexpanded(self.grammar.names[*id].as_str()),
+            },
+            Node::Symbol { id, children, .. } => DerivationTree {
+                symbol: self.grammar.names[id].clone(),
+                children: children.map(|c| c.into_iter().map(|n| self.tree(n)).collect()),
+            },
+        }
+    }
+
+    /// Chooses and covers an expansion of symbol `symbol`; returns which
+    /// and how many nonterminals it has.
+    fn expand_id(&mut self, symbol: usize, phase: Phase) -> (usize, usize) {
         let all = (0..self.grammar.alternatives[symbol].len()).collect();
         let candidates = self.grammar.allowed(symbol, all, phase);
         let chosen = self.choose(symbol, candidates);
         let alternative = &self.grammar.alternatives[symbol][chosen];
-        let key = alternative.key;
-        let children = alternative
-            .pieces
-            .iter()
-            .map(|piece| match piece {
-                Piece::Text(text) => DerivationTree::terminal(text.as_str()),
-                Piece::Symbol(id) => DerivationTree::unexpanded(self.grammar.names[*id].as_str()),
+        let (key, added) = (alternative.key, alternative.nonterminals.len());
+        self.cover(key);
+        (chosen, added)
+    }
+
+    #[cfg(test)]
+    /// Chooses and covers an expansion of `symbol`; returns its children
+    /// and how many of them are nonterminals.
+    fn expand_symbol(&mut self, symbol: &str, phase: Phase) -> (Vec<DerivationTree>, usize) {
+        let symbol = self.grammar.ids[symbol];
+        let (chosen, added) = self.expand_id(symbol, phase);
+        let children = (0..self.grammar.alternatives[symbol][chosen].pieces.len())
+            .map(|piece| {
+                self.tree(Node::Text {
+                    symbol,
+                    alternative: chosen,
+                    piece,
+                })
             })
             .collect();
-        let added = alternative.nonterminals.len();
-        self.cover(key);
         (children, added)
     }
 
