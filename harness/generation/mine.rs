@@ -972,6 +972,30 @@ mod tests {
         Sea,
     }
 
+    /// An untagged enum's values serialize as the variant's payload: a
+    /// number in one call, a string in another. The grammar replays them,
+    /// where it used to lose both and never terminate.
+    #[test]
+    fn values_of_different_kinds_at_one_place_are_replayed() {
+        let mut types = ParamTypes::default();
+        types.param(
+            "amount",
+            crate::value::types::Traced::plain(ParamType::Untraced("untagged".into())),
+        );
+        let call = |v: Value| Value::Struct("args", vec![("amount", v)]);
+        let carved = [call(Value::U64(250)), call(Value::Str("ab".into())), call(Value::U64(7))];
+        let (grammar, untyped) =
+            ArgsGrammar::mine_typed(&carved, &types, &Dictionary::default()).expect("a grammar");
+        assert_eq!(untyped.len(), 1);
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 1)
+            .expect("a usable grammar");
+        let derived: BTreeSet<String> = (0..50)
+            .map(|_| format!("{:?}", grammar.value_of(&fuzzer.fuzz_tree()).expect("a value")))
+            .collect();
+        let expected: BTreeSet<String> = carved.iter().map(|v| format!("{v:?}")).collect();
+        assert_eq!(derived, expected);
+    }
+
     #[test]
     fn typed_grammars_make_every_variant_and_stay_in_range() {
         let mut types = ParamTypes::default();

@@ -277,24 +277,97 @@ impl Shape {
                 Enum(n1, a)
             }
             (Mixed(mut a), other) | (other, Mixed(mut a)) => {
-                a.extend(other.examples());
+                for value in other.examples() {
+                    if !a.contains(&value) {
+                        a.push(value);
+                    }
+                }
                 Mixed(a)
             }
-            (a, b) => {
-                let mut examples = a.examples();
-                examples.extend(b.examples());
-                Mixed(examples)
-            }
+            (a, b) => Mixed(a.examples()).merge(b),
         }
     }
 
-    /// Values observed here, rebuilt (for `Mixed`). Shapes of other kinds
-    /// meeting at one position are rare (untagged enums, `serialize_with`);
-    /// only values already kept as `Mixed` survive such a merge.
+    /// Values observed here, rebuilt, for `Mixed`: shapes of other kinds
+    /// meeting at one position are rare (untagged enums, `serialize_with`),
+    /// and only the values kept survive such a merge. Scalars give every
+    /// value seen; a compound gives one value built from its parts' first
+    /// ones (it was seen whole, but is not kept whole).
     fn examples(&self) -> Vec<Value> {
+        let first = |shape: &Shape| shape.examples().into_iter().next();
+        let firsts = |shapes: &[Shape]| shapes.iter().map(first).collect::<Option<Vec<Value>>>();
         match self {
             Shape::Mixed(values) => values.clone(),
-            _ => Vec::new(),
+            Shape::Unit => vec![Value::Unit],
+            Shape::Bool => vec![Value::Bool(false), Value::Bool(true)],
+            Shape::Int { signed, seen, .. } => seen
+                .iter()
+                .map(|&v| match (signed, i64::try_from(v), u64::try_from(v)) {
+                    (true, Ok(v), _) => Value::I64(v),
+                    (true, Err(_), _) => Value::I128(v),
+                    (false, _, Ok(v)) => Value::U64(v),
+                    (false, _, Err(_)) => Value::U128(v as u128),
+                })
+                .collect(),
+            Shape::Float { single, seen } => seen
+                .iter()
+                .map(|&bits| match single {
+                    true => Value::F32(f64::from_bits(bits) as f32),
+                    false => Value::F64(f64::from_bits(bits)),
+                })
+                .collect(),
+            Shape::Char(cs) => cs.iter().map(|&c| Value::Char(c)).collect(),
+            Shape::Str(ss) => ss.iter().map(|s| Value::Str(s.clone())).collect(),
+            Shape::Bytes(bs) | Shape::FixedBytes(_, bs) => {
+                bs.iter().map(|b| Value::Bytes(b.clone())).collect()
+            }
+            Shape::Option { none, some } => {
+                let mut values: Vec<Value> = some
+                    .iter()
+                    .flat_map(|s| s.examples())
+                    .map(|v| Value::Some(Box::new(v)))
+                    .collect();
+                if *none {
+                    values.insert(0, Value::None);
+                }
+                values
+            }
+            Shape::Seq(element, lengths) => match (lengths.contains(&0), element) {
+                (true, _) => vec![Value::Seq(Vec::new())],
+                (false, Some(element)) => first(element)
+                    .map(|v| vec![Value::Seq(vec![v])])
+                    .unwrap_or_default(),
+                (false, None) => Vec::new(),
+            },
+            Shape::Tuple(name, parts) => firsts(parts)
+                .map(|parts| match name {
+                    Some(name) => Value::TupleStruct(name, parts),
+                    None => Value::Tuple(parts),
+                })
+                .into_iter()
+                .collect(),
+            Shape::Struct(name, fields) => fields
+                .iter()
+                .map(|(f, shape)| Some((*f, first(shape)?)))
+                .collect::<Option<Vec<_>>>()
+                .map(|fields| Value::Struct(name, fields))
+                .into_iter()
+                .collect(),
+            Shape::Newtype(name, inner) => first(inner)
+                .map(|v| Value::NewtypeStruct(name, Box::new(v)))
+                .into_iter()
+                .collect(),
+            Shape::UnitStruct(name) => vec![Value::UnitStruct(name)],
+            Shape::Map(_) => vec![Value::Map(Vec::new())],
+            Shape::Enum(name, variants) => variants
+                .iter()
+                .filter(|(_, v)| v.payload == Payload::Unit)
+                .map(|(variant, v)| Value::UnitVariant {
+                    name,
+                    index: v.index,
+                    variant,
+                })
+                .collect(),
         }
     }
 }

@@ -20,9 +20,11 @@ fn a_workers_note_is_printed_with_its_targets_lines() {
         .iter()
         .position(|l| l.contains(": branch coverage "))
         .unwrap_or_else(|| panic!("no generation line:\n{}", generate.output()));
-    // Said once each, in the order the worker said them, before the figures.
-    assert_snapshot!(lines[..coverage].join("\n"), @r"
+    // Said once, before the figures. The carved values of the untagged enum
+    // (a number and a string) are replayed: the grammar of two kinds of
+    // values at one place used to keep neither and never terminate.
+    assert_snapshot!(lines[..=coverage].join("\n"), @r#"
     carve: price: generating from carved values only for parameter(s) whose type could not be traced: `amount`: it asks what the data holds (an untagged or internally tagged enum, `flatten`, or a `Deserialize` written by hand)
-    carve: price: the mined grammar is not usable (<start> never terminates: every derivation of it is infinite); nothing generated
-    ");
+    carve: price: branch coverage 3/5 -> 5/5; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 300 executions (0 generated arguments did not deserialize)
+    "#);
 }
