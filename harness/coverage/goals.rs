@@ -14,7 +14,13 @@
 //!   mutant when the mutated condition would have had another value than
 //!   the real one: for an operator, when the operands came in an order on
 //!   which the two operators disagree; for `l && r`, when `r` ran and was
-//!   false (`||`: true).
+//!   false (`||`: true);
+//! - also **weak mutants**: each arithmetic operation (`+ - * / %`) with its
+//!   operator replaced as cargo-mutants replaces it
+//!   ([`crate::registry::Arith::mutants`]), killed where the replaced
+//!   operation has another value or panics where the original does not
+//!   ([`crate::coverage::arith`]); and each arm of a `match` above a
+//!   catch-all arm deleted, killed by a call that takes the arm.
 //!
 //! A comparison records how far its operands were from each order, and from
 //! its boundaries, in its goal slots ([`crate::coverage::slot`]); every goal
@@ -22,7 +28,7 @@
 //! guides search to it (approach level first, as for branches).
 //!
 //! Reports count weak kills. Generation also checks a call kept for a
-//! comparison's or a negation's mutant against the mutant itself
+//! mutant against the mutant itself
 //! ([`crate::coverage::with_mutant`], [`Goal::mutation`]) and prefers calls
 //! whose outcome changes.
 //!
