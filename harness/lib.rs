@@ -175,7 +175,9 @@ pub mod _macro_support {
     /// Branch recording and the site tables it records into.
     pub mod cov {
         pub use crate::coverage::{
-            active, boolean, compare_with_goals, enter, hit, KnownCmp, Loop, Op, Probe, UnknownCmp,
+            active, arith::KnownArith, arith::Operands, arith::UnknownArith, boolean,
+            compare_with_goals, enter, hit, kept, swapped, Arith, KnownCmp, Loop, Op, Probe,
+            UnknownCmp,
         };
         pub use crate::registry::{
             Branch, BranchKind, CallSite, Condition, Constant, Form, Logic, Side, Sites, SitesRef,

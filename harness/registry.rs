@@ -332,6 +332,49 @@ impl Logic {
     }
 }
 
+/// An arithmetic operator whose replacements are mutants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl Arith {
+    /// The operator as written: `+`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Arith::Add => "+",
+            Arith::Sub => "-",
+            Arith::Mul => "*",
+            Arith::Div => "/",
+            Arith::Rem => "%",
+        }
+    }
+
+    /// The operators it is replaced by, as cargo-mutants replaces them
+    /// (`+` by `-` and `*`, `-` by `+` and `/`, `*` by `+` and `/`, `/` by
+    /// `%` and `*`, `%` by `/` and `+`); each has its goal slot, in order.
+    pub const fn mutants(self) -> [Arith; 2] {
+        match self {
+            Arith::Add => [Arith::Sub, Arith::Mul],
+            Arith::Sub => [Arith::Add, Arith::Div],
+            Arith::Mul => [Arith::Add, Arith::Div],
+            Arith::Div => [Arith::Rem, Arith::Mul],
+            Arith::Rem => [Arith::Div, Arith::Add],
+        }
+    }
+}
+
+impl fmt::Display for Arith {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// A condition of an instrumented function whose boundaries and mutants
 /// are goals beside its branch outcomes ([`crate::coverage::goals`]).
 #[derive(Debug)]
@@ -369,6 +412,26 @@ pub enum Form {
         /// `r`'s outcomes that tell the mutant apart: its false exits
         /// under `&&`, its true exits under `||`.
         kills: &'static [u32],
+    },
+    /// An arithmetic operation `l op r` (`+ - * / %`), whose operator
+    /// replaced by each of [`Arith::mutants`] is a mutant. Its condition's
+    /// `branch` is the outcome it runs under (`u32::MAX`: the body's top).
+    Arith {
+        /// The operator as written.
+        op: Arith,
+        /// Its number among the function's comparisons and operations, from
+        /// 0: it names its block of goal slots.
+        index: u32,
+        /// The operation as written.
+        text: &'static str,
+        /// Where it is, line and column (from 1).
+        at: (u32, u32),
+    },
+    /// A `match` arm (its `branch` is the arm's outcome) of a `match` whose
+    /// last arm catches everything else: the arm deleted is a mutant.
+    Arm {
+        /// The arm's pattern as written.
+        text: &'static str,
     },
 }
 
@@ -462,11 +525,12 @@ impl Sites {
         self
     }
 
-    /// How many comparisons it has: each has a block of goal slots.
+    /// How many comparisons and arithmetic operations it has: each has a
+    /// block of goal slots.
     pub fn comparisons(&self) -> u32 {
         self.conditions
             .iter()
-            .filter(|c| matches!(c.form, Form::Compare { .. }))
+            .filter(|c| matches!(c.form, Form::Compare { .. } | Form::Arith { .. }))
             .count() as u32
     }
 

@@ -61,6 +61,12 @@ enum FormRow {
     /// `&&` or `||` (`Logic` variant), its text, and the outcomes of its
     /// right operand that tell it from the other operator.
     Logic(&'static str, String, Vec<usize>),
+    /// An arithmetic operation: the operator's `Arith` variant, its number
+    /// among the body's comparisons and operations, its text and place.
+    Arith(&'static str, usize, String, (usize, usize)),
+    /// A `match` arm that can be deleted (a catch-all arm follows): its
+    /// pattern.
+    Arm(String),
 }
 
 /// A variant of `carve::registry::Constant`: a literal a comparison or a
@@ -156,6 +162,15 @@ pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream, TokenStre
                     op: ::carve::_macro_support::cov::Logic::#op, text: #text, kills: &[#(#kills),*],
                 })
             }
+            FormRow::Arith(op, index, text, (line, col)) => {
+                let op = Ident::new(op, Span::call_site());
+                let (index, line, col) = (*index as u32, *line as u32, *col as u32);
+                quote!(::carve::_macro_support::cov::Form::Arith {
+                    op: ::carve::_macro_support::cov::Arith::#op, index: #index, text: #text,
+                    at: (#line, #col),
+                })
+            }
+            FormRow::Arm(text) => quote!(::carve::_macro_support::cov::Form::Arm { text: #text }),
         };
         quote!(::carve::_macro_support::cov::Condition { branch: #branch, form: #form })
     });
@@ -181,7 +196,8 @@ struct Rewriter {
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
     conditions: Vec<ConditionRow>,
-    /// Comparisons so far: each has its block of goal slots.
+    /// Comparisons and arithmetic operations so far: each has its block of
+    /// goal slots.
     comparisons: usize,
     parent: Option<usize>,
     /// Literals compared against or matched.
@@ -242,7 +258,8 @@ impl Rewriter {
                 let right = self.condition(&mut b.right, left.on_true);
                 // `l || r` differs from `l && r` where both run and differ:
                 // `r` false.
-                self.logic("And", text, &right.falses);
+                let key = self.logic("And", text, &right.falses);
+                self.swappable(expr, key);
                 left.falses.extend(&right.falses);
                 return Exits {
                     on_true: right.on_true,
@@ -255,7 +272,8 @@ impl Rewriter {
                 let text = pretty(&*b);
                 let mut left = self.condition(&mut b.left, parent);
                 let right = self.condition(&mut b.right, left.on_false);
-                self.logic("Or", text, &right.trues);
+                let key = self.logic("Or", text, &right.trues);
+                self.swappable(expr, key);
                 left.trues.extend(&right.trues);
                 return Exits {
                     on_true: right.on_true,
@@ -345,14 +363,113 @@ impl Rewriter {
         }
     }
 
-    /// Adds the mutant swapping `&&` and `||` in `text`, told apart by `kills`.
-    fn logic(&mut self, op: &'static str, text: String, kills: &[usize]) {
-        if let Some(&first) = kills.first() {
-            self.conditions.push(ConditionRow {
-                branch: first,
-                form: FormRow::Logic(op, text, kills.to_vec()),
-            });
+    /// Adds the mutant swapping `&&` and `||` in `text`, told apart by
+    /// `kills`; returns the outcome that keys it (the first of `kills`).
+    fn logic(&mut self, op: &'static str, text: String, kills: &[usize]) -> Option<usize> {
+        let first = *kills.first()?;
+        self.conditions.push(ConditionRow {
+            branch: first,
+            form: FormRow::Logic(op, text, kills.to_vec()),
+        });
+        Some(first)
+    }
+
+    /// `l && r` (operands instrumented) → `{ let l = l; if l != swapped() {
+    /// r } else { l } }`: `l && r` while its mutant is not run, `l || r`
+    /// while it is, each short-circuiting as written (`||` evaluates `r`
+    /// where `l` is false). A `let` chain is left as it is: its bindings
+    /// cannot cross a block.
+    fn swappable(&mut self, expr: &mut Expr, key: Option<usize>) {
+        let (Some(key), Expr::Binary(b)) = (key, &*expr) else {
+            return;
+        };
+        if has_let(expr) {
+            return;
         }
+        let (sites, key) = (&self.sites, key as u32);
+        // Without their parentheses: in a block or a `let`, the user's
+        // `(a || b)` would be warned about (`unused_parens`).
+        let (left, right) = (unparen(&b.left), unparen(&b.right));
+        let swapped = quote!(::carve::_macro_support::cov::swapped(&#sites, #key));
+        *expr = match b.op {
+            BinOp::And(_) => syn::parse_quote!({
+                let __carve_l: bool = #left;
+                if __carve_l != #swapped { #right } else { __carve_l }
+            }),
+            _ => syn::parse_quote!({
+                let __carve_l: bool = #left;
+                if __carve_l == #swapped { #right } else { __carve_l }
+            }),
+        };
+    }
+
+    /// `l op r` (`+ - * / %`, operands instrumented) → the operation
+    /// through `carve::coverage::arith::Operands`, which
+    /// records its mutants' kills where the operands are numbers and runs
+    /// the operator as written (or the mutant, under a strong check).
+    /// Operands are evaluated once, left first, and moved as the operator
+    /// moves them.
+    fn arith(&mut self, expr: &mut Expr) {
+        let Expr::Binary(b) = expr else { return };
+        let Some(op) = arith_op(&b.op) else { return };
+        // Both literals: a constant (`&(2 * 3)` may be promoted to a
+        // `'static`), which no input changes.
+        if literal(&b.left) && literal(&b.right) {
+            return;
+        }
+        let (at, text) = (location(&*b), pretty(&*b));
+        self.visit_expr_mut(&mut b.left);
+        self.visit_expr_mut(&mut b.right);
+        let index = self.comparisons;
+        self.comparisons += 1;
+        self.conditions.push(ConditionRow {
+            branch: self.parent.unwrap_or(u32::MAX as usize),
+            form: FormRow::Arith(op, index, text, at),
+        });
+        let (sites, index) = (&self.sites, index as u32);
+        let (left, right, op_token) = (&b.left, &b.right, &b.op);
+        let op = Ident::new(op, Span::call_site());
+        *expr = syn::parse_quote!((match (#left, #right) {
+            (__carve_l, __carve_r) => {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::cov::{KnownArith as _, UnknownArith as _};
+                ::carve::_macro_support::cov::Operands::new(__carve_l, __carve_r).arith(
+                    &#sites,
+                    #index,
+                    ::carve::_macro_support::cov::Arith::#op,
+                    |__carve_l, __carve_r| __carve_l #op_token __carve_r,
+                )
+            }
+        }));
+    }
+
+    /// Makes the arm of outcome `id` a mutant that can be deleted: guarded
+    /// by `kept(id)` (before its own guard, if any), which is false only
+    /// while that mutant runs.
+    fn deletable(&mut self, arm: &mut syn::Arm, id: usize) {
+        let text = match &arm.pat {
+            syn::Pat::Guard(guarded) => pretty(&guarded.pat),
+            pat => pretty(pat),
+        };
+        self.conditions.push(ConditionRow {
+            branch: id,
+            form: FormRow::Arm(text),
+        });
+        let (sites, id) = (&self.sites, id as u32);
+        let kept: Expr = syn::parse_quote!(::carve::_macro_support::cov::kept(&#sites, #id));
+        arm.pat = match std::mem::replace(&mut arm.pat, syn::Pat::Verbatim(TokenStream::new())) {
+            syn::Pat::Guard(mut guarded) => {
+                let guard = &guarded.guard;
+                *guarded.guard = syn::parse_quote!(#kept && (#guard));
+                syn::Pat::Guard(guarded)
+            }
+            pat => syn::Pat::Guard(syn::PatGuard {
+                attrs: Vec::new(),
+                pat: Box::new(pat),
+                if_token: Default::default(),
+                guard: Box::new(kept),
+            }),
+        };
     }
 
     fn call_site(&mut self, callee: String) {
@@ -481,6 +598,9 @@ impl VisitMut for Rewriter {
             Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
                 self.condition(expr, self.parent);
             }
+            Expr::Binary(b) if arith_op(&b.op).is_some() => self.arith(expr),
+            // The length is a constant: evaluated at compile time.
+            Expr::Repeat(repeat) => self.visit_expr_mut(&mut repeat.expr),
             Expr::Call(call) => {
                 if let Expr::Path(path) = &*call.func {
                     let callee = path
@@ -506,7 +626,14 @@ impl VisitMut for Rewriter {
             Expr::Match(match_expr) => {
                 self.visit_expr_mut(&mut match_expr.expr);
                 let parent = self.parent;
-                for arm in &mut match_expr.arms {
+                // Each arm above a catch-all can be deleted (cargo-mutants'
+                // "delete match arm"): its values then go to the arms below.
+                let deletable = match_expr.arms.len().saturating_sub(1);
+                let deletable = match match_expr.arms.last() {
+                    Some(last) if catches_all(&last.pat) => deletable,
+                    _ => 0,
+                };
+                for (n, arm) in match_expr.arms.iter_mut().enumerate() {
                     pattern_constants(&arm.pat, &mut self.constants);
                     let mut body_parent = parent;
                     let label = match &mut arm.pat {
@@ -527,6 +654,9 @@ impl VisitMut for Rewriter {
                     self.with_parent(Some(id), |r| r.visit_expr_mut(&mut arm.body));
                     let (hit, body) = (self.hit(id), &arm.body);
                     *arm.body = syn::parse_quote!({ #hit #body });
+                    if n < deletable {
+                        self.deletable(arm, id);
+                    }
                 }
             }
             // Evaluated at compile time, where nothing can be recorded.
@@ -578,6 +708,74 @@ impl VisitMut for Rewriter {
 
     // Nested items are separate functions: not part of this body's coverage.
     fn visit_item_mut(&mut self, _item: &mut syn::Item) {}
+
+    // Types and generic arguments hold only constants (`[T; N + 1]`,
+    // `f::<{ N * 2 }>()`), evaluated at compile time.
+    fn visit_type_mut(&mut self, _ty: &mut syn::Type) {}
+
+    fn visit_generic_argument_mut(&mut self, _arg: &mut syn::GenericArgument) {}
+}
+
+/// The `Arith` variant of an arithmetic operator (compound assignments
+/// are not rewritten).
+fn arith_op(op: &BinOp) -> Option<&'static str> {
+    Some(match op {
+        BinOp::Add(_) => "Add",
+        BinOp::Sub(_) => "Sub",
+        BinOp::Mul(_) => "Mul",
+        BinOp::Div(_) => "Div",
+        BinOp::Rem(_) => "Rem",
+        _ => return None,
+    })
+}
+
+/// `expr` without the parentheses around it.
+fn unparen(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => unparen(&p.expr),
+        _ => expr,
+    }
+}
+
+/// Whether `expr` is a literal (in parentheses, or negated).
+fn literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => literal(&p.expr),
+        Expr::Group(g) => literal(&g.expr),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => literal(&u.expr),
+        Expr::Lit(_) => true,
+        _ => false,
+    }
+}
+
+/// Whether a `&&`/`||` chain has a `let` among its operands.
+fn has_let(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => has_let(&p.expr),
+        Expr::Group(g) => has_let(&g.expr),
+        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+            has_let(&b.left) || has_let(&b.right)
+        }
+        Expr::Let(_) => true,
+        _ => false,
+    }
+}
+
+/// Whether an arm's pattern (without a guard) matches every value: `_` or
+/// a plain binding (lower case: `None` is a variant).
+fn catches_all(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(binding) => {
+            binding.subpat.is_none()
+                && binding
+                    .ident
+                    .to_string()
+                    .trim_start_matches("r#")
+                    .starts_with(|c: char| c.is_lowercase() || c == '_')
+        }
+        _ => false,
+    }
 }
 
 fn is_compound(expr: &Expr) -> bool {
@@ -1052,8 +1250,103 @@ mod tests {
                 FormRow::Logic(op, text, kills) => {
                     format!("{} {op} `{text}` kills {kills:?}", c.branch)
                 }
+                FormRow::Arith(op, index, text, _) => {
+                    format!("{} {op} `{text}` #{index}", c.branch as u32 as i32)
+                }
+                FormRow::Arm(text) => format!("{} arm `{text}`", c.branch),
             })
             .collect()
+    }
+
+    /// The instrumented block as text, without spaces.
+    fn rewritten(block: Block) -> String {
+        let sites = Ident::new("S", Span::call_site());
+        let (block, _) = instrument(&block, &sites);
+        block.to_token_stream().to_string().replace(' ', "")
+    }
+
+    #[test]
+    fn arithmetic_operations_are_goals_outside_constant_contexts() {
+        let table = conditions(syn::parse_quote!({
+            let n = a + b * c;
+            if x % 2 == 1 {
+                s = s + "!";
+            }
+            let v = [0u8; N * 2];
+            let t: [u8; N + 1] = f::<{ N - 1 }>(v);
+            let k = const { N / 2 };
+            let fixed = 2 * 3;
+            let neg = -1.0 / 2.0;
+            g(|y| y - 1);
+            h!(a + b);
+            n -= 1;
+        }));
+        assert_eq!(
+            table,
+            [
+                // `b * c` first: operands are rewritten before the
+                // operation; at the top, under no outcome (-1).
+                "-1 Mul `b * c` #0",
+                "-1 Add `a + b * c` #1",
+                "-1 Rem `x % 2` #2",
+                "0 Eq #3",
+                "0 Add `s + \"!\"` #4",
+                "-1 Sub `y - 1` #5",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_operation_runs_through_its_operands_once() {
+        let text = rewritten(syn::parse_quote!({ f(x[i + 1]?) }));
+        assert!(
+            text.contains(
+                "match(i,1){(__carve_l,__carve_r)=>{#[allow(unused_imports)]use::carve::_macro_support::cov::{KnownArith as_,UnknownArith as_};::carve::_macro_support::cov::Operands::new(__carve_l,__carve_r).arith(&S,0u32,::carve::_macro_support::cov::Arith::Add,|__carve_l,__carve_r|__carve_l+__carve_r,)"
+                    .replace(' ', "")
+                    .as_str()
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn arms_above_a_catch_all_can_be_deleted() {
+        let table = conditions(syn::parse_quote!({
+            match s {
+                "ms" => 1,
+                "s" if long => 2,
+                other => 3,
+            };
+            match o {
+                Some(1) => 1,
+                None => 0,
+            };
+        }));
+        // Outcomes: `"ms"` 0; `long` 1/2, `"s"` 3; `other` 4; then 5, 6.
+        assert_eq!(table, ["0 arm `\"ms\"`", "1 boolean", "3 arm `\"s\"`"]);
+        let text = rewritten(syn::parse_quote!({
+            match s {
+                "ms" => 1,
+                "s" if long => 2,
+                _ => 3,
+            }
+        }));
+        assert!(
+            text.contains("\"ms\"if::carve::_macro_support::cov::kept(&S,0u32)=>"),
+            "{text}"
+        );
+        assert!(text.contains("\"s\"if::carve::_macro_support::cov::kept(&S,3u32)&&(::carve::_macro_support::cov::boolean(&S,1u32,long))=>"), "{text}");
+    }
+
+    #[test]
+    fn and_or_evaluate_the_other_operator_under_their_mutant_except_let_chains() {
+        let text = rewritten(syn::parse_quote!({ if a && b {} }));
+        assert!(
+            text.contains("{let__carve_l:bool=::carve::_macro_support::cov::boolean(&S,0u32,a);if__carve_l!=::carve::_macro_support::cov::swapped(&S,3u32){::carve::_macro_support::cov::boolean(&S,2u32,b)}else{__carve_l}}"),
+            "{text}"
+        );
+        let text = rewritten(syn::parse_quote!({ if let Some(x) = o && x {} }));
+        assert!(!text.contains("swapped"), "{text}");
     }
 
     #[test]

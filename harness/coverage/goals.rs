@@ -14,7 +14,13 @@
 //!   mutant when the mutated condition would have had another value than
 //!   the real one: for an operator, when the operands came in an order on
 //!   which the two operators disagree; for `l && r`, when `r` ran and was
-//!   false (`||`: true).
+//!   false (`||`: true);
+//! - also **weak mutants**: each arithmetic operation (`+ - * / %`) with its
+//!   operator replaced as cargo-mutants replaces it
+//!   ([`crate::registry::Arith::mutants`]), killed where the replaced
+//!   operation has another value or panics where the original does not
+//!   ([`crate::coverage::arith`]); and each arm of a `match` above a
+//!   catch-all arm deleted, killed by a call that takes the arm.
 //!
 //! A comparison records how far its operands were from each order, and from
 //! its boundaries, in its goal slots ([`crate::coverage::slot`]); every goal
@@ -22,7 +28,7 @@
 //! guides search to it (approach level first, as for branches).
 //!
 //! Reports count weak kills. Generation also checks a call kept for a
-//! comparison's or a negation's mutant against the mutant itself
+//! mutant against the mutant itself
 //! ([`crate::coverage::with_mutant`], [`Goal::mutation`]) and prefers calls
 //! whose outcome changes.
 //!
@@ -43,6 +49,7 @@
 
 use std::cmp::Ordering;
 
+use crate::coverage::arith;
 use crate::coverage::fitness::{fitness_within, Fitness};
 use crate::coverage::{slot, Mutation, Replacement, Trace};
 use crate::registry::{Form, Op, Sites};
@@ -76,9 +83,11 @@ pub struct Goal {
     /// What it asks for, e.g. ``"`>` → `>=` in `x > limit`"``.
     pub label: String,
     test: Test,
-    /// The mutant, where it can be run ([`crate::coverage::with_mutant`]):
-    /// operator replacements and negations.
+    /// The mutant, where it can be run ([`crate::coverage::with_mutant`]).
     mutation: Option<Mutation>,
+    /// Its own line and column, where it is not at `branch`'s (an
+    /// arithmetic operation).
+    at: Option<(u32, u32)>,
 }
 
 /// How a goal is read off a trace.
@@ -93,6 +102,10 @@ enum Test {
     Evaluated,
     /// One of these outcomes was taken.
     Outcomes(&'static [u32]),
+    /// Goal slot `slot` of arithmetic operation `index` at distance 0; it
+    /// runs under outcome `parent` (none: at the body's top). The goal
+    /// applies where the operands were numbers (the slot was recorded).
+    Operator { index: u32, slot: u32, parent: Option<u32> },
 }
 
 const fn bit(slot: u32) -> u8 {
@@ -130,6 +143,7 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                         needs: bit(slot),
                     },
                     mutation: None,
+                    at: None,
                 };
                 if op.is_relational() {
                     goals.push(boundary(
@@ -156,6 +170,7 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                             branch,
                             to: Replacement::Op(mutant),
                         }),
+                        at: None,
                     });
                 }
             }
@@ -168,6 +183,7 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                     branch,
                     to: Replacement::Negate,
                 }),
+                at: None,
             }),
             Form::Logic { op, text, kills } => {
                 if !kills.is_empty() {
@@ -176,10 +192,54 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                         branch,
                         label: format!("`{}` → `{}` in `{text}`", op.as_str(), op.swapped().as_str()),
                         test: Test::Outcomes(kills),
-                        mutation: None,
+                        // The instrumented twin evaluates the other
+                        // operator, short-circuit included.
+                        mutation: Some(Mutation {
+                            branch,
+                            to: Replacement::Swap,
+                        }),
+                        at: None,
                     });
                 }
             }
+            Form::Arith {
+                op,
+                index,
+                text,
+                at,
+            } => {
+                let parent = (branch != u32::MAX).then_some(branch);
+                for (mutant, slot) in op.mutants().into_iter().zip(arith::MUTANT_SLOTS) {
+                    goals.push(Goal {
+                        kind: GoalKind::Mutant,
+                        branch,
+                        label: format!("`{op}` → `{mutant}` in `{text}`"),
+                        test: Test::Operator {
+                            index,
+                            slot,
+                            parent,
+                        },
+                        mutation: Some(Mutation {
+                            branch: crate::coverage::goal_slot(sites, index, 0),
+                            to: Replacement::Arith(mutant),
+                        }),
+                        at: Some(at),
+                    });
+                }
+            }
+            Form::Arm { text } => goals.push(Goal {
+                kind: GoalKind::Mutant,
+                branch,
+                label: format!("match arm `{text}` deleted"),
+                // Deleted, the arm's values go to the arms below: a call
+                // that takes it tells the two apart (weakly).
+                test: Test::Outcomes(std::slice::from_ref(&condition.branch)),
+                mutation: Some(Mutation {
+                    branch,
+                    to: Replacement::Delete,
+                }),
+                at: None,
+            }),
         }
     }
     goals
@@ -206,7 +266,7 @@ fn replaced(op: Op, mutant: Op, index: u32) -> Test {
 
 impl Goal {
     /// The mutant this goal asks to kill, where it can be run (not for
-    /// boundaries, nor for `&&` ↔ `||`, whose short-circuit is compiled in).
+    /// boundaries).
     pub fn mutation(&self) -> Option<Mutation> {
         self.mutation
     }
@@ -218,22 +278,36 @@ impl Goal {
             Test::Outcomes(kills) => kills,
             _ => &[],
         };
-        std::iter::once(self.branch).chain(kills.iter().copied())
+        // An operation at the body's top is under no outcome.
+        std::iter::once(self.branch)
+            .filter(|b| *b != u32::MAX)
+            .chain(kills.iter().copied())
     }
 
     /// The comparison whose goal slots the goal is read off; `None` for a
     /// goal read off branch outcomes only.
     pub fn comparison(&self) -> Option<u32> {
         match self.test {
-            Test::Slots { index, .. } => Some(index),
+            Test::Slots { index, .. } | Test::Operator { index, .. } => Some(index),
             _ => None,
         }
     }
 
+    /// The line and column it is shown at: its condition's, or its
+    /// operation's.
+    pub fn at(&self, sites: &Sites) -> Option<(u32, u32)> {
+        self.at.or_else(|| {
+            sites
+                .branches
+                .get(self.branch as usize)
+                .map(|b| (b.line, b.col))
+        })
+    }
+
     /// `file:line:col` and the label.
     pub fn describe(&self, sites: &Sites) -> String {
-        let location = match sites.branches.get(self.branch as usize) {
-            Some(_) => sites.location(self.branch),
+        let location = match self.at(sites) {
+            Some((line, col)) => format!("{}:{line}:{col}", sites.file),
             None => sites.file.to_owned(),
         };
         format!("{location} {}", self.label)
@@ -254,6 +328,23 @@ impl Goal {
                 .map(|kill| fitness_within(sites, *kill, trace))
                 .fold(Fitness::WORST, |best, f| if f.better_than(best) { f } else { best });
         }
+        if let Test::Operator { index, slot, parent } = self.test {
+            return match trace.slot_distance(sites, index, slot) {
+                Some(distance) => Fitness { level: 0, distance },
+                // Operands carve cannot compute: nothing meets it.
+                None if self.evaluated(sites, trace) => Fitness {
+                    level: 0,
+                    distance: f64::INFINITY,
+                },
+                None => match parent {
+                    Some(parent) => fitness_within(sites, parent, trace),
+                    None => Fitness {
+                        level: 1,
+                        distance: f64::INFINITY,
+                    },
+                },
+            };
+        }
         if !self.evaluated(sites, trace) {
             return fitness_within(sites, self.branch, trace);
         }
@@ -272,6 +363,9 @@ impl Goal {
     pub fn evaluated(&self, sites: &Sites, trace: &Trace) -> bool {
         match self.test {
             Test::Outcomes(kills) => kills.iter().any(|k| trace.distance(sites, *k).is_some()),
+            Test::Operator { index, slot, .. } => [slot, arith::UNKNOWN_SLOT]
+                .into_iter()
+                .any(|s| trace.slot_distance(sites, index, s).is_some()),
             _ => trace.distance(sites, self.branch).is_some(),
         }
     }
@@ -285,6 +379,7 @@ impl Goal {
             Test::Slots { index, needs, .. } if needs != 0 => {
                 slots(needs).any(|slot| trace.slot_distance(sites, index, slot).is_some())
             }
+            Test::Operator { index, slot, .. } => trace.slot_distance(sites, index, slot).is_some(),
             _ => true,
         }
     }
@@ -482,6 +577,131 @@ mod tests {
         assert!(goal.covered(&SITES, &gt(0.1f64.next_up(), 0.1)));
         assert!(goal.covered(&SITES, &gt(0.1, 0.1)));
         assert!(!goal.covered(&SITES, &gt(0.2, 0.1)));
+    }
+
+    // `let n = a + b;` at the top, then `match s { "ms" => 1, _ => n }`.
+    static OPS: Sites = Sites::new(
+        "k::m",
+        "g",
+        "m.rs",
+        (1, 9),
+        &[
+            Branch {
+                kind: BranchKind::MatchArm,
+                ..branch("\"ms\"", Side::Taken, u32::MAX)
+            },
+            Branch {
+                kind: BranchKind::MatchArm,
+                ..branch("_", Side::Taken, u32::MAX)
+            },
+        ],
+        &[],
+    )
+    .with_conditions(&[
+        Condition {
+            branch: u32::MAX,
+            form: Form::Arith {
+                op: crate::registry::Arith::Add,
+                index: 0,
+                text: "a + b",
+                at: (2, 13),
+            },
+        },
+        Condition {
+            branch: 0,
+            form: Form::Arm { text: "\"ms\"" },
+        },
+    ]);
+
+    fn add<T: crate::coverage::arith::Number + std::ops::Add<Output = T>>(a: T, b: T) -> Trace {
+        collect(|| {
+            crate::coverage::enter(&OPS);
+            crate::coverage::arith(&OPS, 0, crate::registry::Arith::Add, a, b, |l, r| l + r)
+        })
+        .1
+    }
+
+    /// Labels of the goals of `OPS` that `trace` meets.
+    fn met(trace: &Trace) -> Vec<String> {
+        goals(&OPS)
+            .into_iter()
+            .filter(|g| g.covered(&OPS, trace))
+            .map(|g| g.describe(&OPS))
+            .collect()
+    }
+
+    #[test]
+    fn an_operator_is_killed_where_its_replacement_has_another_value_or_panics() {
+        assert_eq!(
+            goals(&OPS).iter().map(|g| g.describe(&OPS)).collect::<Vec<_>>(),
+            [
+                "m.rs:2:13 `+` → `-` in `a + b`",
+                "m.rs:2:13 `+` → `*` in `a + b`",
+                "m.rs:1:1 match arm `\"ms\"` deleted",
+            ]
+        );
+        // 2 + 2 is 2 * 2: only `-` differs.
+        assert_eq!(met(&add(2u8, 2)), ["m.rs:2:13 `+` → `-` in `a + b`"]);
+        assert!(met(&add(0i64, 0)).is_empty());
+        // `200 - 100` runs, `200 + 100` and `200 * 100` overflow: the
+        // panic where the other does not kills `-` only.
+        let overflow = std::panic::catch_unwind(|| add(200u8, 100));
+        assert!(overflow.is_err(), "the operation itself still panics");
+        let (_, trace) = collect(|| {
+            crate::coverage::arith(&OPS, 0, crate::registry::Arith::Add, 200u8, 100, u8::wrapping_add)
+        });
+        assert_eq!(met(&trace), ["m.rs:2:13 `+` → `-` in `a + b`"]);
+        assert_eq!(met(&add(0.5f64, 1.5)).len(), 2);
+        // Not reached at all: one level above the body.
+        let (_, none) = collect(|| crate::coverage::enter(&OPS));
+        assert_eq!(goals(&OPS)[0].fitness(&OPS, &none).level, 1);
+        assert_eq!(goals(&OPS)[0].fitness(&OPS, &add(2u8, 2)).distance, 0.0);
+        assert_eq!(goals(&OPS)[1].fitness(&OPS, &add(2u8, 2)).distance, 1.0);
+    }
+
+    #[test]
+    fn operands_carve_cannot_compute_make_no_goal() {
+        use crate::coverage::arith::{KnownArith as _, Operands, UnknownArith as _};
+        let (text, trace) = collect(|| {
+            Operands::new(String::from("a"), "b").arith(&OPS, 0, crate::registry::Arith::Add, |l, r| l + r)
+        });
+        assert_eq!(text, "ab");
+        let goal = goals(&OPS).remove(0);
+        assert!(goal.evaluated(&OPS, &trace));
+        assert!(!goal.applies_in(&OPS, &trace));
+        let (sum, trace) = collect(|| Operands::new(1u8, 2).arith(&OPS, 0, crate::registry::Arith::Add, |l, r| l + r));
+        assert_eq!(sum, 3);
+        assert!(goal.applies_in(&OPS, &trace));
+    }
+
+    #[test]
+    fn strong_checks_run_the_replaced_operator_the_swapped_logic_and_the_deleted_arm() {
+        use crate::coverage::{arith::Number, with_mutant};
+        let goals = goals(&OPS);
+        let run = |goal: &Goal, a: u8, b: u8| {
+            let mutation = goal.mutation().unwrap();
+            collect(|| with_mutant(&OPS, mutation, || crate::coverage::arith(&OPS, 0, crate::registry::Arith::Add, a, b, |l, r| l + r))).0
+        };
+        assert_eq!(run(&goals[0], 5, 3), 2);
+        assert_eq!(run(&goals[1], 5, 3), 15);
+        let sub_overflows = std::panic::catch_unwind(|| run(&goals[0], 3, 5));
+        assert_eq!(sub_overflows.is_err(), cfg!(debug_assertions));
+        assert_eq!(u8::apply(crate::registry::Arith::Sub, 5, 3), 2);
+        // The arm is kept but while its own mutant runs.
+        let arm = goals[2].mutation().unwrap();
+        assert!(crate::coverage::kept(&OPS, 0));
+        assert!(!with_mutant(&OPS, arm, || crate::coverage::kept(&OPS, 0)));
+        assert!(with_mutant(&OPS, arm, || crate::coverage::kept(&OPS, 1)));
+        // A deleted arm is killed (weakly) by a call that takes it.
+        let (_, trace) = collect(|| crate::coverage::hit(&OPS, 0));
+        assert!(goals[2].covered(&OPS, &trace));
+        let (_, trace) = collect(|| crate::coverage::hit(&OPS, 1));
+        assert!(!goals[2].covered(&OPS, &trace));
+        // `&&` → `||` runs as `||` under its mutant.
+        let swap = super::goals(&SITES).pop().unwrap().mutation().unwrap();
+        assert_eq!(swap.to, crate::coverage::Replacement::Swap);
+        assert!(!crate::coverage::swapped(&SITES, swap.branch));
+        assert!(with_mutant(&SITES, swap, || crate::coverage::swapped(&SITES, swap.branch)));
     }
 
     #[test]

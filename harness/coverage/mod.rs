@@ -20,6 +20,7 @@
 //! assert_eq!(coverage::normalize(1.0), 0.5);
 //! ```
 
+pub mod arith;
 pub mod distance;
 pub mod fitness;
 pub mod goals;
@@ -32,7 +33,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-pub use crate::registry::Op;
+pub use crate::registry::{Arith, Op};
 // The distance math has its own module; these names stay here, where the
 // runtime that records them is.
 pub use distance::{normalize, slot, Cmp, KnownCmp, Probe, UnknownCmp};
@@ -280,12 +281,15 @@ pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
     value
 }
 
-/// A condition's mutant, as [`with_mutant`] runs it: the condition at
-/// outcome `branch` of a function, evaluated with another operator or
-/// negated.
+/// A mutant, as [`with_mutant`] runs it: the condition at outcome `branch`
+/// of a function evaluated with another operator, negated or with `&&` and
+/// `||` swapped; the arithmetic operation with another operator; or the
+/// `match` arm deleted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mutation {
-    /// The condition's true outcome.
+    /// The condition's true outcome; for `&&`/`||`, the first outcome that
+    /// tells it from the other operator; for an arm, its outcome; for an
+    /// arithmetic operation, its first goal slot's id (past every outcome).
     pub branch: u32,
     /// What it becomes.
     pub to: Replacement,
@@ -298,6 +302,12 @@ pub enum Replacement {
     Op(Op),
     /// The condition negated.
     Negate,
+    /// `&&` evaluated as `||`, or `||` as `&&`.
+    Swap,
+    /// The arithmetic operation with this operator.
+    Arith(Arith),
+    /// The `match` arm skipped, as if deleted.
+    Delete,
 }
 
 /// Threads running a mutant now: when 0, conditions never look for one.
@@ -438,10 +448,65 @@ pub fn compare_with_goals(
                 };
             }
             Some(Replacement::Negate) => return !value,
-            None => {}
+            _ => {}
         }
     }
     value
+}
+
+/// `l op r` computed by `original` (the operator as written), recording
+/// whether each of its mutants ([`Arith::mutants`]) would have had another
+/// value, or panicked where it does not (the `index`-th goal slot block
+/// of `sites`; only while an open goal reads it: [`Recording::Full`]). Under
+/// a strong check of one of them ([`with_mutant`]) it is the mutant's value.
+#[inline(always)]
+pub fn arith<T: arith::Number>(
+    sites: &'static Sites,
+    index: u32,
+    op: Arith,
+    l: T,
+    r: T,
+    original: impl FnOnce(T, T) -> T,
+) -> T {
+    let first_slot = goal_slot(sites, index, 0);
+    if MUTATING.load(Ordering::Relaxed) != 0 {
+        if let Some(Replacement::Arith(to)) = active_mutant(sites, first_slot) {
+            return T::apply(to, l, r);
+        }
+    }
+    let first = (base(sites) + first_slot) as usize;
+    if let Some(state) = state() {
+        if state.recording.get(first).copied().unwrap_or_default() == Recording::Full {
+            let value = T::checked(op, l, r);
+            let distance = |mutant| match (value, T::checked(mutant, l, r)) {
+                (Some(v), Some(m)) if T::same(v, m) => 1.0,
+                // Both panic: the same way, for all a test can tell.
+                (None, None) => 1.0,
+                _ => 0.0,
+            };
+            let [a, b] = op.mutants();
+            keep_smallest(state, first, [distance(a), distance(b)]);
+        }
+    }
+    original(l, r)
+}
+
+/// Whether this thread runs the mutant swapping `&&` and `||` of the
+/// condition told apart at `branch` (the instrumented twin evaluates the
+/// other operator then).
+#[inline(always)]
+pub fn swapped(sites: &'static Sites, branch: u32) -> bool {
+    MUTATING.load(Ordering::Relaxed) != 0
+        && active_mutant(sites, branch) == Some(Replacement::Swap)
+}
+
+/// Whether the `match` arm of outcome `arm` is there: false only while
+/// this thread runs the mutant deleting it (the instrumented twin guards
+/// the arm with this).
+#[inline(always)]
+pub fn kept(sites: &'static Sites, arm: u32) -> bool {
+    MUTATING.load(Ordering::Relaxed) == 0
+        || active_mutant(sites, arm) != Some(Replacement::Delete)
 }
 
 /// A `for` loop's iterator that records, per item, whether the body was

@@ -228,7 +228,9 @@ impl Reach {
         let mut slots_read: BTreeMap<(usize, u32), bool> = BTreeMap::new();
         for (f, sites) in self.functions.iter().enumerate() {
             for condition in sites.conditions {
-                if let crate::registry::Form::Compare { index, .. } = condition.form {
+                if let crate::registry::Form::Compare { index, .. }
+                | crate::registry::Form::Arith { index, .. } = condition.form
+                {
                     slots_read.insert((f, index), false);
                 }
             }
@@ -252,8 +254,16 @@ impl Reach {
         let mut recording = Vec::new();
         for (f, sites) in self.functions.iter().enumerate() {
             for condition in sites.conditions {
-                let crate::registry::Form::Compare { index, .. } = condition.form else {
-                    continue;
+                let index = match condition.form {
+                    crate::registry::Form::Compare { index, .. } => index,
+                    // An operation has no outcomes: its slots or nothing.
+                    crate::registry::Form::Arith { index, .. } => {
+                        if !slots_read.get(&(f, index)).copied().unwrap_or(false) {
+                            recording.push((*sites, index, Recording::Taken));
+                        }
+                        continue;
+                    }
+                    _ => continue,
                 };
                 let distances_read = read.outcomes.contains(&(f, condition.branch))
                     || read.outcomes.contains(&(f, condition.branch + 1));

@@ -120,3 +120,79 @@ fn a_mutant_every_call_kills_weakly_gets_a_call_whose_outcome_it_changes() {
         "power_of({x}, {y}) tells the mutant apart:\n{entry}"
     );
 }
+
+/// An arithmetic operation and a `match` whose first arm the system test
+/// never takes: `x * 2` is `x + 2` at the one value the test uses.
+const OPERATIONS_TARGET: &str = r#"
+/// Twice `x`, plus one.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn twice_plus_one(x: u32) -> u32 {
+    if x > 1000 {
+        return 0;
+    }
+    x * 2 + 1
+}
+
+/// Milliseconds in a unit.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn unit_millis(unit: &str) -> u32 {
+    match unit {
+        "ms" => 1,
+        "s" => 1000,
+        _ => 0,
+    }
+}
+"#;
+
+const OPERATIONS_TEST: &str = r#"
+#[carve::system_test]
+fn doubles_and_converts() {
+    assert_eq!(shop::twice_plus_one(2), 5);
+    assert_eq!(shop::twice_plus_one(5000), 0);
+    assert_eq!(shop::unit_millis("s"), 1000);
+    assert_eq!(shop::unit_millis("h"), 0);
+}
+
+carve::main!();
+"#;
+
+#[test]
+fn generation_keeps_calls_for_arithmetic_and_match_arm_mutants_the_carved_calls_survive() {
+    let p = Project::new("operations");
+    let lib = p.read("src/lib.rs");
+    p.write("src/lib.rs", &format!("{lib}{OPERATIONS_TARGET}"));
+    p.replace("tests/carve.rs", "carve::main!();", OPERATIONS_TEST);
+    p.record().assert_success();
+    let line = p
+        .read("src/lib.rs")
+        .lines()
+        .position(|l| l.trim() == "x * 2 + 1")
+        .expect("the operation")
+        + 1;
+    // The carved calls kill `*` → `/` (2 / 2 is 1) and `+` → `-`, not
+    // `*` → `+` (2 + 2 is 2 * 2); nor does any delete the `"ms"` arm.
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "5000")],
+        &["twice_plus_one", "unit_millis"],
+    );
+    run.assert_success();
+    let file = p.read("carved/twice_plus_one.ron");
+    let wanted = format!("src/lib.rs:{line}:5 `*` → `+` in `x * 2`");
+    let entry = file
+        .split("origin: ")
+        .find(|e| e.contains(&wanted))
+        .unwrap_or_else(|| panic!("a call kept for {wanted}:\n{file}"));
+    let at = entry.find("x: ").expect("x") + 3;
+    let x: u32 = entry[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("x in {entry}"));
+    assert_ne!(x * 2, x + 2, "twice_plus_one({x}) tells `*` from `+`:\n{entry}");
+    let file = p.read("carved/unit_millis.ron");
+    let entry = file
+        .split("origin: ")
+        .find(|e| e.contains(r#"match arm `\"ms\"` deleted"#))
+        .unwrap_or_else(|| panic!("a call kept for the `\"ms\"` arm:\n{file}"));
+    assert!(entry.contains(r#"unit: "ms""#), "{entry}");
+}

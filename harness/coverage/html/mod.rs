@@ -547,9 +547,9 @@ fn function_page(
                         thead { tr { th { "where" } th { "goal" } th { "closest distance" } th { "closest call" } } }
                         tbody {
                             @for goal in goals {
-                                @let b = f.sites.branches.get(goal.goal.branch as usize);
+                                @let at = goal.goal.at(f.sites);
                                 tr data-goal=(kind.as_str()) {
-                                    td { @if let Some(b) = b { a href=(format!("#L{}", b.line)) { (b.line) ":" (b.col) } } }
+                                    td { @if let Some((line, col)) = at { a href=(format!("#L{line}")) { (line) ":" (col) } } }
                                     td { (goal.goal.label) }
                                     td.num { @match goal.best_distance { Some(d) => span.distance { (show_distance(d)) }, None => span.muted { "never reached" } } }
                                     td { @if let Some(test) = &goal.closest {
@@ -609,8 +609,8 @@ fn function_page(
 fn goals_by_line(f: &FunctionCoverage) -> BTreeMap<u32, Vec<&GoalCoverage>> {
     let mut by_line: BTreeMap<u32, Vec<&GoalCoverage>> = BTreeMap::new();
     for goal in f.missed_goals() {
-        if let Some(b) = f.sites.branches.get(goal.goal.branch as usize) {
-            by_line.entry(b.line).or_default().push(goal);
+        if let Some((line, _)) = goal.goal.at(f.sites) {
+            by_line.entry(line).or_default().push(goal);
         }
     }
     by_line

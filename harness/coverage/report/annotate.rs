@@ -115,8 +115,8 @@ pub(super) fn annotate_function(f: &FunctionCoverage) -> String {
     }
     let mut goals_by_line: BTreeMap<u32, Vec<&GoalCoverage>> = BTreeMap::new();
     for goal in f.missed_goals() {
-        if let Some(b) = f.sites.branches.get(goal.goal.branch as usize) {
-            goals_by_line.entry(b.line).or_default().push(goal);
+        if let Some((line, _)) = goal.goal.at(f.sites) {
+            goals_by_line.entry(line).or_default().push(goal);
         }
     }
     // Boundaries first, then mutants, each in goal order.
@@ -158,7 +158,7 @@ pub(super) fn annotate_function(f: &FunctionCoverage) -> String {
             let _ = writeln!(
                 out,
                 "       {}^ {}: {}{}",
-                indent(goal.goal.branch),
+                " ".repeat(goal.goal.at(f.sites).map_or(0, |(_, col)| col as usize).saturating_sub(1)),
                 missed_goal_marker(goal.goal.kind),
                 goal.goal.label,
                 distance(goal.best_distance)
@@ -178,8 +178,8 @@ fn missed_goal_marker(kind: GoalKind) -> &'static str {
 
 /// `file:line:col` of a goal's condition.
 fn goal_location(f: &FunctionCoverage, goal: &GoalCoverage) -> String {
-    match f.sites.branches.get(goal.goal.branch as usize) {
-        Some(_) => f.sites.location(goal.goal.branch),
+    match goal.goal.at(f.sites) {
+        Some((line, col)) => format!("{}:{line}:{col}", f.sites.file),
         None => f.sites.file.to_owned(),
     }
 }
