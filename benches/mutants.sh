@@ -25,7 +25,8 @@
 # jobs, default 1), MUTANTS_MIN_TIMEOUT (seconds a test run may take at
 # least before it counts as hanging, default 20), CARGO_TARGET_DIR (default
 # $MUTANTS_BENCH_OUT/cargo-target, kept between runs so builds are
-# incremental), CARVE_SEED, CARVE_BUDGET.
+# incremental), CARVE_SEED, CARVE_BUDGET, MUTANTS_BENCH_BEFORE (0: skip the
+# "before" run, e.g. when only generation changed since it was measured).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -130,7 +131,9 @@ count() {
     fi
 }
 
-run_mutants before
+if [ "${MUTANTS_BENCH_BEFORE:-1}" != 0 ]; then
+    run_mutants before
+fi
 
 echo
 echo "=== generating: CARVE=generate cargo test --test dogfood in $tree"
@@ -180,7 +183,11 @@ echo "=== mutation score of cargo test --test dogfood"
 echo "killed = caught + timeout (a mutant that makes the tests hang is detected);"
 echo "score = killed / (killed + missed); unviable mutants (do not build) are left out"
 printf '%-8s %7s %7s %7s %9s %8s %7s %8s\n' run mutants caught missed unviable timeout score seconds
-for name in before after; do
+runs=(after)
+if [ -d "$out/before" ]; then
+    runs=(before after)
+fi
+for name in "${runs[@]}"; do
     caught=$(count "$name" caught)
     missed=$(count "$name" missed)
     unviable=$(count "$name" unviable)
@@ -195,7 +202,7 @@ for name in before after; do
     printf '%-8s %7d %7d %7d %9d %8d %7s %8s\n' "$name" "$total" "$caught" "$missed" "$unviable" \
         "$timeout" "$score" "$(cat "$out/$name/seconds")"
 done
-for name in before after; do
+for name in "${runs[@]}"; do
     echo
     echo "--- missed ($name):"
     cat "$out/$name/mutants.out/missed.txt" 2>/dev/null || true

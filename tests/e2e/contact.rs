@@ -41,30 +41,30 @@ fn code_written_before_carve_compiles_records_and_replays() {
     assert_snapshot!(record.summary(), @r"
     carve: branch coverage of instrumented functions by carved and generated calls
       function                 kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
-      Meters::From<u16>::from  target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+      Meters::From<u16>::from  target     -                    -               2/2   reach    -              (1 carved, 0 generated calls)
       Meters::From<u32>::from  target     2/2    100.0%        0/1             4/5   reach    2/2    100.0%  (2 carved, 0 generated calls)
       Meters::apply            helper     -                    -               -     not reached
       Meters::fetch            helper     -                    -               -     not reached
-      Meters::halve            target     -                    -               -     reach    1/2     50.0%  (1 carved, 0 generated calls)
+      Meters::halve            target     -                    -               2/2   reach    1/2     50.0%  (1 carved, 0 generated calls)
       Meters::is_zero          helper     -                    -               -     not instrumented (const fn)
       Meters::join             helper     -                    -               -     not reached
       Meters::mask             helper     1/2     50.0%        0/1             3/5   reached from Meters::halve
       Meters::new              target     -                    -               -     reach    -              (2 carved, 0 generated calls)
-      Meters::scale            helper     -                    -               -     not reached
+      Meters::scale            helper     -                    -               0/2   not reached
       Meters::zero             helper     -                    -               -     not instrumented (const fn)
       Words::count             helper     -                    -               -     not reached
       Words::new               target     -                    -               -     reach    -              (1 carved, 0 generated calls)
-      adder                    helper     1/2     50.0%        0/1             3/5   reached from shout
+      adder                    helper     1/2     50.0%        0/1             5/7   reached from shout
       cube                     helper     -                    -               -     not instrumented (const fn)
       digits                   helper     3/6     50.0%        0/2             6/10  reached from shout
-      double                   helper     0/2      0.0%        0/1             0/5   not reached
+      double                   helper     0/2      0.0%        0/1             0/7   not reached
       largest                  helper     4/4    100.0%        -               4/5   reached from shout
-      later                    helper     -                    -               -     not reached
+      later                    helper     -                    -               0/2   not reached
       peek                     helper     1/2     50.0%        -               1/1   reached from shout
       shout                    target     4/6     66.7%        0/2             6/10  reach   15/24    62.5%  (2 carved, 0 generated calls)
       soon                     helper     0/2      0.0%        0/1             0/5   reached from shout
       upper                    helper     2/2    100.0%        0/2             4/5   reached from shout
-      total                              18/30    60.0%        0/11           31/56
+      total                              18/30    60.0%        0/11           37/68
     carve: hint: `Meters::From<u16>::from`, `Meters::new`, `Words::new` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
     ");
     let replay = p.test(&[], &[]);

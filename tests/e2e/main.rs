@@ -837,21 +837,21 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
           Counter::bump       target     -                    -               -     reach    -              (1 carved, 0 generated calls)
           Counter::get        helper     -                    -               -     not reached
           abort_on_max        target     1/2     50.0%        0/2             3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
-          collatz             target     4/4    100.0%        2/4             8/10  reach    4/4    100.0%  (1 carved, 0 generated calls)
+          collatz             target     4/4    100.0%        2/4            12/14  reach    4/4    100.0%  (1 carved, 0 generated calls)
           compatible          target     -                    -               -     reach   10/20    50.0%  (1 carved, 0 generated calls)
-          decode::cgi_decode  target     5/5    100.0%        1/1             4/5   reach    5/5    100.0%  (3 carved, 0 generated calls)
-          double              target     -                    -               -     reach    -              (2 carved, 0 generated calls)
-          fact                target     2/2    100.0%        1/1             4/5   reach    2/2    100.0%  (13 carved, 0 generated calls)
+          decode::cgi_decode  target     5/5    100.0%        1/1            10/11  reach    5/5    100.0%  (3 carved, 0 generated calls)
+          double              target     -                    -               2/2   reach    -              (2 carved, 0 generated calls)
+          fact                target     2/2    100.0%        1/1             8/9   reach    2/2    100.0%  (13 carved, 0 generated calls)
           first_word          target     -                    -               -     reach    -              (1 carved, 0 generated calls)
           parse_triple        target     -                    -               -     reach    8/16    50.0%  (1 carved, 0 generated calls)
           push_all            target     -                    -               -     reach    -              (1 carved, 0 generated calls)
           split_pair          target     1/2     50.0%        1/1             3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
-          sum_pairs           target     -                    -               -     reach    -              (1 carved, 0 generated calls)
+          sum_pairs           target     -                    -               4/4   reach    -              (1 carved, 0 generated calls)
           triple::compatible  helper     2/4     50.0%        0/3             6/11  reached from compatible
           triple::parse       helper     1/2     50.0%        -               1/1   reached from compatible, parse_triple
-          triple::part        helper     7/14    50.0%        1/2             8/15  reached from compatible, parse_triple
+          triple::part        helper     7/14    50.0%        1/2            11/19  reached from compatible, parse_triple
           unlucky             target     1/2     50.0%        0/2             3/5   reach    1/2     50.0%  (1 carved, 0 generated calls)
-          total                         24/37    64.9%        6/16           40/62
+          total                         24/37    64.9%        6/16           63/86
         carve: hint: `Counter::bump`, `double`, `first_word`, `push_all`, `sum_pairs` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
         "#);
     assert_snapshot!(run.listing("unlucky"), @r#"
@@ -923,12 +923,12 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "failures": 0,
               "boundaries": 4,
               "boundaries_covered": 2,
-              "mutants": 10,
-              "mutants_killed": 8,
+              "mutants": 14,
+              "mutants_killed": 12,
               "reach_boundaries": 4,
               "reach_boundaries_covered": 2,
-              "reach_mutants": 10,
-              "reach_mutants_killed": 8
+              "reach_mutants": 14,
+              "reach_mutants_killed": 12
             },
             {
               "name": "compatible",
@@ -946,8 +946,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "mutants_killed": 0,
               "reach_boundaries": 5,
               "reach_boundaries_covered": 1,
-              "reach_mutants": 27,
-              "reach_mutants_killed": 15
+              "reach_mutants": 31,
+              "reach_mutants_killed": 18
             },
             {
               "name": "decode::cgi_decode",
@@ -961,12 +961,12 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "failures": 0,
               "boundaries": 1,
               "boundaries_covered": 1,
-              "mutants": 5,
-              "mutants_killed": 4,
+              "mutants": 11,
+              "mutants_killed": 10,
               "reach_boundaries": 1,
               "reach_boundaries_covered": 1,
-              "reach_mutants": 5,
-              "reach_mutants_killed": 4
+              "reach_mutants": 11,
+              "reach_mutants_killed": 10
             },
             {
               "name": "double",
@@ -980,12 +980,12 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "failures": 0,
               "boundaries": 0,
               "boundaries_covered": 0,
-              "mutants": 0,
-              "mutants_killed": 0,
+              "mutants": 2,
+              "mutants_killed": 2,
               "reach_boundaries": 0,
               "reach_boundaries_covered": 0,
-              "reach_mutants": 0,
-              "reach_mutants_killed": 0
+              "reach_mutants": 2,
+              "reach_mutants_killed": 2
             },
             {
               "name": "fact",
@@ -999,12 +999,12 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "failures": 0,
               "boundaries": 1,
               "boundaries_covered": 1,
-              "mutants": 5,
-              "mutants_killed": 4,
+              "mutants": 9,
+              "mutants_killed": 8,
               "reach_boundaries": 1,
               "reach_boundaries_covered": 1,
-              "reach_mutants": 5,
-              "reach_mutants_killed": 4
+              "reach_mutants": 9,
+              "reach_mutants_killed": 8
             },
             {
               "name": "first_word",
@@ -1041,8 +1041,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "mutants_killed": 0,
               "reach_boundaries": 2,
               "reach_boundaries_covered": 1,
-              "reach_mutants": 16,
-              "reach_mutants_killed": 9
+              "reach_mutants": 20,
+              "reach_mutants_killed": 12
             },
             {
               "name": "push_all",
@@ -1094,12 +1094,12 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "failures": 0,
               "boundaries": 0,
               "boundaries_covered": 0,
-              "mutants": 0,
-              "mutants_killed": 0,
+              "mutants": 4,
+              "mutants_killed": 4,
               "reach_boundaries": 0,
               "reach_boundaries_covered": 0,
-              "reach_mutants": 0,
-              "reach_mutants_killed": 0
+              "reach_mutants": 4,
+              "reach_mutants_killed": 4
             },
             {
               "name": "unlucky",
@@ -1163,8 +1163,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [],
               "boundaries": 4,
               "boundaries_covered": 2,
-              "mutants": 10,
-              "mutants_killed": 8
+              "mutants": 14,
+              "mutants_killed": 12
             },
             {
               "name": "compatible",
@@ -1185,8 +1185,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [],
               "boundaries": 1,
               "boundaries_covered": 1,
-              "mutants": 5,
-              "mutants_killed": 4
+              "mutants": 11,
+              "mutants_killed": 10
             },
             {
               "name": "double",
@@ -1196,8 +1196,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [],
               "boundaries": 0,
               "boundaries_covered": 0,
-              "mutants": 0,
-              "mutants_killed": 0
+              "mutants": 2,
+              "mutants_killed": 2
             },
             {
               "name": "fact",
@@ -1207,8 +1207,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [],
               "boundaries": 1,
               "boundaries_covered": 1,
-              "mutants": 5,
-              "mutants_killed": 4
+              "mutants": 9,
+              "mutants_killed": 8
             },
             {
               "name": "first_word",
@@ -1262,8 +1262,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               "reached_from": [],
               "boundaries": 0,
               "boundaries_covered": 0,
-              "mutants": 0,
-              "mutants_killed": 0
+              "mutants": 4,
+              "mutants_killed": 4
             },
             {
               "name": "triple::compatible",
@@ -1303,8 +1303,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
               ],
               "boundaries": 2,
               "boundaries_covered": 1,
-              "mutants": 15,
-              "mutants_killed": 8
+              "mutants": 19,
+              "mutants_killed": 11
             },
             {
               "name": "unlucky",
@@ -1323,8 +1323,8 @@ fn replay_prints_the_summary_the_report_and_the_annotated_listing() {
             "covered": 24,
             "boundaries": 16,
             "boundaries_covered": 6,
-            "mutants": 62,
-            "mutants_killed": 40
+            "mutants": 86,
+            "mutants_killed": 63
           }
         }
         "#);
@@ -1635,20 +1635,21 @@ fn coverage_follows_the_call_tree() {
     let p = Project::recorded("call-tree");
     let run = p.test(&[("CARVE_REPORT", "report.json")], &[]);
     run.assert_success().assert_line(
-        "triple::part helper 7/14 50.0% 1/2 8/15 reached from compatible, parse_triple",
+        "triple::part helper 7/14 50.0% 1/2 11/19 reached from compatible, parse_triple",
     );
     let json = p.report("report.json");
     // part: let-else 2, `is_empty() || len() > 9` 4, for 2, `!is_ascii_digit()` 2,
     // `len() > 1 && starts_with('0')` 4. parse: `is_some()` 2. Its goals are
     // counted beside the outcomes, which stay what they were (7/14, as
     // llvm-cov counts them): boundaries of `len() > 9` and `len() > 1`, and
-    // 15 mutants (5 per `>`, `is_empty()`, `!is_ascii_digit()` and
-    // `starts_with` negated, `||` and `&&` swapped).
+    // 19 mutants (5 per `>`, `is_empty()`, `!is_ascii_digit()` and
+    // `starts_with` negated, `||` and `&&` swapped, and two replacements
+    // each of `*` and `+` in `n * 10 + …`).
     assert_eq!(
         entry(&json["functions"], "triple::part"),
         &serde_json::json!({ "name": "triple::part", "kind": "helper", "branches": 14,
             "covered": 7, "reached_from": ["compatible", "parse_triple"],
-            "boundaries": 2, "boundaries_covered": 1, "mutants": 15, "mutants_killed": 8 })
+            "boundaries": 2, "boundaries_covered": 1, "mutants": 19, "mutants_killed": 11 })
     );
     let compatible = entry(&json["functions"], "triple::compatible");
     assert_eq!(
@@ -1683,28 +1684,28 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     run.assert_success();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 9/16 -> 15/16; kept 8 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
+        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 8 call(s), found 0 failure(s) in 20000 executions (0 generated arguments did not deserialize)
         carve: wrote 8 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
           Counter::bump       target     -                    -               -     not called
           Counter::get        helper     -                    -               -     not reached
           abort_on_max        target     0/2      0.0%        0/2             0/5   not called
-          collatz             target     0/4      0.0%        0/4             0/10  not called
+          collatz             target     0/4      0.0%        0/4             0/14  not called
           compatible          target     -                    -               -     not called
-          decode::cgi_decode  target     0/5      0.0%        0/1             0/5   not called
-          double              target     -                    -               -     not called
-          fact                target     0/2      0.0%        0/1             0/5   not called
+          decode::cgi_decode  target     0/5      0.0%        0/1             0/11  not called
+          double              target     -                    -               0/2   not called
+          fact                target     0/2      0.0%        0/1             0/9   not called
           first_word          target     -                    -               -     not called
           parse_triple        target     -                    -               -     reach   16/16   100.0%  (1 carved, 8 generated calls)
           push_all            target     -                    -               -     not called
           split_pair          target     0/2      0.0%        0/1             0/5   not called
-          sum_pairs           target     -                    -               -     not called
+          sum_pairs           target     -                    -               0/4   not called
           triple::compatible  helper     0/4      0.0%        0/3             0/11  not reached
           triple::parse       helper     2/2    100.0%        -               1/1   reached from parse_triple
-          triple::part        helper    14/14   100.0%        2/2            14/15  reached from parse_triple
+          triple::part        helper    14/14   100.0%        2/2            18/19  reached from parse_triple
           unlucky             target     0/2      0.0%        0/2             0/5   not called
-          total                         16/37    43.2%        2/16           15/62
+          total                         16/37    43.2%        2/16           19/86
         carve: wrote the coverage report to report.json
         "#);
     let json = p.report("report.json");
@@ -1735,21 +1736,21 @@ fn generation_keeps_a_found_failure_minimized() {
           Counter::bump       target     -                    -               -     not called
           Counter::get        helper     -                    -               -     not reached
           abort_on_max        target     0/2      0.0%        0/2             0/5   not called
-          collatz             target     0/4      0.0%        0/4             0/10  not called
+          collatz             target     0/4      0.0%        0/4             0/14  not called
           compatible          target     -                    -               -     not called
-          decode::cgi_decode  target     0/5      0.0%        0/1             0/5   not called
-          double              target     -                    -               -     not called
-          fact                target     0/2      0.0%        0/1             0/5   not called
+          decode::cgi_decode  target     0/5      0.0%        0/1             0/11  not called
+          double              target     -                    -               0/2   not called
+          fact                target     0/2      0.0%        0/1             0/9   not called
           first_word          target     -                    -               -     not called
           parse_triple        target     -                    -               -     not called
           push_all            target     -                    -               -     not called
           split_pair          target     2/2    100.0%        1/1             5/5   reach    2/2    100.0%  (1 carved, 3 generated calls)
-          sum_pairs           target     -                    -               -     not called
+          sum_pairs           target     -                    -               0/4   not called
           triple::compatible  helper     0/4      0.0%        0/3             0/11  not reached
           triple::parse       helper     0/2      0.0%        -               0/1   not reached
-          triple::part        helper     0/14     0.0%        0/2             0/15  not reached
+          triple::part        helper     0/14     0.0%        0/2             0/19  not reached
           unlucky             target     0/2      0.0%        0/2             0/5   not called
-          total                          2/37     5.4%        1/16            5/62
+          total                          2/37     5.4%        1/16            5/86
         "#);
     run.assert_line("test generated::split_pair::0001 ... FAILED");
     assert_snapshot!(run.failure("generated::split_pair::0001"), @r#"

@@ -188,7 +188,11 @@ fn generation_keeps_calls_for_arithmetic_and_match_arm_mutants_the_carved_calls_
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("x in {entry}"));
-    assert_ne!(x * 2, x + 2, "twice_plus_one({x}) tells `*` from `+`:\n{entry}");
+    assert_ne!(
+        x * 2,
+        x + 2,
+        "twice_plus_one({x}) tells `*` from `+`:\n{entry}"
+    );
     let file = p.read("carved/unit_millis.ron");
     let entry = file
         .split("origin: ")
