@@ -65,8 +65,14 @@ fn main() {
                 .map(|(_, s)| s)
         })
         .unwrap_or_else(|| panic!("no generation summary in:\n{output}"));
+    // Within the budget: the run may end earlier, on a plateau.
+    let executions: u64 = summary
+        .split(" in ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no executions in {summary:?}"));
     assert!(
-        summary.contains("-> 6/6") && summary.contains("in 3000 executions"),
+        summary.contains("-> 6/6") && (1..=3000).contains(&executions),
         "{summary}"
     );
     assert!(!summary.contains("crash"), "{summary}");

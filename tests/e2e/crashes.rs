@@ -3,7 +3,7 @@
 //! its system test calls it with. Also time budgets. (`hangs_once`, for
 //! spurious timeouts, is `leftovers`'.)
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::{Project, Run};
 
@@ -132,7 +132,7 @@ fn a_run_with_crashes_is_deterministic_per_seed() {
     assert_eq!(runs[0].1, runs[1].1);
 }
 
-/// `CARVE_BUDGET=2s` generates for about 2 s and ends cleanly.
+/// `CARVE_BUDGET=2s` generates for at most about 2 s and ends cleanly.
 #[test]
 fn a_time_budget_ends_cleanly() {
     let p = Project::recorded("crashes-time-budget");
@@ -157,9 +157,9 @@ fn a_time_budget_ends_cleanly() {
         .unwrap_or_else(|| panic!("no executions in {line:?}"));
     assert!(executions > 0, "{line}");
     assert!(!run.output().contains("worker crash"), "{}", run.output());
-    // A lower bound only: the budget is spent; how much longer the build
+    // No bound on `took`: a time budget is an upper bound too, and this run
+    // ends on a plateau once nothing new is found, while how long the build
     // and the replay take depends on the machine's load.
-    assert!(took >= Duration::from_secs(2), "{took:?}");
 }
 
 /// A target that aborts on every generated call: restarts cost budget, so
