@@ -16,7 +16,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::coverage::{self, reach::Reach};
 use crate::registry::Constant;
+use crate::value::types::{ParamType, ParamTypes};
+use crate::value::Value;
 
 /// Constants longer than this are not offered (a message, not a keyword).
 const MAX_LEN: usize = 64;
@@ -34,6 +37,38 @@ pub struct Dictionary {
 }
 
 impl Dictionary {
+    /// The dictionary of a target: the constants its reach compares
+    /// against, and those of the instrumented functions that parse its
+    /// text-form parameters. These run in `Deserialize`, before the call and
+    /// outside the reach: `VersionReq::matches(&self, …)` reaches the
+    /// evaluation of a requirement, while the `~` and `^` a requirement can
+    /// start with are compared against in the parser. Which functions parse
+    /// a parameter is seen by parsing the texts carved for it in `seeds`
+    /// (and `""`, `"a"`, `"0"`) under coverage.
+    pub fn of_target(reach: &Reach, types: &ParamTypes, seeds: &[Value]) -> Dictionary {
+        let mut constants = reach.constants();
+        for (name, ty) in types.params() {
+            let ParamType::Text { parses } = ty else {
+                continue;
+            };
+            let carved = seeds.iter().filter_map(|args| match args {
+                Value::Struct(_, fields) => fields.iter().find_map(|(n, v)| match v {
+                    Value::Str(text) if *n == name => Some(text.as_str()),
+                    _ => None,
+                }),
+                _ => None,
+            });
+            let texts: BTreeSet<&str> = ["", "a", "0"].into_iter().chain(carved).collect();
+            let ((), trace) = coverage::collect(|| {
+                for text in texts {
+                    parses(text);
+                }
+            });
+            constants.extend(trace.functions().flat_map(|sites| sites.constants.iter().copied()));
+        }
+        Dictionary::of(constants)
+    }
+
     /// The dictionary of `constants`.
     pub fn of(constants: impl IntoIterator<Item = Constant>) -> Dictionary {
         let mut dictionary = Dictionary::default();

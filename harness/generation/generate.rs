@@ -321,6 +321,7 @@ pub fn generate(
         last_find: 0,
         aimed_outcomes: BTreeSet::new(),
         types: ParamTypes::default(),
+        dictionary: Dictionary::default(),
         shrinking: (0, Duration::ZERO),
         strong_checks: BTreeMap::new(),
         weakly_killed: BTreeSet::new(),
@@ -340,11 +341,10 @@ pub fn generate(
     let _record_in_full = RecordInFull;
     let types = target.param_types();
     generator.types = types.clone();
-    let Some((grammar, untyped)) = ArgsGrammar::mine_typed(
-        &existing.seeds,
-        &types,
-        &Dictionary::of(existing.reach.constants()),
-    ) else {
+    generator.dictionary = Dictionary::of_target(&existing.reach, &types, &existing.seeds);
+    let Some((grammar, untyped)) =
+        ArgsGrammar::mine_typed(&existing.seeds, &types, &generator.dictionary)
+    else {
         return generator.run;
     };
     // A restarted worker said so already.
@@ -489,6 +489,9 @@ struct Generator<'o> {
     /// The parameter types: derivations and minimizing candidates outside
     /// them are not run.
     types: ParamTypes,
+    /// The constants offered to the grammar and to search
+    /// ([`Dictionary::of_target`]).
+    dictionary: Dictionary,
     /// Executions and time spent minimizing kept calls.
     shrinking: (u64, Duration),
     /// Strong checks made per mutant goal ([`STRONG_CHECKS`]).
@@ -653,7 +656,7 @@ impl Generator<'_> {
                     )
                     .with_dictionary(&original)
                     .with_types(self.types.clone())
-                    .with_text_tokens(&original, &Dictionary::of(self.reach.constants())),
+                    .with_text_tokens(&original, &self.dictionary),
                 )
             }
         };

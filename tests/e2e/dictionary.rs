@@ -1,7 +1,8 @@
 //! The dictionary from the code: constants that a target's comparisons and
 //! `match` patterns use (unit names) are offered to generation, inside the
 //! carved texts' tokens, so that the arms behind them are covered although
-//! no carved call shows them.
+//! no carved call shows them, also those of the parser that reads a
+//! text-form parameter.
 
 use insta::assert_snapshot;
 
@@ -19,5 +20,13 @@ fn units_a_parser_matches_are_generated_from_its_constants() {
         .find(|l| l.trim_start().starts_with("millis"))
         .unwrap_or_default();
     // Every arm is taken: `sec`, `secs` and `min` come from the `match`.
-    assert_snapshot!(line, @r#"  millis    target     6/6    100.0%         -               3/3  reach    6/6    100.0%  (2 carved, 3 generated calls)"#);
+    assert_snapshot!(line, @r#"  millis             target     6/6    100.0%         -              3/3   reach    6/6    100.0%  (2 carved, 3 generated calls)"#);
+    // `allows` reads its requirement through a parser outside its reach; the
+    // `~` that parser compares against joins its dictionary, so the `Near`
+    // arm, which no carved text (`>=3`, `<10`) shows, is taken.
+    let allows = summary
+        .lines()
+        .find(|l| l.trim_start().starts_with("allows"))
+        .unwrap_or_default();
+    assert_snapshot!(allows, @r#"  allows             target     7/7    100.0%         3/4           11/11  reach    7/7    100.0%  (2 carved, 4 generated calls)"#);
 }

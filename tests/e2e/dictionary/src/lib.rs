@@ -17,3 +17,69 @@ pub fn millis(text: &str) -> Result<u64, String> {
     };
     Ok(n.saturating_mul(scale))
 }
+
+/// A version requirement: an operator and a number (`>=3`, `<10`, `~2`),
+/// carved as its text, which its parser reads back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "carve",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "String", try_from = "String")
+)]
+pub struct Requirement {
+    op: Op,
+    n: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    AtLeast,
+    Below,
+    Near,
+}
+
+impl TryFrom<String> for Requirement {
+    type Error = String;
+    fn try_from(text: String) -> Result<Requirement, String> {
+        parse_requirement(&text)
+    }
+}
+
+impl From<Requirement> for String {
+    fn from(req: Requirement) -> String {
+        let op = match req.op {
+            Op::AtLeast => ">=",
+            Op::Below => "<",
+            Op::Near => "~",
+        };
+        format!("{op}{}", req.n)
+    }
+}
+
+/// The parser: the operators are compared against here, where the carved
+/// texts (`>=3`, `<10`) never show `~`.
+#[cfg_attr(feature = "carve", carve::instrument)]
+fn parse_requirement(text: &str) -> Result<Requirement, String> {
+    let (op, rest) = if let Some(rest) = text.strip_prefix(">=") {
+        (Op::AtLeast, rest)
+    } else if let Some(rest) = text.strip_prefix('<') {
+        (Op::Below, rest)
+    } else if let Some(rest) = text.strip_prefix('~') {
+        (Op::Near, rest)
+    } else {
+        return Err(format!("no operator in {text:?}"));
+    };
+    let n = rest.parse().map_err(|_| format!("not a number: {rest:?}"))?;
+    Ok(Requirement { op, n })
+}
+
+/// Whether `version` meets `req`: its reach is this function only, the
+/// parser runs when `req` is read.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn allows(req: Requirement, version: u32) -> bool {
+    match req.op {
+        Op::AtLeast => version >= req.n,
+        Op::Below => version < req.n,
+        Op::Near => version == req.n || version == req.n.saturating_add(1),
+    }
+}
