@@ -415,7 +415,12 @@ impl Reach {
             if *f == 0 || trace.entered(sites) {
                 return g.fitness(sites, trace);
             }
-            let levels = sites.depth(g.branch) + 1;
+            // An operation at the body's top (`u32::MAX`) runs whenever the
+            // function does.
+            let levels = match g.branch {
+                u32::MAX => 0,
+                branch => sites.depth(branch) + 1,
+            };
             return self
                 .entry_fitness(*f, trace, &mut Vec::new())
                 .deeper(levels);
@@ -556,6 +561,28 @@ mod tests {
             }
         );
         assert_eq!(reach.covered(&trace), BTreeSet::from([0, 3]));
+    }
+
+    /// A goal of an operation at a helper's top (no branch above it) in a
+    /// helper the call did not enter is approached through the call site,
+    /// where its fitness used to index the helper's branches with `u32::MAX`
+    /// (semver's `digits`, first contact).
+    #[test]
+    fn a_goal_at_the_top_of_a_helper_never_entered_is_approached_through_its_call_site() {
+        use crate::registry::{Arith, Condition, Form};
+        static TOP: Sites = Sites::new("k::m", "helper", "m.rs", (1, 5), &[branch(Side::True, u32::MAX), branch(Side::False, u32::MAX)], &[])
+            .with_conditions(&[Condition { branch: u32::MAX, form: Form::Arith { op: Arith::Add, index: 0, text: "a + b", at: (2, 5) } }]);
+        let reach = Reach::new(&TARGET, [], &[&TOP]).with_goals();
+        let top = (reach.len()..reach.all_len())
+            .find(|&g| reach.extra_goal(g).is_some_and(|(f, _)| *f != 0))
+            .expect("a goal of the helper's `a + b`");
+        let (_, trace) = collect(|| {
+            coverage::enter(&TARGET);
+            coverage::compare(&TARGET, 0, false, coverage::Op::Eq, None)
+        });
+        // `a` false, 1 away from the call under its true outcome; the
+        // operation is 0 levels into the helper.
+        assert_eq!(reach.fitness(top, &trace), Fitness { level: 0, distance: 1.0 });
     }
 
     #[test]
