@@ -4,6 +4,7 @@
 //! and submit a reference to it; [`Registry::collect`] gathers them and sorts
 //! them by name, because link order (and so registration order) is not stable.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::AtomicU32;
 
@@ -695,6 +696,51 @@ impl Registry {
         self.system_tests
             .binary_search_by(|(n, _)| n.as_str().cmp(name))
             .is_ok()
+    }
+}
+
+/// The instrumented functions by their number in
+/// [`all_sites`], both ways, made once per process.
+pub struct SiteNumbers {
+    list: Vec<&'static Sites>,
+    numbers: HashMap<usize, u32>,
+}
+
+impl SiteNumbers {
+    /// Every function this test binary registers.
+    pub fn new() -> SiteNumbers {
+        SiteNumbers::of(all_sites())
+    }
+
+    /// These functions, numbered in this order.
+    pub(crate) fn of(list: Vec<&'static Sites>) -> SiteNumbers {
+        let numbers = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (*s as *const Sites as usize, i as u32))
+            .collect();
+        SiteNumbers { list, numbers }
+    }
+
+    /// The number of `sites`, if registered.
+    pub fn number(&self, sites: &Sites) -> Option<u32> {
+        self.numbers.get(&(sites as *const Sites as usize)).copied()
+    }
+
+    /// The function of `number`, if there is one.
+    pub fn sites(&self, number: u32) -> Option<&'static Sites> {
+        self.list.get(number as usize).copied()
+    }
+
+    /// How many functions are registered.
+    pub fn registered(&self) -> usize {
+        self.list.len()
+    }
+}
+
+impl Default for SiteNumbers {
+    fn default() -> Self {
+        SiteNumbers::new()
     }
 }
 

@@ -277,7 +277,7 @@ pub(super) fn generate_for(
     out.extend(summary.notes.iter().cloned());
     // What generation stored counts as its workers traced it: no call runs
     // again here (other targets' calls of this seed are left out either way).
-    baseline.add_traced(&summary.stored);
+    baseline.add_traced(summary.stored.iter().map(|found| (found.entry(), found.trace())));
     let after = baseline.existing();
     let (covered_before, total_before) = before.count(None);
     let (covered_after, total_after) = after.count(None);

@@ -21,7 +21,6 @@ use crate::outcome::{quietly, Ending, Failure, Outcome};
 use crate::registry::{Registry, Target};
 use crate::value::{depth, Value};
 use super::error::WorkerError;
-use super::parent::Found;
 use super::protocol::Start;
 
 /// Where generation for `target` starts, as [`Baseline::replay`] shows it
@@ -219,17 +218,17 @@ impl Baseline {
         }
     }
 
-    /// Takes in what generation stored (`found`, in the order stored) as its
-    /// workers traced the calls, without running one: where [`Baseline::add`]
+    /// Takes in what generation stored (its entries, in the order stored,
+    /// each with its trace) as its workers traced the calls, without
+    /// running one: where [`Baseline::add`]
     /// replays an entry, this reads its trace. Its failures are known and its
     /// crashes not made again; the functions its calls entered join the
     /// reach, and what its passing calls reached counts as covered. The
     /// slowest call's time stays the carve files' (only the call timeout,
     /// decided before generation, reads it), and its arguments seed nothing
     /// (generation is over).
-    pub fn add_traced(&mut self, found: &[Found]) {
-        for found in found {
-            let entry = found.entry();
+    pub fn add_traced<'a>(&mut self, stored: impl IntoIterator<Item = (&'a Entry, &'a Trace)>) {
+        for (entry, trace) in stored {
             if let Some(failure) = entry.origin.failure() {
                 self.known_failures.insert(failure);
             }
@@ -238,7 +237,6 @@ impl Baseline {
                 self.crashing.insert(entry.call_id().as_str().to_owned());
                 continue;
             }
-            let trace = found.trace();
             // Generation with this run's seed made it: `entered_before`
             // leaves it out.
             for sites in trace.functions() {
@@ -446,7 +444,7 @@ mod tests {
         let calls = BRANCHY_CALLS.load(SeqCst);
         replayed.add(std::slice::from_ref(&kept));
         assert_eq!(BRANCHY_CALLS.load(SeqCst), calls + 1);
-        traced.add_traced(&[Found::Kept(kept, trace)]);
+        traced.add_traced([(&kept, &trace)]);
         assert_eq!(BRANCHY_CALLS.load(SeqCst), calls + 1, "the stored call ran again");
         let (replayed, traced) = (replayed.existing(), traced.existing());
         assert_eq!(traced.count(None), (2, 2));

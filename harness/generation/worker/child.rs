@@ -21,7 +21,8 @@ use crate::value::Value;
 use super::error::WorkerError;
 use super::journal::{args_hash, CallMarker, Crash, Journal};
 use super::liveness::Liveness;
-use super::protocol::{Channel, SiteNumbers, WireTrace, WorkerMessage, WorkerSetup};
+use super::protocol::{Channel, WireTrace, WorkerMessage, WorkerSetup};
+use crate::registry::SiteNumbers;
 use super::triage;
 use super::{PROGRESS_EVERY, RESTART_COST, CRASH_SHRINK_SHARE};
 

@@ -28,7 +28,7 @@ use crate::generation::generate::{Executed, NotRun};
 use crate::outcome::{Failure, Observation, Outcome};
 use crate::value::Value;
 
-use super::protocol::SiteNumbers;
+use crate::registry::SiteNumbers;
 
 /// A hash of a call's arguments, the same in every worker of a run:
 /// `DefaultHasher::new` hashes alike in every process of one binary.

@@ -21,7 +21,8 @@ use super::error::WorkerError;
 use super::journal::{CallMarker, Crash, Scratch};
 use super::liveness::SILENCE_LIMIT;
 use super::progress::Progress;
-use super::protocol::{SiteNumbers, WorkerMessage, WorkerSetup};
+use super::protocol::{WorkerMessage, WorkerSetup};
+use crate::registry::SiteNumbers;
 use super::triage::{self, Ended};
 use super::{TIMEOUT_FACTOR, MAX_UNCONFIRMED, WORKER_VAR, RESTART_COST, STDERR_TAIL};
 

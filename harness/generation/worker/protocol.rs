@@ -25,7 +25,7 @@
 //! carve-worker Done(executions:20000,undeserializable:14)
 //! ```
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,7 +43,7 @@ use crate::env::Budget;
 use crate::generation::generate::Existing;
 use crate::coverage::history::Phase;
 use crate::outcome::Failure;
-use crate::registry::{Sites, Target};
+use crate::registry::{SiteNumbers, Sites, Target};
 use crate::value::{depth, Value};
 
 use super::journal::Crash;
@@ -283,51 +283,6 @@ impl WireTrace {
             })
             .collect::<Result<_, _>>()
             .map(Trace::from_entries)
-    }
-}
-
-/// The instrumented functions by their number in
-/// [`crate::registry::all_sites`], both ways, made once per process.
-pub struct SiteNumbers {
-    list: Vec<&'static Sites>,
-    numbers: HashMap<usize, u32>,
-}
-
-impl SiteNumbers {
-    /// Every function this test binary registers.
-    pub fn new() -> SiteNumbers {
-        SiteNumbers::of(crate::registry::all_sites())
-    }
-
-    /// These functions, numbered in this order.
-    fn of(list: Vec<&'static Sites>) -> SiteNumbers {
-        let numbers = list
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (*s as *const Sites as usize, i as u32))
-            .collect();
-        SiteNumbers { list, numbers }
-    }
-
-    /// The number of `sites`, if registered.
-    pub fn number(&self, sites: &Sites) -> Option<u32> {
-        self.numbers.get(&(sites as *const Sites as usize)).copied()
-    }
-
-    /// The function of `number`, if there is one.
-    pub fn sites(&self, number: u32) -> Option<&'static Sites> {
-        self.list.get(number as usize).copied()
-    }
-
-    /// How many functions are registered.
-    pub fn registered(&self) -> usize {
-        self.list.len()
-    }
-}
-
-impl Default for SiteNumbers {
-    fn default() -> Self {
-        SiteNumbers::new()
     }
 }
 
