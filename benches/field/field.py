@@ -12,6 +12,9 @@ then run the workflow and check each step:
 
     record -> replay green -> generate -> replay green -> re-record: git clean
 
+(green but for the tests of failing inputs generation found, which fail
+until someone fixes the crate or marks them expected).
+
 Not run by CI (several minutes per crate on 2 cores). Variables: FIELD_OUT,
 CARGO_TARGET_DIR (default $FIELD_OUT/target, shared by the crates),
 CARVE_SEED, CARVE_BUDGET (default 2000 executions per target).
@@ -287,6 +290,20 @@ def prepare(name, out=None):
     return dir
 
 
+def only_found_failures(p, name, step):
+    """`p` passed, or failed only in tests of failing inputs generation
+    found (a real bug of the crate: they fail until someone decides)."""
+    if p.returncode == 0:
+        return p
+    blocks = [b for b in p.stdout.split("\n---- ")[1:]]
+    if blocks and all("generation found a failing input" in b for b in blocks):
+        found = sum(1 for _ in blocks)
+        print(f"  {name}: {step}: {found} test(s) of failing inputs generation found fail, as they should")
+        return p
+    sys.stdout.write(p.stdout[-6000:] + p.stderr[-6000:])
+    raise SystemExit(f"field: {name}: {step} failed ({p.returncode})")
+
+
 def main():
     names = sys.argv[1:] or list(CRATES)
     env = {"CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR", str(OUT / "target"))}
@@ -300,8 +317,9 @@ def main():
         print(f"== {name} {crate['version']}", flush=True)
         record = run(test, dir, {**env, "CARVE": "record"})
         replay = run(test, dir, env)
-        generate = run(test, dir, {**env, "CARVE": "generate", "CARVE_SEED": seed, "CARVE_BUDGET": budget})
-        after = run(test, dir, env)
+        generate = only_found_failures(run(test, dir, {**env, "CARVE": "generate", "CARVE_SEED": seed, "CARVE_BUDGET": budget},
+                                           check=False), name, "generate")
+        after = only_found_failures(run(test, dir, env, check=False), name, "replay after generate")
         run(["git", "add", "-A", "carved"], dir)
         run(test, dir, {**env, "CARVE": "record"})
         # What re-recording changed against what generation left (staged).
