@@ -541,13 +541,17 @@ impl Generator<'_> {
         if self.run.executions >= self.limit() {
             return true;
         }
+        // Checked on every execution: which plateau applies (a set
+        // comparison) is asked only once the shorter one could be reached.
         let since = self.run.executions.saturating_sub(self.last_find);
-        let plateau = match self.uncovered(&self.aimed_outcomes) {
-            true => OPEN_PLATEAU.max(self.last_find.saturating_mul(2)),
-            false => PLATEAU.max(self.last_find),
-        };
-        if since >= plateau {
-            return true;
+        if since >= PLATEAU {
+            let plateau = match self.uncovered(&self.aimed_outcomes) {
+                true => OPEN_PLATEAU.max(self.last_find.saturating_mul(2)),
+                false => PLATEAU.max(self.last_find),
+            };
+            if since >= plateau {
+                return true;
+            }
         }
         match self.budget {
             Budget::Executions(_) => false,
