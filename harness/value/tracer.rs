@@ -150,6 +150,7 @@ fn trace_with<T: DeserializeOwned>(sample: Sample) -> Result<Traced, String> {
         containers: BTreeMap::new(),
         stack: Vec::new(),
         tracing: Vec::new(),
+        passing: Vec::new(),
     };
     let mut ty = None;
     for _ in 0..MAX_TRACES {
@@ -193,6 +194,11 @@ struct Tracer {
     stack: Vec<&'static str>,
     /// Enum variants being traced (the payloads being deserialized).
     tracing: Vec<(&'static str, usize)>,
+    /// Enum variants taken, not traced, on the way down from the variant
+    /// being traced: inside them, another variant is taken, so that a
+    /// recursion through several variants (`Add(Box<Ast>, Box<Ast>)`,
+    /// `Neg(Box<Ast>)`, then `Lit(i32)`) reaches the one that ends.
+    passing: Vec<(&'static str, usize)>,
 }
 
 impl Tracer {
@@ -346,9 +352,13 @@ impl Tracer {
                 .find(|(_, p)| self.payload_closed(p, &mut Vec::new()))
                 .map(|(i, _)| *i)
         });
-        // Else a variant not known to recurse: not the one being traced.
-        let other = (0..variants.len())
-            .find(|i| !is_traced(*i) && !self.tracing.contains(&(name, *i)));
+        // Else a variant not known to recurse: neither one being traced nor
+        // one this recursion passed through already.
+        let other = (0..variants.len()).find(|i| {
+            !is_traced(*i)
+                && !self.tracing.contains(&(name, *i))
+                && !self.passing.contains(&(name, *i))
+        });
         ends.or(other).or(untraced).unwrap_or(0)
     }
 }
@@ -688,7 +698,11 @@ impl<'de> Deserializer<'de> for Probe<'_> {
         let mut payload = None;
         if fresh {
             self.tracer.tracing.push((name, index));
+        } else {
+            self.tracer.passing.push((name, index));
         }
+        // An error ends the whole trace (its tracer is dropped), so the
+        // stacks need no popping on the way out.
         let (tracer, record, depth) = self.descend(fresh)?;
         let value = visitor.visit_enum(Variant {
             tracer,
@@ -699,6 +713,8 @@ impl<'de> Deserializer<'de> for Probe<'_> {
         });
         if fresh {
             self.tracer.tracing.pop();
+        } else {
+            self.tracer.passing.pop();
         }
         let value = value?;
         if fresh {
@@ -1067,6 +1083,34 @@ mod tests {
     struct Tree {
         children: Vec<Tree>,
         kinds: BTreeMap<String, Vec<Zone>>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum Ast {
+        Add(Box<Ast>, Box<Ast>),
+        Neg(Box<Ast>),
+        Call { name: String, args: Vec<Ast> },
+        Lit(i32),
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum Wrapped {
+        Pair(Box<Ast>, Box<Wrapped>),
+        One(Box<Wrapped>),
+        End,
+    }
+
+    #[test]
+    fn enums_whose_first_variants_all_recurse_trace() {
+        for (traced, name, len) in [(trace::<Ast>(), "Ast", 4), (trace::<Wrapped>(), "Wrapped", 3)] {
+            let types = types_of(traced);
+            let Some(Container::Enum(variants)) = types.container(name) else {
+                panic!("{name} is an enum: {:?}", types.container(name));
+            };
+            assert_eq!(variants.len(), len);
+        }
     }
 
     #[test]

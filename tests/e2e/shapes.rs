@@ -102,3 +102,54 @@ fn a_variant_never_carved_is_generated_and_arguments_fit_their_types() {
         "{output}"
     );
 }
+
+/// A syntax tree whose first variants all hold the tree itself: its type
+/// is traced (a recursion through one variant takes another, down to the
+/// one that ends), so generation builds trees the system test never made.
+const SYNTAX_TREE: &str = r#"
+/// An arithmetic expression.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub enum Expr {
+    Add(Box<Expr>, Box<Expr>),
+    Neg(Box<Expr>),
+    Lit(i32),
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn eval(expr: &Expr) -> i64 {
+    match expr {
+        Expr::Add(l, r) => eval(l) + eval(r),
+        Expr::Neg(e) => -eval(e),
+        Expr::Lit(n) if *n < 0 => 0,
+        Expr::Lit(n) => i64::from(*n),
+    }
+}
+"#;
+
+#[test]
+fn a_syntax_tree_whose_first_variants_recurse_is_generated() {
+    let p = Project::of("types", "syntax-tree");
+    let lib = p.read("src/lib.rs");
+    p.write("src/lib.rs", &format!("{lib}\n{SYNTAX_TREE}"));
+    p.replace(
+        "tests/carve.rs",
+        "carve::main!();",
+        "#[carve::system_test]\nfn evaluates() {\n    assert_eq!(types::eval(&types::Expr::Lit(2)), 2);\n}\n\ncarve::main!();",
+    );
+    p.record().assert_success();
+    let run = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "2000")], &[]);
+    let output = run.output();
+    assert!(
+        !output.contains("carve: eval: generating from carved values only"),
+        "{output}"
+    );
+    let generated = p.read("carved/eval.ron");
+    for variant in ["Add(", "Neg("] {
+        assert!(
+            generated.contains(variant),
+            "no {variant} in:\n{generated}\n{output}"
+        );
+    }
+    assert!(output.contains("carve: eval: branch coverage"), "{output}");
+}
