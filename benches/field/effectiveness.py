@@ -25,6 +25,13 @@ coverage twice with the same tool, llvm-cov over
              `no-instrument` makes the targets run their original bodies, so
              llvm sees the same code as in the own suite's build.
   union      a branch outcome covered by either.
+  libFuzzer  A hand-written harness over the same public functions
+             (benches/fuzz/harnesses.py), seeded with the system test's
+             inputs, run with `cargo +nightly fuzz run` (cargo-fuzz
+             defaults: release, AddressSanitizer, one job) for as long as
+             carve's generate run took in this run. Its final corpus is then
+             replayed through the same harness as an integration test of
+             the own-suite copy, measured as the own suite is.
 
 Only the crate is instrumented: a RUSTC_WORKSPACE_WRAPPER adds the coverage
 flags to the workspace's own crates (the crate, its tests), not to carve,
@@ -53,7 +60,8 @@ default /usr/lib/llvm-19/bin): without them it says so and exits 3.
 Variables: FIELD_OUT (default target/field; copies go to
 $FIELD_OUT/effect/{own,carve}/<crate>), CARGO_TARGET_DIR (target folders
 go under $CARGO_TARGET_DIR/effect: own, carve-stable and carve-cov,
-each shared by the crates), EFFECT_DOCTESTS=0 to skip
+each shared by the crates; libFuzzer's under fuzz), EFFECT_LIBFUZZER=0
+to skip libFuzzer (skipped loudly without cargo-fuzz), EFFECT_DOCTESTS=0 to skip
 the own suite's doc tests, EFFECT_SHOW_MISSED=1 to list the branch outcomes
 the own suite took and carve did not (file:line:column and side).
 """
@@ -62,6 +70,9 @@ import json, os, pathlib, re, shutil, subprocess, sys, time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.dont_write_bytecode = True  # no __pycache__ left in the repository
 import field  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "fuzz"))
+import harnesses  # noqa: E402
 
 LLVM = pathlib.Path(os.environ.get("LLVM_BIN", "/usr/lib/llvm-19/bin"))
 OUT = field.OUT / "effect"
@@ -194,6 +205,85 @@ def measure(dir, target_dir, prof, features, test_args, doctests):
     return branches, len(objects), len(profraws)
 
 
+FUZZ_MANIFEST = """[package]
+name = "{name}-fuzz"
+version = "0.0.0"
+publish = false
+edition = "2021"
+
+[package.metadata]
+cargo-fuzz = true
+
+[dependencies]
+libfuzzer-sys = "0.4"
+{name} = {{ path = ".." }}
+
+[[bin]]
+name = "target"
+path = "fuzz_targets/target.rs"
+test = false
+doc = false
+bench = false
+
+[workspace]
+"""
+
+# The corpus replayed through the harness, one input at a time; an input
+# that panics (none should: libFuzzer keeps crashes apart) is skipped.
+CORPUS_TEST = """{prelude}
+{body}
+#[test]
+fn fuzz_corpus() {{
+    for entry in std::fs::read_dir({corpus}).expect("the corpus folder") {{
+        let data = std::fs::read(entry.expect("a corpus entry").path()).expect("a corpus file");
+        let _ = std::panic::catch_unwind(|| one(&data));
+    }}
+}}
+"""
+
+
+def fuzz_lacks():
+    """What the libFuzzer column lacks (with how to get it), or None."""
+    if subprocess.run(["cargo", "+nightly", "fuzz", "--version"], capture_output=True).returncode != 0:
+        return "cargo-fuzz (cargo install cargo-fuzz)"
+    return None
+
+
+def libfuzzer(name, own_dir, seconds):
+    """Runs libFuzzer on the crate's harness for `seconds`, then measures
+    its corpus as the own suite is measured: (branches, executions, corpus
+    inputs, whether it stopped on a crash)."""
+    harness = harnesses.HARNESSES[name]
+    fuzz = own_dir / "fuzz"
+    (fuzz / "fuzz_targets").mkdir(parents=True)
+    (fuzz / "Cargo.toml").write_text(FUZZ_MANIFEST.format(name=name))
+    (fuzz / "fuzz_targets" / "target.rs").write_text(
+        "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n" + harnesses.PRELUDE + harness["body"]
+        + "\nfuzz_target!(|data: &[u8]| one(data));\n")
+    corpus = fuzz / "corpus" / "target"
+    corpus.mkdir(parents=True)
+    for i, seed in enumerate(harness["seeds"]):
+        (corpus / f"seed{i}").write_bytes(seed)
+    env = {"CARGO_TARGET_DIR": str(TARGETS / "fuzz")}
+    field.run(["cargo", "+nightly", "fuzz", "build", "target"], own_dir, env)
+    run = field.run(["cargo", "+nightly", "fuzz", "run", "target", "--", f"-max_total_time={seconds}",
+                     "-print_final_stats=1"], own_dir, env, check=False)
+    stats = dict(re.findall(r"stat::(\w+):\s+(\d+)", run.stderr))
+    if "number_of_executed_units" not in stats:
+        raise SystemExit(f"effectiveness: no final stats from libFuzzer:\n{run.stderr[-3000:]}")
+    (own_dir / "tests").mkdir(exist_ok=True)
+    # `extern crate`: some field crates are of the 2015 edition.
+    (own_dir / "tests" / "fuzz_corpus.rs").write_text(
+        f"extern crate {name.replace('-', '_')};\n"
+        + CORPUS_TEST.format(prelude=harnesses.PRELUDE, body=harness["body"], corpus=json.dumps(str(corpus))))
+    # Published manifests say `autotests = false`: the test is declared.
+    with open(own_dir / "Cargo.toml", "a") as manifest:
+        manifest.write('\n[[test]]\nname = "fuzz_corpus"\npath = "tests/fuzz_corpus.rs"\n')
+    branches, _, _ = measure(own_dir, TARGETS / "own", TARGETS / name / "fuzz" / "profiles", [],
+                             ["--test", "fuzz_corpus"], False)
+    return branches, int(stats["number_of_executed_units"]), len(list(corpus.iterdir())), run.returncode != 0
+
+
 def demangle(names):
     p = subprocess.run([str(LLVM / "llvm-cxxfilt")], input="\n".join(names) + "\n", capture_output=True, text=True, check=True)
     out = p.stdout.splitlines()
@@ -211,6 +301,9 @@ def main():
         sys.exit(3)
     names = sys.argv[1:] or list(field.CRATES)
     doctests = os.environ.get("EFFECT_DOCTESTS", "1") != "0"
+    fuzz_lacking = fuzz_lacks() if os.environ.get("EFFECT_LIBFUZZER", "1") != "0" else "EFFECT_LIBFUZZER=0"
+    if fuzz_lacking:
+        print(f"!!! effectiveness: SKIPPED the libFuzzer column: {fuzz_lacking}", file=sys.stderr, flush=True)
     rows = []
     for name in names:
         crate = field.CRATES[name]
@@ -248,6 +341,19 @@ def main():
         print(f"  carve:     {carve_n}/{total} {percent(carve_n, total)}"
               f" (generate: {executions:,} executions, {seconds:.0f} s, {failures} failing inputs found)", flush=True)
         print(f"  union:     {union_n}/{total} {percent(union_n, total)}", flush=True)
+        fuzz_n = None
+        if not fuzz_lacking and name in harnesses.HARNESSES:
+            budget = max(1, round(seconds))
+            fuzzed, fuzz_execs, inputs, crashed = libfuzzer(name, own_dir, budget)
+            fuzz_n = sum(fuzzed.get(k, [False, False])[0] + fuzzed.get(k, [False, False])[1] for k in universe)
+            print(f"  libFuzzer: {fuzz_n}/{total} {percent(fuzz_n, total)} ({fuzz_execs:,} executions in {budget} s,"
+                  f" {inputs} corpus inputs{', stopped on a crash' if crashed else ''})", flush=True)
+            if os.environ.get("EFFECT_SHOW_MISSED") == "1":
+                for k in universe:
+                    sides = [side for i, side in enumerate(("true", "false"))
+                             if fuzzed.get(k, [False, False])[i] and not carve.get(k, [False, False])[i]]
+                    if sides:
+                        print(f"  libFuzzer, not carve: {k[0]}:{k[1]}:{k[2]} {'/'.join(sides)}")
         if os.environ.get("EFFECT_SHOW_MISSED") == "1":
             # Where carve falls short: the outcomes the own suite took and carve did not.
             for k in universe:
@@ -256,13 +362,14 @@ def main():
                 if sides:
                     print(f"  missed by carve: {k[0]}:{k[1]}:{k[2]} {'/'.join(sides)}")
         print(f"  load average {os.getloadavg()[0]:.1f}", flush=True)
-        rows.append((name, crate["version"], own_n, carve_n, union_n, total, executions, seconds))
+        rows.append((name, crate["version"], own_n, carve_n, union_n, fuzz_n, total, executions, seconds))
 
-    print(f"\n| crate | version | own suite | carve | union | executions (generate time) |")
-    print("|---|---|---|---|---|---|")
-    for name, version, own_n, carve_n, union_n, total, executions, seconds in rows:
+    print(f"\n| crate | version | own suite | carve | union | libFuzzer (same time) | executions (generate time) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, version, own_n, carve_n, union_n, fuzz_n, total, executions, seconds in rows:
+        fuzz = "skipped" if fuzz_n is None else f"{percent(fuzz_n, total)} ({fuzz_n}/{total})"
         print(f"| {name} | {version} | {percent(own_n, total)} ({own_n}/{total}) | {percent(carve_n, total)} ({carve_n}/{total})"
-              f" | {percent(union_n, total)} | {executions:,} ({seconds:.0f} s) |")
+              f" | {percent(union_n, total)} | {fuzz} | {executions:,} ({seconds:.0f} s) |")
 
 
 if __name__ == "__main__":
