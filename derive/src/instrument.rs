@@ -12,12 +12,14 @@
 //!   argument, a closure): true, false.
 //!
 //! Each outcome records its control-dependence parent: the outcome that must
-//! be taken for it to be reached. What follows a guard clause (an `if` or
-//! `if let` without `else` whose block always leaves: `return`, `break`,
-//! `continue`, `panic!`) in its block, and what follows a `let … else`, is
-//! reached only on the guard's other side, so that side is its parent: a
-//! search that stops at `if a != b { return false; }` then measures how far
-//! `a` is from `b` instead of seeing no way on. Closures are instrumented as part of the
+//! be taken for it to be reached. What follows a guard clause on a
+//! comparison (an `if a != b` without `else` whose block always leaves:
+//! `return`, `break`, `continue`, `panic!`) in its block, and what follows a
+//! `let … else`, is reached only on the guard's other side, so that side is
+//! its parent: a search that stops at `if a != b { return false; }` then
+//! measures how far `a` is from `b` instead of seeing no way on. A guard on
+//! a flag (`if !ok { return … }`) gives no distance to measure, and is left
+//! as it was. Closures are instrumented as part of the
 //! body; nested items (`fn`, `impl`), `const { … }` blocks and macro
 //! arguments are not.
 //!
@@ -208,9 +210,9 @@ struct Rewriter {
     parent: Option<usize>,
     /// Literals compared against or matched.
     constants: std::collections::BTreeSet<ConstantRow>,
-    /// The outcome by which the last `if` or `if let` visited was passed
-    /// over (its condition false, its pattern not matched): what follows it
-    /// is reached that way when it is a guard clause.
+    /// The outcome by which the last `if` visited was passed over (its
+    /// condition false): what follows it is reached that way when it is a
+    /// guard clause.
     passed: Option<Option<usize>>,
 }
 
@@ -529,7 +531,6 @@ impl Rewriter {
             None => syn::parse_quote!({}),
         };
         self.with_parent(Some(id + 1), |r| r.visit_expr_mut(&mut else_expr));
-        self.passed = Some(Some(id + 1));
         let scrutinee = &let_expr.expr;
         let attrs = &if_expr.attrs;
         *expr = syn::parse_quote!(#(#attrs)* match #scrutinee {
@@ -735,14 +736,15 @@ impl VisitMut for Rewriter {
     fn visit_generic_argument_mut(&mut self, _arg: &mut syn::GenericArgument) {}
 }
 
-/// Whether `stmt` is a guard clause: an `if` (or `if let`) without `else`
-/// whose block always leaves the enclosing block, by `return`, `break`,
+/// Whether `stmt` is a guard clause on a comparison: an `if` without
+/// `else` whose condition compares (`a != b`, or `&&`/`||` of comparisons)
+/// and whose block always leaves the enclosing block, by `return`, `break`,
 /// `continue` or a panicking macro as its last statement.
 fn is_guard_clause(stmt: &Stmt) -> bool {
     let Stmt::Expr(Expr::If(if_expr), _) = stmt else {
         return false;
     };
-    if if_expr.else_branch.is_some() {
+    if if_expr.else_branch.is_some() || !compares(&if_expr.cond) {
         return false;
     }
     let leaves = |expr: &Expr| match expr {
@@ -754,6 +756,20 @@ fn is_guard_clause(stmt: &Stmt) -> bool {
         Some(Stmt::Expr(expr, _)) => leaves(expr),
         Some(Stmt::Macro(m)) => is_panicking(&m.mac),
         _ => false,
+    }
+}
+
+/// Whether `cond` is a comparison, or `&&`, `||` or `!` of comparisons:
+/// a condition with a distance on each of its sides.
+fn compares(cond: &Expr) -> bool {
+    match cond {
+        Expr::Paren(p) => compares(&p.expr),
+        Expr::Group(g) => compares(&g.expr),
+        Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) => compares(&u.expr),
+        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+            compares(&b.left) && compares(&b.right)
+        }
+        expr => comparison(expr).is_some(),
     }
 }
 
@@ -1351,6 +1367,9 @@ mod tests {
             if let None = e {
                 return true;
             }
+            if !ok {
+                return false;
+            }
             if g {
                 h();
             }
@@ -1373,10 +1392,13 @@ mod tests {
                 "x > 3 False <- for x in xs Entered",
                 "x == 2 True <- x > 3 False",
                 "x == 2 False <- x > 3 False",
+                // No distance to measure on a pattern or a flag: no guard.
                 "let None Matched <- a != b False",
                 "let None NotMatched <- a != b False",
-                "g True <- let None NotMatched",
-                "g False <- let None NotMatched",
+                "!ok True <- a != b False",
+                "!ok False <- a != b False",
+                "g True <- a != b False",
+                "g False <- a != b False",
             ]
         );
     }
