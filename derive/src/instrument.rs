@@ -12,7 +12,14 @@
 //!   argument, a closure): true, false.
 //!
 //! Each outcome records its control-dependence parent: the outcome that must
-//! be taken for it to be reached. Closures are instrumented as part of the
+//! be taken for it to be reached. What follows a guard clause on a
+//! comparison (an `if a != b` without `else` whose block always leaves:
+//! `return`, `break`, `continue`, `panic!`) in its block, and what follows a
+//! `let … else`, is reached only on the guard's other side, so that side is
+//! its parent: a search that stops at `if a != b { return false; }` then
+//! measures how far `a` is from `b` instead of seeing no way on. A guard on
+//! a flag (`if !ok { return … }`) gives no distance to measure, and is left
+//! as it was. Closures are instrumented as part of the
 //! body; nested items (`fn`, `impl`), `const { … }` blocks and macro
 //! arguments are not.
 //!
@@ -99,6 +106,7 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
         comparisons: 0,
         parent: None,
         constants: Default::default(),
+        passed: None,
     };
     let mut block = block.clone();
     rewriter.visit_block_mut(&mut block);
@@ -202,6 +210,10 @@ struct Rewriter {
     parent: Option<usize>,
     /// Literals compared against or matched.
     constants: std::collections::BTreeSet<ConstantRow>,
+    /// The outcome by which the last `if` visited was passed over (its
+    /// condition false): what follows it is reached that way when it is a
+    /// guard clause.
+    passed: Option<Option<usize>>,
 }
 
 /// Where a condition leads: the outcome reached when it is true, and when
@@ -568,6 +580,7 @@ impl VisitMut for Rewriter {
                 if let Some((_, else_expr)) = &mut if_expr.else_branch {
                     self.with_parent(exits.on_false, |r| r.visit_expr_mut(else_expr));
                 }
+                self.passed = Some(exits.on_false);
             }
             Expr::While(while_expr) => {
                 let exits = self.condition(&mut while_expr.cond, self.parent);
@@ -697,8 +710,15 @@ impl VisitMut for Rewriter {
                     self.parent = Some(id);
                 }
                 None => {
+                    let guard = is_guard_clause(&stmt);
+                    self.passed = None;
                     self.visit_stmt_mut(&mut stmt);
                     stmts.push(stmt);
+                    // What follows a guard clause runs only when it was
+                    // passed over.
+                    if let (true, Some(passed)) = (guard, self.passed.take()) {
+                        self.parent = passed;
+                    }
                 }
             }
         }
@@ -714,6 +734,50 @@ impl VisitMut for Rewriter {
     fn visit_type_mut(&mut self, _ty: &mut syn::Type) {}
 
     fn visit_generic_argument_mut(&mut self, _arg: &mut syn::GenericArgument) {}
+}
+
+/// Whether `stmt` is a guard clause on a comparison: an `if` without
+/// `else` whose condition compares (`a != b`, or `&&`/`||` of comparisons)
+/// and whose block always leaves the enclosing block, by `return`, `break`,
+/// `continue` or a panicking macro as its last statement.
+fn is_guard_clause(stmt: &Stmt) -> bool {
+    let Stmt::Expr(Expr::If(if_expr), _) = stmt else {
+        return false;
+    };
+    if if_expr.else_branch.is_some() || !compares(&if_expr.cond) {
+        return false;
+    }
+    let leaves = |expr: &Expr| match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => is_panicking(&m.mac),
+        _ => false,
+    };
+    match if_expr.then_branch.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => leaves(expr),
+        Some(Stmt::Macro(m)) => is_panicking(&m.mac),
+        _ => false,
+    }
+}
+
+/// Whether `cond` is a comparison, or `&&`, `||` or `!` of comparisons:
+/// a condition with a distance on each of its sides.
+fn compares(cond: &Expr) -> bool {
+    match cond {
+        Expr::Paren(p) => compares(&p.expr),
+        Expr::Group(g) => compares(&g.expr),
+        Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) => compares(&u.expr),
+        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+            compares(&b.left) && compares(&b.right)
+        }
+        expr => comparison(expr).is_some(),
+    }
+}
+
+/// Whether `mac` is one of the standard macros that never return.
+fn is_panicking(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        ["panic", "unreachable", "todo", "unimplemented"].contains(&s.ident.to_string().as_str())
+    })
 }
 
 /// The `Arith` variant of an arithmetic operator (compound assignments
@@ -1263,6 +1327,80 @@ mod tests {
         let sites = Ident::new("S", Span::call_site());
         let (block, _) = instrument(&block, &sites);
         block.to_token_stream().to_string().replace(' ', "")
+    }
+
+    /// `condition side <- parent's condition side` of every outcome of `block`.
+    fn parents(block: Block) -> Vec<String> {
+        let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
+        let (_, table) = instrument(&block, &sites);
+        let name = |b: &BranchRow| format!("{} {}", b.condition, b.side);
+        table
+            .branches
+            .iter()
+            .map(|b| match b.parent {
+                Some(p) => format!("{} <- {}", name(b), name(&table.branches[p])),
+                None => name(b),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn what_follows_a_guard_clause_is_reached_on_its_other_side() {
+        let table = parents(syn::parse_quote!({
+            if a != b {
+                return false;
+            }
+            if let Some(m) = c {
+                if m != d {
+                    return false;
+                }
+            }
+            for x in xs {
+                if x > 3 {
+                    continue;
+                }
+                if x == 2 {
+                    panic!("two");
+                }
+                f(x);
+            }
+            if let None = e {
+                return true;
+            }
+            if !ok {
+                return false;
+            }
+            if g {
+                h();
+            }
+            k == 1
+        }));
+        assert_eq!(
+            table,
+            [
+                "a != b True",
+                "a != b False",
+                "let Some(m) Matched <- a != b False",
+                "let Some(m) NotMatched <- a != b False",
+                "m != d True <- let Some(m) Matched",
+                "m != d False <- let Some(m) Matched",
+                // An `if` with no `else` that does not leave is no guard:
+                // the loop still follows `if let Some(m)` either way.
+                "for x in xs Entered <- a != b False",
+                "for x in xs Left <- a != b False",
+                "x > 3 True <- for x in xs Entered",
+                "x > 3 False <- for x in xs Entered",
+                "x == 2 True <- x > 3 False",
+                "x == 2 False <- x > 3 False",
+                // No distance to measure on a pattern or a flag: no guard.
+                "let None Matched <- a != b False",
+                "let None NotMatched <- a != b False",
+                "!ok True <- a != b False",
+                "!ok False <- a != b False",
+                "g True <- a != b False",
+                "g False <- a != b False",
+            ]
+        );
     }
 
     #[test]

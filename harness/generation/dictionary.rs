@@ -13,6 +13,12 @@
 //! A token is replaced by a token of the same kind (digits: and length) from any
 //! carved text of the parameter or from the dictionary, so that what is
 //! derived keeps the carved texts' layout, and nearly all of it parses.
+//!
+//! Search also inserts fragments ([`fragments`]): a separator with the
+//! tokens after it (`-alpha`, `-alpha.1`), from the carved texts of every
+//! text-form parameter of the target. A part that takes two tokens (a
+//! version's pre-release inside a requirement, `>=1.2.3-alpha`) is out of
+//! reach of one-token moves, whose first half alone does not parse.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,6 +40,9 @@ pub struct Dictionary {
     pub chars: BTreeSet<char>,
     /// Integer constants and bytes.
     pub ints: BTreeSet<i128>,
+    /// Fragments of the carved texts of the target's text-form parameters
+    /// ([`fragments`]), offered to search's token insertions.
+    pub fragments: BTreeSet<String>,
 }
 
 impl Dictionary {
@@ -47,6 +56,7 @@ impl Dictionary {
     /// (and `""`, `"a"`, `"0"`) under coverage.
     pub fn of_target(reach: &Reach, types: &ParamTypes, seeds: &[Value]) -> Dictionary {
         let mut constants = reach.constants();
+        let mut fragments = BTreeSet::new();
         for (name, ty) in types.params() {
             let ParamType::Text { parses } = ty else {
                 continue;
@@ -59,6 +69,7 @@ impl Dictionary {
                 _ => None,
             });
             let texts: BTreeSet<&str> = ["", "a", "0"].into_iter().chain(carved).collect();
+            fragments.extend(texts.iter().flat_map(|text| self::fragments(text)));
             let ((), trace) = coverage::collect(|| {
                 for text in texts {
                     parses(text);
@@ -66,7 +77,10 @@ impl Dictionary {
             });
             constants.extend(trace.functions().flat_map(|sites| sites.constants.iter().copied()));
         }
-        Dictionary::of(constants)
+        Dictionary {
+            fragments,
+            ..Dictionary::of(constants)
+        }
     }
 
     /// The dictionary of `constants`.
@@ -198,7 +212,49 @@ pub fn pools<'t>(
             pools.entry(slot(kind, t)).or_default().insert(token.clone());
         }
     }
+    // Under a slot no token has: inserted, never put in a token's place.
+    if !dictionary.fragments.is_empty() {
+        pools.insert(FRAGMENT_SLOT.into(), dictionary.fragments.clone());
+    }
     pools
+}
+
+/// The pool of [`fragments`] in [`pools`].
+pub const FRAGMENT_SLOT: &str = "fragment";
+
+/// The longest fragment, in tokens: a separator and what follows it up to
+/// the next but two separators (`-alpha.1`), not a whole long text.
+const FRAGMENT_TOKENS: usize = 4;
+
+/// The fragments of `text`: from each separator (a token of kind
+/// [`Kind::Other`] followed by a digit or letter token), the separator with
+/// the next token (`-alpha`), and with up to [`FRAGMENT_TOKENS`] tokens
+/// (`-alpha.1`), stopping before white space and ending with a word.
+pub fn fragments(text: &str) -> Vec<String> {
+    let tokens = tokens(text);
+    let mut out = Vec::new();
+    for (i, (kind, _)) in tokens.iter().enumerate() {
+        let word = |k: &Kind| matches!(k, Kind::Digits | Kind::Letters);
+        if *kind != Kind::Other || !tokens.get(i + 1).is_some_and(|(k, _)| word(k)) {
+            continue;
+        }
+        let mut end = tokens[i..]
+            .iter()
+            .take(FRAGMENT_TOKENS)
+            .position(|(k, _)| *k == Kind::Space)
+            .map_or((i + FRAGMENT_TOKENS).min(tokens.len()), |at| i + at);
+        // It ends with a word: `.3` of `.3, `, not `.3,`.
+        while end > i + 2 && !word(&tokens[end - 1].0) {
+            end -= 1;
+        }
+        for last in [i + 2, end] {
+            let fragment: String = tokens[i..last].iter().map(|(_, t)| *t).collect();
+            if out.last() != Some(&fragment) {
+                out.push(fragment);
+            }
+        }
+    }
+    out
 }
 
 /// `text` with token `index` replaced by `with` (`""`: deleted), or `with`
@@ -270,5 +326,17 @@ mod tests {
         assert_eq!(edited("1h 30min", 2, "", false), "1h30min");
         assert_eq!(edited("1h", 1, "5", true), "15h");
         assert_eq!(edited("1h", 2, "s", false), "1hs");
+    }
+
+    #[test]
+    fn fragments_are_separators_with_what_follows() {
+        assert_eq!(fragments("1.8.0-alpha.1"), [".8", ".8.0", ".0", ".0-alpha", "-alpha", "-alpha.1", ".1"]);
+        assert_eq!(fragments(">=1.2.3, <1.8.0"), ["=1", "=1.2", ".2", ".2.3", ".3", "<1", "<1.8", ".8", ".8.0", ".0"]);
+        assert!(fragments("abc").is_empty());
+        let mut d = Dictionary::default();
+        d.fragments.extend(fragments("1.0.0-rc.1"));
+        let pools = pools([">=1.2.3"], &d);
+        assert!(pools[FRAGMENT_SLOT].contains("-rc"), "{pools:?}");
+        assert!(!pools["p"].contains("-rc"));
     }
 }

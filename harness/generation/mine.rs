@@ -381,6 +381,15 @@ impl Grammarizer {
                     }
                 }
                 if only_ours(&template) {
+                    // A text-form text also gets a fragment after it
+                    // (`>=1.2.3, <1.8.0` + `-alpha`): a part its own
+                    // carved texts never showed.
+                    let fragments = pools.contains_key(dictionary::FRAGMENT_SLOT);
+                    if separators && !open_separators && fragments {
+                        let slot = dictionary::FRAGMENT_SLOT;
+                        alternatives.push(format!("{template}<{path}-tok-{slot}>"));
+                        used.insert(slot.to_owned());
+                    }
                     alternatives.push(template);
                 }
             }
@@ -873,6 +882,38 @@ mod tests {
         let calls = [Value::Struct("args", vec![("req", Value::Str(long))])];
         let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default()).expect("a grammar");
         assert!(GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7).is_ok());
+    }
+
+    #[test]
+    fn text_form_texts_get_fragments_of_other_carved_texts_after_them() {
+        // A requirement whose versions may have a pre-release, which no
+        // carved requirement shows; a carved version does.
+        fn parses_req(text: &str) -> bool {
+            text.split(", ").all(|c| {
+                let v = c.trim_start_matches(['<', '>', '=']);
+                let (v, pre) = v.split_once('-').unwrap_or((v, "a"));
+                !pre.is_empty() && v.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+        }
+        let mut types = ParamTypes::default();
+        types.param("req", crate::value::types::Traced::plain(ParamType::Text { parses: parses_req }));
+        let calls = [Value::Struct("args", vec![("req", Value::Str(">=1.2.3, <1.8.0".into()))])];
+        let mut dictionary = Dictionary::default();
+        dictionary.fragments.extend(crate::generation::dictionary::fragments("1.8.0-alpha.1"));
+        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &dictionary).expect("a grammar");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
+            .expect("a usable grammar");
+        let texts: BTreeSet<String> = (0..300)
+            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct(_, fields)) => match &fields[..] {
+                    [(_, Value::Str(s))] => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let with_pre: Vec<&String> = texts.iter().filter(|t| parses_req(t) && t.ends_with("-alpha")).collect();
+        assert!(!with_pre.is_empty(), "{texts:?}");
     }
 
     #[test]
