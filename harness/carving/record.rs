@@ -676,9 +676,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A fast non-cryptographic hasher (FxHash's mixing) for deduplicating calls.
+/// A fast non-cryptographic hasher (FxHash's mixing) for deduplicating
+/// calls, and for generation's fingerprints of what a call did.
 #[derive(Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
