@@ -720,7 +720,8 @@ impl GrammarFuzzer {
     }
 
     /// Counts the uncovered expansions of each symbol again, after
-    /// coverage was set as a whole.
+    /// coverage was set as a whole (the book's `reset_coverage`, tests).
+    #[cfg(any(test, feature = "_internals"))]
     fn recount(&mut self) {
         let covered = &self.covered;
         for (uncovered, keys) in self.uncovered.iter_mut().zip(&self.grammar.symbol_keys) {
