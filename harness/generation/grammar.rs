@@ -50,7 +50,7 @@ mod tests;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -299,7 +299,7 @@ pub fn expansion_key(symbol: &str, expansion: &str) -> String {
 pub struct DerivationTree {
     /// A nonterminal such as `<digit>`, or terminal text; shared with the
     /// grammar, so that a derived tree copies no text.
-    pub symbol: Arc<str>,
+    pub symbol: Rc<str>,
     /// `None` for a nonterminal not expanded yet; the expansion's symbols
     /// otherwise, none for terminal text.
     pub children: Option<Vec<DerivationTree>>,
@@ -307,7 +307,7 @@ pub struct DerivationTree {
 
 impl DerivationTree {
     /// A nonterminal not expanded yet.
-    pub fn unexpanded(symbol: impl Into<Arc<str>>) -> Self {
+    pub fn unexpanded(symbol: impl Into<Rc<str>>) -> Self {
         DerivationTree {
             symbol: symbol.into(),
             children: None,
@@ -315,7 +315,7 @@ impl DerivationTree {
     }
 
     /// Terminal text, a leaf.
-    pub fn terminal(text: impl Into<Arc<str>>) -> Self {
+    pub fn terminal(text: impl Into<Rc<str>>) -> Self {
         DerivationTree {
             symbol: text.into(),
             children: Some(Vec::new()),
@@ -357,7 +357,7 @@ const UNREACHABLE: usize = usize::MAX;
 #[derive(Debug, Clone)]
 struct Compiled {
     /// Symbol names by id; the start symbol is 0.
-    names: Vec<Arc<str>>,
+    names: Vec<Rc<str>>,
     /// Symbol ids by name (derivations go by id; tests look symbols up).
     #[cfg_attr(not(test), allow(dead_code))]
     ids: HashMap<String, usize>,
@@ -392,7 +392,7 @@ struct Alternative {
 /// A [`Part`] of a compiled expansion.
 #[derive(Debug, Clone)]
 enum Piece {
-    Text(Arc<str>),
+    Text(Rc<str>),
     Symbol(usize),
 }
 
@@ -401,13 +401,13 @@ impl Alternative {
         let mut pieces: Vec<Piece> = parts(expansion)
             .into_iter()
             .map(|part| match part {
-                Part::Terminal(text) => Piece::Text(Arc::from(text)),
+                Part::Terminal(text) => Piece::Text(Rc::from(text)),
                 Part::Nonterminal(symbol) => Piece::Symbol(ids[symbol]),
             })
             .collect();
         if pieces.is_empty() {
             // An empty expansion still derives one (empty) terminal.
-            pieces.push(Piece::Text(Arc::from("")));
+            pieces.push(Piece::Text(Rc::from("")));
         }
         let symbol = |piece: &Piece| match piece {
             Piece::Symbol(id) => Some(*id),
@@ -427,7 +427,7 @@ impl Alternative {
 impl Compiled {
     fn new(grammar: &Grammar) -> Result<Self, GrammarError> {
         grammar.check_derivable()?;
-        let names: Vec<Arc<str>> = grammar.reachable().into_iter().map(Arc::from).collect();
+        let names: Vec<Rc<str>> = grammar.reachable().into_iter().map(Rc::from).collect();
         let ids: HashMap<String, usize> = names
             .iter()
             .enumerate()
@@ -800,11 +800,11 @@ impl GrammarFuzzer {
                 alternative,
                 piece,
             } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
-                Piece::Text(text) => DerivationTree::terminal(Arc::clone(text)),
-                Piece::Symbol(id) => DerivationTree::unexpanded(Arc::clone(&self.grammar.names[*id])),
+                Piece::Text(text) => DerivationTree::terminal(Rc::clone(text)),
+                Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
             },
             Node::Symbol { id, children, .. } => DerivationTree {
-                symbol: Arc::clone(&self.grammar.names[id]),
+                symbol: Rc::clone(&self.grammar.names[id]),
                 children: children.map(|c| c.into_iter().map(|n| self.tree(n)).collect()),
             },
         }
