@@ -13,8 +13,10 @@
 //! (collected once every goal in reach is met: the outcome taken only), `gen` and `genmet`
 //! (a generation execution: arguments from a value tree, replayed and
 //! captured), `loop` (the in-process generation loop, seed 7, the count
-//! as its execution budget). The count of a call is the difference of
-//! runs with 1000 and 0 iterations, over 1000.
+//! as its execution budget), `record` (a carved call while a test records,
+//! over the overhead bench's 1000 distinct inputs) and `distinct` (the
+//! untouched copy over the same inputs). The count of a call is the
+//! difference of runs with 1000 and 0 iterations, over 1000.
 
 #[path = "../tests/dogfood/bank.rs"]
 #[allow(dead_code)]
@@ -67,6 +69,23 @@ fn main() {
         };
         let run = generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet);
         eprintln!("executions {}", run.executions);
+        return;
+    }
+    if mode == "record" || mode == "distinct" {
+        // As the overhead bench records: distinct inputs, each call captured.
+        let inputs: Vec<String> = (0..1000).map(|i| format!("{INPUT}{i}")).collect();
+        carve::_internals::carving::record::start();
+        carve::_internals::carving::record::record_test("bench", || {
+            for i in 0..n as usize {
+                let s = black_box(inputs[i % inputs.len()].as_str());
+                if mode == "record" {
+                    black_box(cgi::cgi_decode(s)).ok();
+                } else {
+                    black_box(cgi::cgi_decode_plain(s)).ok();
+                }
+            }
+        });
+        black_box(carve::_internals::carving::record::stop());
         return;
     }
     // warm up

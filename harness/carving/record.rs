@@ -60,8 +60,9 @@ static WARNED_UNATTRIBUTED: AtomicBool = AtomicBool::new(false);
 
 struct ActiveTest {
     name: String,
-    /// Calls made on threads without a recording context of their own.
-    foreign_calls: Vec<Call>,
+    /// Calls made on threads without a recording context of their own,
+    /// with their arguments' hashes ([`hash_value`]).
+    foreign_calls: Vec<(Call, u64)>,
 }
 
 thread_local! {
@@ -111,7 +112,9 @@ pub struct TestRecording {
     pub test: String,
     /// Distinct calls, first occurrence order.
     pub calls: Vec<Call>,
-    index: HashMap<u64, Vec<usize>>,
+    /// Positions in `calls` by [`TestRecording::push`]'s hash (already a
+    /// hash: hashed again with the fast hasher, not SipHash).
+    index: HashMap<u64, Vec<usize>, BuildHasherDefault<FastHasher>>,
 }
 
 impl TestRecording {
@@ -123,10 +126,13 @@ impl TestRecording {
     }
 
     /// Adds `call` unless an identical one (same target, arguments, outcome)
-    /// is already there.
-    fn push(&mut self, call: Call) {
+    /// is already there. `args_hash` is [`hash_value`] of its arguments,
+    /// computed once per call by [`begin`].
+    fn push(&mut self, call: Call, args_hash: u64) {
         let mut hasher = FastHasher::default();
-        call.hash(&mut hasher);
+        std::ptr::hash(call.target, &mut hasher);
+        hasher.write_u64(args_hash);
+        call.observation.hash(&mut hasher);
         let slot = self.index.entry(hasher.finish()).or_default();
         if slot.iter().any(|&i| self.calls[i] == call) {
             return;
@@ -178,8 +184,8 @@ pub fn record_test<R>(test: &str, f: impl FnOnce() -> R) -> R {
             if let Some(mut rec) = CURRENT.with(|c| c.borrow_mut().take()) {
                 let mut active = lock(&ACTIVE);
                 if let Some(pos) = active.iter().position(|a| a.name == rec.test) {
-                    for call in active.remove(pos).foreign_calls {
-                        rec.push(call);
+                    for (call, args_hash) in active.remove(pos).foreign_calls {
+                        rec.push(call, args_hash);
                     }
                 }
                 drop(active);
@@ -241,6 +247,8 @@ impl ArgsBuilder {
 pub struct CallFrame {
     target: &'static Target,
     args: Value,
+    /// [`hash_value`] of `args`.
+    args_hash: u64,
 }
 
 /// Starts carving a call of `target` if this thread records for a system
@@ -275,10 +283,15 @@ pub fn begin(
         capture(&mut args);
         args.finish_or_warn(target)
     })?;
-    if !rebuilds(target, Side::Before, &args, check) {
+    let args_hash = hash_value(&args);
+    if !rebuilds(target, Side::Before, &args, args_hash, check) {
         return None;
     }
-    Some(CallFrame { target, args })
+    Some(CallFrame {
+        target,
+        args,
+        args_hash,
+    })
 }
 
 /// Runs `f`, a capture or rebuild of a value by carve, marked as such on
@@ -327,15 +340,22 @@ impl CallFrame {
             }
         });
         let after = match after {
-            Some(Some(state)) if !rebuilds(self.target, Side::After, &state, check) => None,
+            Some(Some(state))
+                if !rebuilds(self.target, Side::After, &state, hash_value(&state), check) =>
+            {
+                None
+            }
             other => other,
         };
         match (outcome, after) {
-            (Ok(outcome), Some(after)) => store(Call {
-                target: self.target,
-                args: self.args,
-                observation: Observation { outcome, after },
-            }),
+            (Ok(outcome), Some(after)) => store(
+                Call {
+                    target: self.target,
+                    args: self.args,
+                    observation: Observation { outcome, after },
+                },
+                self.args_hash,
+            ),
             (Err(e), _) => eprintln!(
                 "carve: not carving a call of `{}`: its result: {e}",
                 self.target.name()
@@ -436,6 +456,7 @@ fn rebuilds(
     target: &'static Target,
     side: Side,
     values: &Value,
+    values_hash: u64,
     check: impl FnOnce(&mut RebuildCheck<'_>),
 ) -> bool {
     let Value::Struct(_, written) = values else {
@@ -443,7 +464,8 @@ fn rebuilds(
     };
     let id = target as *const Target as usize;
     let mut hasher = FastHasher::default();
-    (id, side, values).hash(&mut hasher);
+    (id, side).hash(&mut hasher);
+    hasher.write_u64(values_hash);
     let key = hasher.finish();
     let known = CHECKED.with(|c| {
         c.borrow().0.get(&key).and_then(|slot| {
@@ -655,19 +677,27 @@ pub fn take_unlisted() -> Vec<Unlisted> {
         .collect()
 }
 
-fn store(call: Call) {
+fn store(call: Call, args_hash: u64) {
     let unowned = CURRENT.with(|c| match c.borrow_mut().as_mut() {
         Some(rec) => {
-            rec.push(call);
+            rec.push(call, args_hash);
             None
         }
         None => Some(call),
     });
     if let Some(call) = unowned {
         if let [only] = lock(&ACTIVE).as_mut_slice() {
-            only.foreign_calls.push(call);
+            only.foreign_calls.push((call, args_hash));
         }
     }
+}
+
+/// A value's hash, computed once per captured value: the rebuild check and
+/// the recording's index both start from it.
+fn hash_value(value: &Value) -> u64 {
+    let mut hasher = FastHasher::default();
+    value.hash(&mut hasher);
+    hasher.finish()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -676,9 +706,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A fast non-cryptographic hasher (FxHash's mixing) for deduplicating calls.
+/// A fast non-cryptographic hasher (FxHash's mixing) for deduplicating
+/// calls, and for generation's fingerprints of what a call did.
 #[derive(Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {

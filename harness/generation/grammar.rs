@@ -50,6 +50,7 @@ mod tests;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt;
+use std::rc::Rc;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -296,8 +297,9 @@ pub fn expansion_key(symbol: &str, expansion: &str) -> String {
 /// expanded into.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DerivationTree {
-    /// A nonterminal such as `<digit>`, or terminal text.
-    pub symbol: String,
+    /// A nonterminal such as `<digit>`, or terminal text; shared with the
+    /// grammar, so that a derived tree copies no text.
+    pub symbol: Rc<str>,
     /// `None` for a nonterminal not expanded yet; the expansion's symbols
     /// otherwise, none for terminal text.
     pub children: Option<Vec<DerivationTree>>,
@@ -305,7 +307,7 @@ pub struct DerivationTree {
 
 impl DerivationTree {
     /// A nonterminal not expanded yet.
-    pub fn unexpanded(symbol: impl Into<String>) -> Self {
+    pub fn unexpanded(symbol: impl Into<Rc<str>>) -> Self {
         DerivationTree {
             symbol: symbol.into(),
             children: None,
@@ -313,7 +315,7 @@ impl DerivationTree {
     }
 
     /// Terminal text, a leaf.
-    pub fn terminal(text: impl Into<String>) -> Self {
+    pub fn terminal(text: impl Into<Rc<str>>) -> Self {
         DerivationTree {
             symbol: text.into(),
             children: Some(Vec::new()),
@@ -355,7 +357,7 @@ const UNREACHABLE: usize = usize::MAX;
 #[derive(Debug, Clone)]
 struct Compiled {
     /// Symbol names by id; the start symbol is 0.
-    names: Vec<String>,
+    names: Vec<Rc<str>>,
     /// Symbol ids by name (derivations go by id; tests look symbols up).
     #[cfg_attr(not(test), allow(dead_code))]
     ids: HashMap<String, usize>,
@@ -364,6 +366,8 @@ struct Compiled {
     keys: Vec<String>,
     /// The distinct keys of each symbol's expansions.
     symbol_keys: Vec<Vec<usize>>,
+    /// The symbol of each key.
+    key_symbols: Vec<usize>,
     /// `distances[from][to]`: the fewest expansions that lead from `from` to
     /// `to`, or [`UNREACHABLE`].
     distances: Vec<Vec<usize>>,
@@ -379,12 +383,16 @@ struct Alternative {
     /// Size of the smallest derivation tree below this expansion that does
     /// not use the expanded symbol again; [`INFINITE`] if there is none.
     cost: u64,
+    /// The symbols this expansion leads to, each with the lookahead depth
+    /// that sees its expansions (1 plus the fewest expansions from one of
+    /// `nonterminals` to it), nearest first.
+    reach: Vec<(usize, usize)>,
 }
 
 /// A [`Part`] of a compiled expansion.
 #[derive(Debug, Clone)]
 enum Piece {
-    Text(String),
+    Text(Rc<str>),
     Symbol(usize),
 }
 
@@ -393,13 +401,13 @@ impl Alternative {
         let mut pieces: Vec<Piece> = parts(expansion)
             .into_iter()
             .map(|part| match part {
-                Part::Terminal(text) => Piece::Text(text.to_string()),
+                Part::Terminal(text) => Piece::Text(Rc::from(text)),
                 Part::Nonterminal(symbol) => Piece::Symbol(ids[symbol]),
             })
             .collect();
         if pieces.is_empty() {
             // An empty expansion still derives one (empty) terminal.
-            pieces.push(Piece::Text(String::new()));
+            pieces.push(Piece::Text(Rc::from("")));
         }
         let symbol = |piece: &Piece| match piece {
             Piece::Symbol(id) => Some(*id),
@@ -411,6 +419,7 @@ impl Alternative {
             nonterminals,
             key,
             cost: INFINITE,
+            reach: Vec::new(),
         }
     }
 }
@@ -418,11 +427,11 @@ impl Alternative {
 impl Compiled {
     fn new(grammar: &Grammar) -> Result<Self, GrammarError> {
         grammar.check_derivable()?;
-        let names: Vec<String> = grammar.reachable().into_iter().map(String::from).collect();
+        let names: Vec<Rc<str>> = grammar.reachable().into_iter().map(Rc::from).collect();
         let ids: HashMap<String, usize> = names
             .iter()
             .enumerate()
-            .map(|(id, name)| (name.clone(), id))
+            .map(|(id, name)| (name.to_string(), id))
             .collect();
         let (mut keys, mut symbol_keys, mut alternatives) = (Vec::new(), Vec::new(), Vec::new());
         for name in &names {
@@ -444,18 +453,26 @@ impl Compiled {
             symbol_keys.push(own_keys);
             alternatives.push(own_alternatives);
         }
+        let mut key_symbols = vec![0; keys.len()];
+        for (symbol, own) in symbol_keys.iter().enumerate() {
+            for &key in own {
+                key_symbols[key] = symbol;
+            }
+        }
         let mut compiled = Compiled {
             names,
             ids,
             alternatives,
             keys,
             symbol_keys,
+            key_symbols,
             distances: Vec::new(),
         };
         compiled.compute_costs();
         compiled.distances = (0..compiled.len())
             .map(|s| compiled.distances_from(s))
             .collect();
+        compiled.compute_reach();
         Ok(compiled)
     }
 
@@ -506,6 +523,22 @@ impl Compiled {
             if !changed {
                 return costs;
             }
+        }
+    }
+
+    /// Sets what each alternative leads to ([`Alternative::reach`]).
+    fn compute_reach(&mut self) {
+        let distances = &self.distances;
+        for alternative in self.alternatives.iter_mut().flatten() {
+            let nearest = |target: usize| {
+                let to_target = alternative.nonterminals.iter().map(|&n| distances[n][target]);
+                to_target.min().filter(|&d| d != UNREACHABLE)
+            };
+            let mut reach: Vec<(usize, usize)> = (0..distances.len())
+                .filter_map(|target| Some((target, nearest(target)? + 1)))
+                .collect();
+            reach.sort_by_key(|&(_, depth)| depth);
+            alternative.reach = reach;
         }
     }
 
@@ -616,6 +649,9 @@ enum Phase {
     MinCost,
 }
 
+/// Every [`Phase`], in the order of their numbers.
+const PHASES: [Phase; 3] = [Phase::MaxCost, Phase::Random, Phase::MinCost];
+
 /// Derives strings from a [`Grammar`], tracking the expansions it uses and
 /// choosing expansions by its [`Strategy`].
 ///
@@ -635,6 +671,16 @@ pub struct GrammarFuzzer {
     rng: StdRng,
     covered: Vec<bool>,
     coverage: BTreeSet<String>,
+    /// Per symbol and [`Phase`]: the alternatives the phase allows (fixed
+    /// by the grammar), so that a choice does not collect them again.
+    allowed: Vec<[Vec<usize>; 3]>,
+    /// Per symbol and [`Phase`]: the alternatives the strategy preferred
+    /// (`Some(None)`: none), valid until coverage changes. The lookahead
+    /// reads coverage only, which changes a few times per run, while a
+    /// derivation chooses many times per execution.
+    preferred: Vec<[Option<Option<Vec<usize>>>; 3]>,
+    /// Per symbol: how many of its distinct expansions are not covered yet.
+    uncovered: Vec<usize>,
 }
 
 impl GrammarFuzzer {
@@ -644,8 +690,19 @@ impl GrammarFuzzer {
     /// Fails if [`Grammar::check_derivable`] does.
     pub fn new(grammar: &Grammar, strategy: Strategy, seed: u64) -> Result<Self, GrammarError> {
         let grammar = Compiled::new(grammar)?;
+        let allowed = (0..grammar.len())
+            .map(|symbol| {
+                PHASES.map(|phase| {
+                    let all = (0..grammar.alternatives[symbol].len()).collect();
+                    grammar.allowed(symbol, all, phase)
+                })
+            })
+            .collect();
         Ok(GrammarFuzzer {
             covered: vec![false; grammar.keys.len()],
+            preferred: vec![[None, None, None]; grammar.len()],
+            uncovered: grammar.symbol_keys.iter().map(Vec::len).collect(),
+            allowed,
             grammar,
             strategy,
             min_nonterminals: 0,
@@ -653,6 +710,24 @@ impl GrammarFuzzer {
             rng: StdRng::seed_from_u64(seed),
             coverage: BTreeSet::new(),
         })
+    }
+
+    /// Forgets the preferred alternatives: coverage changed.
+    fn coverage_changed(&mut self) {
+        for preferred in &mut self.preferred {
+            *preferred = [None, None, None];
+        }
+    }
+
+    /// Counts the uncovered expansions of each symbol again, after
+    /// coverage was set as a whole (the book's `reset_coverage`, tests).
+    #[cfg(any(test, feature = "_internals"))]
+    fn recount(&mut self) {
+        let covered = &self.covered;
+        for (uncovered, keys) in self.uncovered.iter_mut().zip(&self.grammar.symbol_keys) {
+            *uncovered = keys.iter().filter(|&&key| !covered[key]).count();
+        }
+        self.coverage_changed();
     }
 
     /// Derives a string, returning its fully expanded derivation tree.
@@ -725,11 +800,11 @@ impl GrammarFuzzer {
                 alternative,
                 piece,
             } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
-                Piece::Text(text) => DerivationTree::terminal(text.as_str()),
-                Piece::Symbol(id) => DerivationTree::unexpanded(self.grammar.names[*id].as_str()),
+                Piece::Text(text) => DerivationTree::terminal(Rc::clone(text)),
+                Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
             },
             Node::Symbol { id, children, .. } => DerivationTree {
-                symbol: self.grammar.names[id].clone(),
+                symbol: Rc::clone(&self.grammar.names[id]),
                 children: children.map(|c| c.into_iter().map(|n| self.tree(n)).collect()),
             },
         }
@@ -738,9 +813,7 @@ impl GrammarFuzzer {
     /// Chooses and covers an expansion of symbol `symbol`; returns which
     /// and how many nonterminals it has.
     fn expand_id(&mut self, symbol: usize, phase: Phase) -> (usize, usize) {
-        let all = (0..self.grammar.alternatives[symbol].len()).collect();
-        let candidates = self.grammar.allowed(symbol, all, phase);
-        let chosen = self.choose(symbol, candidates);
+        let chosen = self.choose(symbol, phase);
         let alternative = &self.grammar.alternatives[symbol][chosen];
         let (key, added) = (alternative.key, alternative.nonterminals.len());
         self.cover(key);
@@ -768,35 +841,92 @@ impl GrammarFuzzer {
     fn cover(&mut self, key: usize) {
         if !self.covered[key] {
             self.covered[key] = true;
+            self.uncovered[self.grammar.key_symbols[key]] -= 1;
             self.coverage.insert(self.grammar.keys[key].clone());
+            self.coverage_changed();
         }
     }
 
-    /// Picks one of the `candidates` alternatives of `symbol`, at random
-    /// among those the strategy prefers.
-    fn choose(&mut self, symbol: usize, candidates: Vec<usize>) -> usize {
-        let preferred = match self.strategy {
+    /// Picks one of the alternatives of `symbol` that `phase` allows, at
+    /// random among those the strategy prefers.
+    fn choose(&mut self, symbol: usize, phase: Phase) -> usize {
+        let at = phase as usize;
+        if self.preferred[symbol][at].is_none() {
+            let preferred = self.prefer(symbol, &self.allowed[symbol][at]);
+            self.preferred[symbol][at] = Some(preferred);
+        }
+        let candidates = &self.allowed[symbol][at];
+        let pool = match &self.preferred[symbol][at] {
+            Some(Some(preferred)) => preferred,
+            _ => candidates,
+        };
+        pool[self.rng.random_range(0..pool.len())]
+    }
+
+    /// The `candidates` alternatives of `symbol` the strategy prefers, given
+    /// the coverage so far; `None` when it prefers none of them.
+    fn prefer(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
+        match self.strategy {
             #[cfg(any(test, feature = "_internals"))]
             Strategy::Random => None,
             #[cfg(any(test, feature = "_internals"))]
-            Strategy::Simple => Some(self.uncovered(symbol, &candidates)).filter(|c| !c.is_empty()),
-            Strategy::DeepForesight => self.foresight(symbol, &candidates),
+            Strategy::Simple => Some(self.uncovered(symbol, candidates)).filter(|c| !c.is_empty()),
+            Strategy::DeepForesight => self.foresight(symbol, candidates),
             #[cfg(any(test, feature = "_internals"))]
             Strategy::ShortestPath => self
-                .foresight(symbol, &candidates)
+                .foresight(symbol, candidates)
                 .map(|best| self.grammar.allowed(symbol, best, Phase::MinCost)),
-        };
-        let pool = preferred.unwrap_or(candidates);
-        pool[self.rng.random_range(0..pool.len())]
+        }
     }
 
     /// The candidates offering the most new coverage at the smallest
     /// lookahead depth at which any offers some, or `None` if none can.
     /// Looking no deeper than needed keeps rules with many expansions deep
     /// down from dominating every choice above them.
+    ///
+    /// The book lists the depth of every uncovered expansion per candidate;
+    /// this counts them from the alternatives' [`Alternative::reach`] and
+    /// the uncovered expansions per symbol, without listing them.
     fn foresight(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
         if self.coverage.len() == self.grammar.keys.len() {
             // Nothing left to find; spare the lookahead.
+            return None;
+        }
+        let alternatives = &self.grammar.alternatives[symbol];
+        // The uncovered expansions of `target` that choosing `alternative`
+        // leads to: all but the alternative's own, counted at depth 0.
+        let below = |alternative: &Alternative, target: usize| {
+            let own = target == symbol && !self.covered[alternative.key];
+            self.uncovered[target] - usize::from(own)
+        };
+        let nearest = |alternative: &Alternative| {
+            if !self.covered[alternative.key] {
+                return Some(0);
+            }
+            let mut reach = alternative.reach.iter();
+            reach.find(|&&(target, _)| below(alternative, target) > 0).map(|&(_, depth)| depth)
+        };
+        let depth = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min()?;
+        let gain = |&c: &usize| {
+            let alternative = &alternatives[c];
+            let own = usize::from(!self.covered[alternative.key]);
+            let within = alternative.reach.iter().take_while(|&&(_, d)| d <= depth);
+            own + within.map(|&(target, _)| below(alternative, target)).sum::<usize>()
+        };
+        let gains: Vec<usize> = candidates.iter().map(gain).collect();
+        let best = gains.iter().max().copied()?;
+        let with_best = candidates
+            .iter()
+            .zip(&gains)
+            .filter(|(_, &gain)| gain == best);
+        Some(with_best.map(|(&c, _)| c).collect())
+    }
+
+    #[cfg(test)]
+    /// [`GrammarFuzzer::foresight`] as the book computes it, from every
+    /// uncovered expansion's depth: what the counting version must match.
+    fn foresight_by_depths(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
+        if self.coverage.len() == self.grammar.keys.len() {
             return None;
         }
         let depths: Vec<Vec<usize>> = candidates
@@ -820,6 +950,7 @@ impl GrammarFuzzer {
     /// can lead to, the lookahead depth that sees it: 0 for `alternative`
     /// itself, `d + 1` for the expansions of a symbol `d` expansions below
     /// its nonterminals.
+    #[cfg(test)]
     fn uncovered_depths(&self, symbol: usize, alternative: usize) -> Vec<usize> {
         let alternative = &self.grammar.alternatives[symbol][alternative];
         let mut depths = Vec::new();

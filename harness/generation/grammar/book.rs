@@ -114,7 +114,7 @@ impl DerivationTree {
     /// ```
     pub fn expansion(&self) -> Option<String> {
         let children = self.children.as_ref().filter(|c| !c.is_empty())?;
-        Some(children.iter().map(|c| c.symbol.as_str()).collect())
+        Some(children.iter().map(|c| &*c.symbol).collect())
     }
 }
 
@@ -159,6 +159,7 @@ impl GrammarFuzzer {
     pub fn reset_coverage(&mut self) {
         self.covered.fill(false);
         self.coverage.clear();
+        self.recount();
     }
 
     /// The keys of the expansions of `symbol` and of the symbols below it,

@@ -225,7 +225,7 @@ fn fuzzed_trees_are_derivations_whose_expansions_are_covered() {
             let mut fuzzer = fuzzer(&grammar, strategy, 3);
             for _ in 0..30 {
                 let tree = fuzzer.fuzz_tree();
-                assert_eq!(tree.symbol, "<start>");
+                assert_eq!(&*tree.symbol, "<start>");
                 assert_eq!(tree.unexpanded_count(), 0);
                 assert_derivation(&tree, &grammar, fuzzer.expansion_coverage());
             }
@@ -318,8 +318,9 @@ fn choices(fuzzer: &mut GrammarFuzzer, symbol: &str) -> BTreeSet<String> {
     let mut choose = || {
         let children = fuzzer.expand_symbol(symbol, Phase::Random).0;
         (fuzzer.covered, fuzzer.coverage) = before.clone();
+        fuzzer.recount();
         let tree = DerivationTree {
-            symbol: symbol.to_string(),
+            symbol: symbol.into(),
             children: Some(children),
         };
         tree.expansion().unwrap()
@@ -439,12 +440,12 @@ fn empty_expansions_derive_empty_text() {
 #[test]
 fn trees_show_their_text_and_what_is_left_to_expand() {
     let tree = DerivationTree {
-        symbol: "<expr>".to_string(),
+        symbol: "<expr>".into(),
         children: Some(vec![
             DerivationTree::unexpanded("<term>"),
             DerivationTree::terminal(" + "),
             DerivationTree {
-                symbol: "<expr>".to_string(),
+                symbol: "<expr>".into(),
                 children: Some(vec![DerivationTree::unexpanded("<term>")]),
             },
         ]),
@@ -579,4 +580,46 @@ fn duplicated_contexts_are_covered_separately() {
     }
     assert_eq!(whole.len(), 10, "{inputs:?}");
     assert_eq!(fraction.len(), 10, "{inputs:?}");
+}
+
+#[test]
+fn counted_foresight_prefers_what_the_books_depths_prefer() {
+    // Every symbol and phase of grammars with recursion, shared rules and
+    // contexts, at coverage states from none to nearly all, as derivations
+    // reach them and as a seeded random subset sets them.
+    let grammars = [cgi(), expr(), duplicate_context(&expr(), "<factor>", None)];
+    for grammar in &grammars {
+        let mut fuzzer = fuzzer(grammar, Strategy::DeepForesight, 3);
+        let mut rng = StdRng::seed_from_u64(11);
+        let compare = |fuzzer: &GrammarFuzzer| {
+            for symbol in 0..fuzzer.grammar.len() {
+                for (at, _) in PHASES.iter().enumerate() {
+                    let candidates = &fuzzer.allowed[symbol][at];
+                    assert_eq!(
+                        fuzzer.foresight(symbol, candidates),
+                        fuzzer.foresight_by_depths(symbol, candidates),
+                        "{} with {:?} covered",
+                        fuzzer.grammar.names[symbol],
+                        fuzzer.coverage
+                    );
+                }
+            }
+        };
+        compare(&fuzzer);
+        for _ in 0..30 {
+            fuzzer.fuzz();
+            compare(&fuzzer);
+        }
+        for _ in 0..30 {
+            let covered: Vec<bool> =
+                (0..fuzzer.grammar.keys.len()).map(|_| rng.random_bool(0.8)).collect();
+            fuzzer.coverage = (0..covered.len())
+                .filter(|&key| covered[key])
+                .map(|key| fuzzer.grammar.keys[key].clone())
+                .collect();
+            fuzzer.covered = covered;
+            fuzzer.recount();
+            compare(&fuzzer);
+        }
+    }
 }
