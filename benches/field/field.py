@@ -203,6 +203,35 @@ fn formats_and_parses_sizes() {
 }
 ''',
     ),
+    # The held-out crate of the mutation bench (benches/field/mutants.py):
+    # carve was not tried on it before. Roman numerals: two free functions
+    # over i32 and &str, a 2015-edition crate without serde, a private
+    # helper whose loop adds and subtracts.
+    "roman": dict(
+        version="0.1.6",
+        features='carve = ["dep:carve", "dep:serde"]',
+        deps='serde = { version = "1", features = ["derive"], optional = true }',
+        targets={
+            "src/lib.rs": ["pub fn to(", "pub fn from("],
+        },
+        instrument={
+            "src/lib.rs": ["fn from_lax"],
+        },
+        system_test='''
+extern crate carve;
+extern crate roman;
+
+#[carve::system_test]
+fn converts_numerals() {
+    assert_eq!(roman::to(14).unwrap(), "XIV");
+    assert_eq!(roman::to(1984).unwrap(), "MCMLXXXIV");
+    assert!(roman::to(0).is_none());
+    assert_eq!(roman::from("XIV"), Some(14));
+    assert!(roman::from("IIII").is_none());
+    assert!(roman::from("i").is_none());
+}
+''',
+    ),
 }
 
 
