@@ -102,7 +102,7 @@ impl DerivationTree {
     /// ```
     /// # use carve::generation::grammar::DerivationTree;
     /// let tree = DerivationTree {
-    ///     symbol: "<start>".to_string(),
+    ///     symbol: "<start>".into(),
     ///     children: Some(vec![
     ///         DerivationTree::terminal("-"),
     ///         DerivationTree::unexpanded("<digit>"),
