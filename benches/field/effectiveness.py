@@ -205,29 +205,6 @@ def measure(dir, target_dir, prof, features, test_args, doctests):
     return branches, len(objects), len(profraws)
 
 
-FUZZ_MANIFEST = """[package]
-name = "{name}-fuzz"
-version = "0.0.0"
-publish = false
-edition = "2021"
-
-[package.metadata]
-cargo-fuzz = true
-
-[dependencies]
-libfuzzer-sys = "0.4"
-{name} = {{ path = ".." }}
-
-[[bin]]
-name = "target"
-path = "fuzz_targets/target.rs"
-test = false
-doc = false
-bench = false
-
-[workspace]
-"""
-
 # The corpus replayed through the harness, one input at a time; an input
 # that panics (none should: libFuzzer keeps crashes apart) is skipped.
 CORPUS_TEST = """{prelude}
@@ -256,7 +233,7 @@ def libfuzzer(name, own_dir, seconds):
     harness = harnesses.HARNESSES[name]
     fuzz = own_dir / "fuzz"
     (fuzz / "fuzz_targets").mkdir(parents=True)
-    (fuzz / "Cargo.toml").write_text(FUZZ_MANIFEST.format(name=name))
+    (fuzz / "Cargo.toml").write_text(harnesses.FUZZ_MANIFEST.format(name=name))
     (fuzz / "fuzz_targets" / "target.rs").write_text(
         "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n" + harnesses.PRELUDE + harness["body"]
         + "\nfuzz_target!(|data: &[u8]| one(data));\n")

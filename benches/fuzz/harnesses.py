@@ -11,6 +11,30 @@ The seeds are the system test's inputs, as (function byte, argument).
 """
 import struct
 
+# The fuzz crate cargo-fuzz builds, beside the crate `name` it depends on.
+FUZZ_MANIFEST = """[package]
+name = "{name}-fuzz"
+version = "0.0.0"
+publish = false
+edition = "2021"
+
+[package.metadata]
+cargo-fuzz = true
+
+[dependencies]
+libfuzzer-sys = "0.4"
+{name} = {{ path = ".." }}
+
+[[bin]]
+name = "target"
+path = "fuzz_targets/target.rs"
+test = false
+doc = false
+bench = false
+
+[workspace]
+"""
+
 PRELUDE = """#[allow(unused_imports)]
 use std::time::{Duration, UNIX_EPOCH};
 

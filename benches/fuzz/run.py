@@ -35,6 +35,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 spec = importlib.util.spec_from_file_location("field", HERE.parent / "field" / "field.py")
 field = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(field)
+sys.path.insert(0, str(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ left in the repository
+from harnesses import FUZZ_MANIFEST  # noqa: E402
 
 # The README's recipe (section "Speed of generation"): optimized, with the
 # test profile's debug assertions and overflow checks, so a call ends as it
@@ -53,28 +56,6 @@ PARSERS = {
                    seeds=["1.4.0", "1.8.0-alpha.1", "1.2"]),
 }
 
-FUZZ_MANIFEST = """[package]
-name = "{name}-fuzz"
-version = "0.0.0"
-publish = false
-edition = "2021"
-
-[package.metadata]
-cargo-fuzz = true
-
-[dependencies]
-libfuzzer-sys = "0.4"
-{name} = {{ path = ".." }}
-
-[[bin]]
-name = "target"
-path = "fuzz_targets/target.rs"
-test = false
-doc = false
-bench = false
-
-[workspace]
-"""
 
 FUZZ_TARGET = """#![no_main]
 use libfuzzer_sys::fuzz_target;
