@@ -199,6 +199,18 @@ pub fn one(data: &[u8]) {
         seeds=[text(0, "en-Latn-US-x-private"), text(3, "en\nen-Latn-US-x-private"), text(1, "en-Latn-US-x-private"),
                text(2, "zh-hak"), text(0, "en-")],
     ),
+    "roman": dict(
+        body="""
+pub fn one(data: &[u8]) {
+    let (which, rest) = split(data);
+    match which % 2 {
+        0 => if let Ok(s) = std::str::from_utf8(rest) { let _ = roman::from(s); },
+        _ => { let _ = roman::to(num(rest) as u32 as i32); }
+    }
+}
+""",
+        seeds=[numbers(1, 14), numbers(1, 1984), numbers(1, 0), text(0, "XIV"), text(0, "IIII"), text(0, "i")],
+    ),
     "bytesize": dict(
         body="""
 pub fn one(data: &[u8]) {
