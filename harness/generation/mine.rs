@@ -826,11 +826,23 @@ mod tests {
     /// Derivations of a text-form parameter `d` carved as `carved`, with
     /// the constants `dictionary`.
     fn derive_texts(carved: &[&str], dictionary: &Dictionary, count: usize) -> Vec<String> {
+        derive_text_form("d", parses_duration, carved, dictionary, count)
+    }
+
+    /// `count` derivations (seed 7) of the text-form parameter `name`,
+    /// read by `parses`, carved as `carved`, with `dictionary`.
+    fn derive_text_form(
+        name: &'static str,
+        parses: fn(&str) -> bool,
+        carved: &[&str],
+        dictionary: &Dictionary,
+        count: usize,
+    ) -> Vec<String> {
         let mut types = ParamTypes::default();
-        types.param("d", crate::value::types::Traced::plain(ParamType::Text { parses: parses_duration }));
+        types.param(name, crate::value::types::Traced::plain(ParamType::Text { parses }));
         let calls: Vec<Value> = carved
             .iter()
-            .map(|t| Value::Struct("args", vec![("d", Value::Str((*t).into()))]))
+            .map(|t| Value::Struct("args", vec![(name, Value::Str((*t).into()))]))
             .collect();
         let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, dictionary).expect("a grammar");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
@@ -838,7 +850,7 @@ mod tests {
         (0..count)
             .map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
                 Ok(Value::Struct("args", fields)) => match &fields[..] {
-                    [("d", Value::Str(s))] => s.clone(),
+                    [(n, Value::Str(s))] if *n == name => s.clone(),
                     other => panic!("not a text: {other:?}"),
                 },
                 other => panic!("not the arguments: {other:?}"),
@@ -855,23 +867,9 @@ mod tests {
                 v.len() < c.len() && v.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             })
         }
-        let mut types = ParamTypes::default();
-        types.param("req", crate::value::types::Traced::plain(ParamType::Text { parses: parses_req }));
-        let calls: Vec<Value> = [">=1.2.3, <1.8.0", "<2.0"]
-            .iter()
-            .map(|t| Value::Struct("args", vec![("req", Value::Str((*t).into()))]))
-            .collect();
-        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default()).expect("a grammar");
-        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
-            .expect("a usable grammar");
-        let texts: BTreeSet<String> = (0..200)
-            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
-                Ok(Value::Struct(_, fields)) => match &fields[..] {
-                    [(_, Value::Str(s))] => Some(s.clone()),
-                    _ => None,
-                },
-                _ => None,
-            })
+        let carved = [">=1.2.3, <1.8.0", "<2.0"];
+        let texts: BTreeSet<String> = derive_text_form("req", parses_req, &carved, &Dictionary::default(), 200)
+            .into_iter()
             .collect();
         let new: Vec<&String> = texts.iter().filter(|t| parses_req(t) && !t.starts_with(">=1.2.3, <1.8.0")).collect();
         assert!(texts.contains(">=1.2.3, <1.8.0"), "{texts:?}");
@@ -879,6 +877,8 @@ mod tests {
         // A text that reads as nonterminals and is too long for a template
         // is derived character by character.
         let long = "<b>".repeat(40);
+        let mut types = ParamTypes::default();
+        types.param("req", crate::value::types::Traced::plain(ParamType::Text { parses: parses_req }));
         let calls = [Value::Struct("args", vec![("req", Value::Str(long))])];
         let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default()).expect("a grammar");
         assert!(GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7).is_ok());
@@ -895,22 +895,10 @@ mod tests {
                 !pre.is_empty() && v.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             })
         }
-        let mut types = ParamTypes::default();
-        types.param("req", crate::value::types::Traced::plain(ParamType::Text { parses: parses_req }));
-        let calls = [Value::Struct("args", vec![("req", Value::Str(">=1.2.3, <1.8.0".into()))])];
         let mut dictionary = Dictionary::default();
         dictionary.fragments.extend(crate::generation::dictionary::fragments("1.8.0-alpha.1"));
-        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &dictionary).expect("a grammar");
-        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
-            .expect("a usable grammar");
-        let texts: BTreeSet<String> = (0..300)
-            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
-                Ok(Value::Struct(_, fields)) => match &fields[..] {
-                    [(_, Value::Str(s))] => Some(s.clone()),
-                    _ => None,
-                },
-                _ => None,
-            })
+        let texts: BTreeSet<String> = derive_text_form("req", parses_req, &[">=1.2.3, <1.8.0"], &dictionary, 300)
+            .into_iter()
             .collect();
         let with_pre: Vec<&String> = texts.iter().filter(|t| parses_req(t) && t.ends_with("-alpha")).collect();
         assert!(!with_pre.is_empty(), "{texts:?}");
