@@ -53,7 +53,8 @@ pub fn system_test(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// of "cannot find function".
 fn with_error(item: proc_macro2::TokenStream, error: syn::Error) -> TokenStream {
     let mut tokens = item;
-    tokens.extend(error.into_compile_error());
+    // syn's `compile_error!` is spelled `::core::compile_error!`.
+    tokens.extend(any_edition(error.into_compile_error()));
     tokens.into()
 }
 

@@ -7,7 +7,7 @@
 
 use insta::assert_snapshot;
 
-use crate::Project;
+use crate::{Project, Run};
 
 #[test]
 fn code_written_before_carve_compiles_records_and_replays() {
@@ -135,4 +135,30 @@ fn crates_of_every_edition_compile_record_and_replay() {
             replay.output()
         );
     }
+}
+
+/// A target carve refuses, in a Rust 2015 crate, gets carve's message: the
+/// error itself (`::core::compile_error!`) resolves there too, where it
+/// used to drown in "cannot find `core` in the crate root".
+#[test]
+fn a_refused_target_in_a_2015_crate_gets_carves_message() {
+    let p = Project::of("contact2015", "contact2015-refused");
+    p.write(
+        "src/lib.rs",
+        &format!(
+            "{}\n#[cfg_attr(feature = \"carve\", carve::target)]\npub fn first<T: Clone>(items: Vec<T>) -> Option<T> {{\n    items.first().cloned()\n}}\n",
+            p.read("src/lib.rs")
+        ),
+    );
+    let build = Run::of(p.cargo(&["build", "--features", "carve"]));
+    build.assert_failure();
+    let errors: Vec<&str> = build
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error"))
+        .collect();
+    assert_snapshot!(errors.join("\n"), @r#"
+    error: `T` is generic: carve carves the function at the types you name in its attribute, `#[carve::target(generics(T = String))]` (one `generics(…)` per instantiation).
+    error: could not compile `contact2015-contact2015-refused` (lib) due to 1 previous error
+    "#);
 }
