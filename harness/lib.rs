@@ -165,6 +165,9 @@ pub mod _macro_support {
     pub use ::insta;
     pub use ::inventory;
     pub use ::serde;
+    /// For the owned types of borrowed parameters (`String` for `&str`):
+    /// a `#![no_std]` crate has no `::std` of its own to name.
+    pub use ::std;
 
     use crate::call::Replayed;
     use crate::outcome::{Observation, Outcome};
@@ -209,6 +212,13 @@ pub mod _macro_support {
     #[inline(always)]
     pub fn call_once<R>(body: impl FnOnce() -> R) -> R {
         body()
+    }
+
+    /// Calls a target's body while its call is carved, catching a panic so
+    /// that the call's outcome is recorded (through carve: a `#![no_std]`
+    /// crate has no `::std` to name).
+    pub fn catch_unwind<R>(body: impl FnOnce() -> R) -> std::thread::Result<R> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
     }
 
     /// Calls the instrumented twin of a body out of line, so that it does not

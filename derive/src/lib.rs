@@ -53,8 +53,7 @@ pub fn system_test(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// of "cannot find function".
 fn with_error(item: proc_macro2::TokenStream, error: syn::Error) -> TokenStream {
     let mut tokens = item;
-    // syn's `compile_error!` is spelled `::core::compile_error!`.
-    tokens.extend(any_edition(error.into_compile_error()));
+    tokens.extend(prelude_compile_error(error.into_compile_error()));
     tokens.into()
 }
 
@@ -93,6 +92,32 @@ fn any_edition(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
             token
         })
         .collect()
+}
+
+/// syn's errors (`::core::compile_error! { … }`) as `compile_error! { … }`,
+/// which the prelude resolves in every edition: in Rust 2015, `::core` means
+/// a `core` module at the crate root, and every error carve reports read
+/// "cannot find `core` in the crate root". Respanning the path as
+/// [`any_edition`] does would resolve it too, but rustc then no longer joins
+/// the error's first and last spans, and the message underlines less.
+fn prelude_compile_error(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let text = |i: usize| tokens.get(i).map(|t| t.to_string());
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let prefixed = [":", ":", "core", ":", ":", "compile_error"]
+            .iter()
+            .enumerate()
+            .all(|(k, want)| text(i + k).as_deref() == Some(*want));
+        if prefixed {
+            i += 5;
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    out.into_iter().collect()
 }
 
 /// Collects errors so that one expansion reports all of them at once.
@@ -191,5 +216,17 @@ mod tests {
         let messages: Vec<_> = error.into_iter().map(|e| e.to_string()).collect();
         assert_eq!(messages, ["first", "last"]);
         assert!(Errors::default().check().is_ok());
+    }
+
+    #[test]
+    fn errors_name_compile_error_through_the_prelude() {
+        let mut errors = Errors::default();
+        errors.spanned(quote::quote!(a), "first");
+        errors.spanned(quote::quote!(b), "second");
+        let tokens = prelude_compile_error(errors.check().unwrap_err().into_compile_error());
+        assert_eq!(
+            tokens.to_string(),
+            r#"compile_error ! { "first" } compile_error ! { "second" }"#
+        );
     }
 }

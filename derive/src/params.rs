@@ -317,17 +317,17 @@ fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
             if pass == Pass::RefMut {
                 errors.spanned(ty, format!("carve cannot carve {what}: `&mut str` is not supported, take `&mut String`"));
             }
-            syn::parse_quote!(::std::string::String)
+            syn::parse_quote!(::carve::_macro_support::std::string::String)
         }
         Type::Slice(slice) => {
             let elem = &slice.elem;
-            syn::parse_quote!(::std::vec::Vec<#elem>)
+            syn::parse_quote!(::carve::_macro_support::std::vec::Vec<#elem>)
         }
         Type::Path(p) if p.qself.is_none() && p.path.is_ident("Path") => {
-            syn::parse_quote!(::std::path::PathBuf)
+            syn::parse_quote!(::carve::_macro_support::std::path::PathBuf)
         }
         Type::Path(p) if p.qself.is_none() && p.path.is_ident("OsStr") => {
-            syn::parse_quote!(::std::ffi::OsString)
+            syn::parse_quote!(::carve::_macro_support::std::ffi::OsString)
         }
         elem => elem.clone(),
     };

@@ -454,7 +454,7 @@ impl TargetFn {
             match __carve_frame {
                 ::core::option::Option::None => ::carve::_macro_support::call_once(__carve_body),
                 ::core::option::Option::Some(#frame_pattern) => {
-                    let __carve_result = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(__carve_body));
+                    let __carve_result = ::carve::_macro_support::catch_unwind(__carve_body);
                     #finished
                 }
             }

@@ -162,3 +162,56 @@ fn a_refused_target_in_a_2015_crate_gets_carves_message() {
     error: could not compile `contact2015-contact2015-refused` (lib) due to 1 previous error
     "#);
 }
+
+/// A `#![no_std]` crate has no `::std` to name: what a target expands to
+/// names std's items through carve (the owned `String` of a `&str`, the
+/// `Vec` of a `&[u8]`, the panic catch), so it records and replays.
+#[test]
+fn a_no_std_crate_records_and_replays() {
+    let p = Project::of("contact2015", "contact-no-std");
+    p.write(
+        "src/lib.rs",
+        r#"#![no_std]
+//! A `#![no_std]` crate: nothing of std is in scope.
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn digits(s: &str) -> usize {
+    s.bytes().filter(|b| b.is_ascii_digit()).count()
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn checksum(bytes: &[u8]) -> u8 {
+    if bytes.is_empty() {
+        panic!("nothing to sum");
+    }
+    bytes.iter().fold(0u8, |a, b| a.wrapping_add(*b))
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"extern crate carve;
+extern crate contact2015;
+
+#[carve::system_test]
+fn counts() {
+    assert_eq!(contact2015::digits("a1b22"), 3);
+    assert_eq!(contact2015::checksum(b"ab"), 195);
+    assert!(std::panic::catch_unwind(|| contact2015::checksum(b"")).is_err());
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::checksum::0001 ... ok
+    test carved::checksum::0002 ... ok
+    test carved::digits::0001 ... ok
+    test system::counts ... ok
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+}
