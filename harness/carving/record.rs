@@ -117,6 +117,7 @@ pub struct TestRecording {
     index: HashMap<u64, Vec<usize>, BuildHasherDefault<FastHasher>>,
 }
 
+
 impl TestRecording {
     fn new(test: &str) -> Self {
         TestRecording {
@@ -132,9 +133,9 @@ impl TestRecording {
         let mut hasher = FastHasher::default();
         std::ptr::hash(call.target, &mut hasher);
         hasher.write_u64(args_hash);
-        call.observation.hash(&mut hasher);
+        hash_observation(&call.observation, &mut hasher);
         let slot = self.index.entry(hasher.finish()).or_default();
-        if slot.iter().any(|&i| self.calls[i] == call) {
+        if slot.iter().any(|&i| same_call(&self.calls[i], &call)) {
             return;
         }
         slot.push(self.calls.len());
@@ -470,7 +471,7 @@ fn rebuilds(
     let known = CHECKED.with(|c| {
         c.borrow().0.get(&key).and_then(|slot| {
             slot.iter()
-                .find(|(t, s, v, _)| *t == id && *s == side && v == values)
+                .find(|(t, s, v, _)| *t == id && *s == side && same(v, values))
                 .map(|(_, _, _, verdict)| verdict.clone())
         })
     });
@@ -696,8 +697,182 @@ fn store(call: Call, args_hash: u64) {
 /// the recording's index both start from it.
 fn hash_value(value: &Value) -> u64 {
     let mut hasher = FastHasher::default();
-    value.hash(&mut hasher);
+    hash_into(value, &mut hasher);
     hasher.finish()
+}
+
+/// Hashes what [`same`] compares, but no name: a call's values carry the
+/// same names (its parameters', its types') on every call, so hashing them
+/// is work for no spread. Every repeated call is hashed, and its names are
+/// a good part of its words.
+fn hash_into(value: &Value, h: &mut FastHasher) {
+    use Value::*;
+    match value {
+        Unit => h.write_u64(0),
+        Bool(v) => h.write_u64(1 | u64::from(*v) << 8),
+        I64(v) => {
+            h.write_u64(2);
+            h.write_u64(*v as u64);
+        }
+        U64(v) => {
+            h.write_u64(3);
+            h.write_u64(*v);
+        }
+        I128(v) => {
+            h.write_u64(4);
+            h.write_u64(*v as u64);
+            h.write_u64((*v >> 64) as u64);
+        }
+        U128(v) => {
+            h.write_u64(5);
+            h.write_u64(*v as u64);
+            h.write_u64((*v >> 64) as u64);
+        }
+        F32(v) => h.write_u64(6 | u64::from(v.to_bits()) << 8),
+        F64(v) => {
+            h.write_u64(7);
+            h.write_u64(v.to_bits());
+        }
+        Char(v) => h.write_u64(8 | u64::from(*v) << 8),
+        Str(v) => {
+            h.write_u64(9);
+            h.write(v.as_bytes());
+        }
+        Bytes(v) => {
+            h.write_u64(10);
+            h.write(v);
+        }
+        None => h.write_u64(11),
+        Some(v) => {
+            h.write_u64(12);
+            hash_into(v, h);
+        }
+        UnitStruct(_) => h.write_u64(13),
+        UnitVariant { .. } => h.write_u64(14),
+        NewtypeStruct(_, v) => {
+            h.write_u64(15);
+            hash_into(v, h);
+        }
+        NewtypeVariant { value, .. } => {
+            h.write_u64(16);
+            hash_into(value, h);
+        }
+        Seq(items) | Tuple(items) | TupleStruct(_, items) | TupleVariant { fields: items, .. } => {
+            h.write_u64(17 | (items.len() as u64) << 8);
+            for item in items {
+                hash_into(item, h);
+            }
+        }
+        Map(entries) => {
+            h.write_u64(21 | (entries.len() as u64) << 8);
+            for (key, value) in entries {
+                hash_into(key, h);
+                hash_into(value, h);
+            }
+        }
+        Struct(_, fields) | StructVariant { fields, .. } => {
+            h.write_u64(22 | (fields.len() as u64) << 8);
+            for (_, value) in fields {
+                hash_into(value, h);
+            }
+        }
+    }
+}
+
+/// [`hash_into`] of what a call did.
+fn hash_observation(observation: &Observation, h: &mut FastHasher) {
+    match &observation.outcome {
+        Outcome::Returned(value) => {
+            h.write_u64(0);
+            hash_into(value, h);
+        }
+        Outcome::Panicked(message) => {
+            h.write_u64(1);
+            h.write(message.as_bytes());
+        }
+        Outcome::Crashed(message) => {
+            h.write_u64(2);
+            h.write(message.as_bytes());
+        }
+    }
+    if let Some(after) = &observation.after {
+        hash_into(after, h);
+    }
+}
+
+/// `a == b`, field by field: what `Value`'s `==` says (names as text,
+/// floats by their bits, a variant's index not looked at), without its
+/// way through `Ord`, which compares every name's text. Every repeated
+/// call is compared with the one kept, and its names are the same
+/// `&'static str`s, so they are equal by address.
+fn same(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    fn name(a: &str, b: &str) -> bool {
+        std::ptr::eq(a, b) || a == b
+    }
+    fn all(a: &[Value], b: &[Value]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
+    }
+    fn fields(a: &[(&str, Value)], b: &[(&str, Value)]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|((n, a), (m, b))| name(n, m) && same(a, b))
+    }
+    match (a, b) {
+        (Unit, Unit) | (None, None) => true,
+        (Bool(a), Bool(b)) => a == b,
+        (I64(a), I64(b)) => a == b,
+        (U64(a), U64(b)) => a == b,
+        (I128(a), I128(b)) => a == b,
+        (U128(a), U128(b)) => a == b,
+        (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
+        (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
+        (Char(a), Char(b)) => a == b,
+        (Str(a), Str(b)) => a == b,
+        (Bytes(a), Bytes(b)) => a == b,
+        (Some(a), Some(b)) => same(a, b),
+        (UnitStruct(a), UnitStruct(b)) => name(a, b),
+        (
+            UnitVariant { name: n, variant: v, .. },
+            UnitVariant { name: m, variant: w, .. },
+        ) => name(n, m) && name(v, w),
+        (NewtypeStruct(n, a), NewtypeStruct(m, b)) => name(n, m) && same(a, b),
+        (
+            NewtypeVariant { name: n, variant: v, value: a, .. },
+            NewtypeVariant { name: m, variant: w, value: b, .. },
+        ) => name(n, m) && name(v, w) && same(a, b),
+        (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => all(a, b),
+        (TupleStruct(n, a), TupleStruct(m, b)) => name(n, m) && all(a, b),
+        (
+            TupleVariant { name: n, variant: v, fields: a, .. },
+            TupleVariant { name: m, variant: w, fields: b, .. },
+        ) => name(n, m) && name(v, w) && all(a, b),
+        (Map(a), Map(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|((k, v), (l, w))| same(k, l) && same(v, w))
+        }
+        (Struct(n, a), Struct(m, b)) => name(n, m) && fields(a, b),
+        (
+            StructVariant { name: n, variant: v, fields: a, .. },
+            StructVariant { name: m, variant: w, fields: b, .. },
+        ) => name(n, m) && name(v, w) && fields(a, b),
+        _ => false,
+    }
+}
+
+/// `a == b` of two calls, by [`same`].
+fn same_call(a: &Call, b: &Call) -> bool {
+    std::ptr::eq(a.target, b.target)
+        && same(&a.args, &b.args)
+        && match (&a.observation.outcome, &b.observation.outcome) {
+            (Outcome::Returned(a), Outcome::Returned(b)) => same(a, b),
+            (Outcome::Panicked(a), Outcome::Panicked(b))
+            | (Outcome::Crashed(a), Outcome::Crashed(b)) => a == b,
+            _ => false,
+        }
+        && match (&a.observation.after, &b.observation.after) {
+            (Some(a), Some(b)) => same(a, b),
+            (None, None) => true,
+            _ => false,
+        }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -738,6 +913,96 @@ mod tests {
 
     /// The recorder is process-wide: its tests take turns.
     static TURNS: Mutex<()> = Mutex::new(());
+
+    /// The recorder's own comparison and hash of values decide which calls
+    /// are the same: they must say what `Value`'s `==` says, on every kind,
+    /// with names equal in text at other addresses, floats by their bits
+    /// and a variant's index not looked at.
+    #[test]
+    fn the_recorders_comparison_is_values_equality_and_equal_values_hash_alike() {
+        let other = |name: &str| -> &'static str { String::leak(name.to_owned()) };
+        let variant = |name: &'static str, index, variant: &'static str| Value::UnitVariant {
+            name,
+            index,
+            variant,
+        };
+        let values = vec![
+            Value::Unit,
+            Value::None,
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::I64(-1),
+            Value::U64(1),
+            Value::I128(-1),
+            Value::U128(1 << 70),
+            Value::F32(0.0),
+            Value::F32(-0.0),
+            Value::F64(f64::NAN),
+            Value::F64(-0.0),
+            Value::F64(0.0),
+            Value::Char('a'),
+            Value::Str("a".into()),
+            Value::Str("ab".into()),
+            Value::Bytes(vec![1, 2]),
+            Value::Some(Box::new(Value::I64(1))),
+            Value::Some(Box::new(Value::I64(2))),
+            Value::UnitStruct("S"),
+            Value::UnitStruct(other("S")),
+            variant("E", 0, "A"),
+            variant(other("E"), 1, other("A")),
+            variant("E", 0, "B"),
+            Value::NewtypeStruct("N", Box::new(Value::Unit)),
+            Value::NewtypeVariant { name: "E", index: 0, variant: "A", value: Box::new(Value::Unit) },
+            Value::NewtypeVariant { name: "E", index: 3, variant: other("A"), value: Box::new(Value::Unit) },
+            Value::Seq(vec![Value::I64(1)]),
+            Value::Seq(vec![Value::I64(1), Value::I64(2)]),
+            Value::Tuple(vec![Value::I64(1)]),
+            Value::TupleStruct("T", vec![Value::I64(1)]),
+            Value::TupleVariant { name: "E", index: 0, variant: "T", fields: vec![Value::I64(1)] },
+            Value::Map(vec![(Value::I64(1), Value::Str("a".into()))]),
+            Value::Map(vec![(Value::I64(1), Value::Str("b".into()))]),
+            Value::Struct(UNNAMED, vec![("s", Value::Str("a".into()))]),
+            Value::Struct(UNNAMED, vec![(other("s"), Value::Str("a".into()))]),
+            Value::Struct(UNNAMED, vec![("t", Value::Str("a".into()))]),
+            Value::Struct("P", vec![("s", Value::Str("a".into()))]),
+            Value::StructVariant { name: "E", index: 0, variant: "S", fields: vec![("s", Value::Unit)] },
+            Value::StructVariant { name: "E", index: 1, variant: "S", fields: vec![("s", Value::Unit)] },
+        ];
+        let mut equal_pairs = 0;
+        for a in &values {
+            for b in &values {
+                assert_eq!(same(a, b), a == b, "{a:?} and {b:?}");
+                if a == b {
+                    assert_eq!(hash_value(a), hash_value(b), "{a:?} and {b:?} hash alike");
+                    equal_pairs += 1;
+                }
+            }
+        }
+        assert!(equal_pairs > values.len(), "some equal pairs are not the same value twice");
+        let call = |outcome| Call {
+            target: &HALF,
+            args: Value::Struct(UNNAMED, vec![("e", Value::U64(4))]),
+            observation: Observation { outcome, after: None },
+        };
+        let calls = [
+            call(Outcome::Returned(Value::U64(2))),
+            call(Outcome::Returned(Value::U64(3))),
+            call(Outcome::Panicked("odd".into())),
+            call(Outcome::Crashed("odd".into())),
+            Call {
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::U64(2)),
+                    after: Some(Value::Unit),
+                },
+                ..call(Outcome::Panicked(String::new()))
+            },
+        ];
+        for a in &calls {
+            for b in &calls {
+                assert_eq!(same_call(a, b), a == b, "{a:?} and {b:?}");
+            }
+        }
+    }
 
     static SITES: Sites = Sites::new("demo", "half", "", (0, 0), &[], &[]);
     static HALF: Target = Target {
