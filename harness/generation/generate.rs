@@ -993,11 +993,15 @@ impl Generator<'_> {
                 }) {
                     return false;
                 }
-                best = (
-                    executed.observation,
-                    reached.difference(&run.after).copied().collect(),
-                    executed.trace,
-                );
+                // What else it meets counts, but for mutants: only those it
+                // was checked against above are killed for good (a mutant
+                // it only weakly kills is still aimed at).
+                let added = reached
+                    .difference(&run.after)
+                    .copied()
+                    .filter(|goal| needed.contains(goal) || reach.mutation(*goal).is_none())
+                    .collect();
+                best = (executed.observation, added, executed.trace);
                 true
             };
             shrink(kept.args.clone(), types, limit, &mut test)
