@@ -83,6 +83,14 @@ pub struct Executed {
     pub fingerprint: u64,
 }
 
+/// A hash of a call's arguments, to tell a call made again.
+fn args_hash(args: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    args.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// A hash of what a call did, the same in every worker of one binary.
 /// Only ever compared for equality within a run; FxHash's mixing costs a
 /// fraction of SipHash's on every execution.
@@ -327,6 +335,7 @@ pub fn generate(
         shrinking: (0, Duration::ZERO),
         strong_checks: BTreeMap::new(),
         weakly_killed: BTreeSet::new(),
+        checked: BTreeSet::new(),
         mutant_crashes: 0,
         pinned: [BTreeSet::new(), BTreeSet::new()],
         recording: Vec::new(),
@@ -501,6 +510,10 @@ struct Generator<'o> {
     /// Mutant goals the existing calls kill only weakly: aimed at again,
     /// but a call that only weakly kills one is not kept for it.
     weakly_killed: BTreeSet<u32>,
+    /// The mutant goals each call (by the hash of its arguments) was
+    /// checked against: a call made again (search starts from the carved
+    /// calls) is neither checked nor counted twice.
+    checked: BTreeSet<(u32, u64)>,
     /// Calls run against mutants that crashed their worker.
     mutant_crashes: u32,
     /// The goals each search (of branch outcomes, of boundaries and
@@ -843,6 +856,9 @@ impl Generator<'_> {
                 }
                 continue;
             }
+            if !self.checked.insert((goal, args_hash(args))) {
+                continue;
+            }
             self.strong_checks.insert(goal, checks + 1);
             if !self.observer.allow(args) {
                 continue;
@@ -932,6 +948,7 @@ impl Generator<'_> {
                     return;
                 }
                 checks += 1;
+                self.checked.insert((goal, args_hash(args)));
                 // Run again for its outcome: the existing calls' traces
                 // came without one.
                 let Some(executed) = execute(self.target, args, &mut self.run, &mut *self.observer)
