@@ -980,7 +980,9 @@ impl Generator<'_> {
         }
         let start = Instant::now();
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
-        let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone());
+        // What the smallest candidate did, the goals it adds, what it
+        // reached, its fingerprint and the further mutants it meets.
+        let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone(), 0, Vec::new());
         let shrunk = {
             let Generator {
                 target,
@@ -1011,14 +1013,12 @@ impl Generator<'_> {
                     return false;
                 }
                 // What else it meets counts, but for mutants: only those it
-                // was checked against above are killed for good (a mutant
-                // it only weakly kills is still aimed at).
-                let added = reached
+                // was checked against above are killed for good; the others
+                // it weakly kills are checked below, once it is the smallest.
+                let (added, further) = reached
                     .difference(&run.after)
-                    .copied()
-                    .filter(|goal| needed.contains(goal) || reach.mutation(*goal).is_none())
-                    .collect();
-                best = (executed.observation, added, executed.trace);
+                    .partition(|goal| needed.contains(goal) || reach.mutation(**goal).is_none());
+                best = (executed.observation, added, executed.trace, fingerprint, further);
                 true
             };
             shrink(kept.args.clone(), types, limit, &mut test)
@@ -1028,10 +1028,17 @@ impl Generator<'_> {
         if shrunk.value == kept.args {
             return kept;
         }
+        // A mutant the smallest call weakly kills beyond those it was
+        // kept for is checked against it now: named if it kills it (as
+        // the call it was minimized from would have been), else still
+        // aimed at. Without this, a later call is kept for it alone.
+        let (mut added, further) = (best.1, best.4);
+        added.extend(self.strongly(&shrunk.value, best.3, further).0);
+        added.sort_unstable();
         Kept {
             args: shrunk.value,
             observation: best.0,
-            added: best.1,
+            added,
             generated: kept.generated,
             trace: best.2,
         }
