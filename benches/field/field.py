@@ -232,6 +232,41 @@ fn converts_numerals() {
 }
 ''',
     ),
+    # A second held-out crate for the mutation bench, never tried before:
+    # hex encoding and decoding, generic functions over `AsRef<[u8]>`
+    # (carved at one instantiation each), a private digit decoder and an
+    # iterator. Its own optional `serde` dependency is the one carve uses.
+    "hex": dict(
+        version="0.4.3",
+        features='carve = ["dep:carve", "serde"]',
+        deps="",
+        targets={
+            "src/lib.rs": [("pub fn encode<", "generics(T = &[u8])"), ("pub fn encode_upper<", "generics(T = &[u8])"),
+                           ("pub fn decode<", "generics(T = &str)"), ("pub fn decode_to_slice<", "generics(T = &str)"),
+                           ("pub fn encode_to_slice<", "generics(T = &[u8])")],
+        },
+        instrument={
+            "src/lib.rs": ["impl<'a> Iterator for BytesToHexChars<'a>", "impl<'a> iter::ExactSizeIterator for BytesToHexChars<'a>",
+                           "fn val(", "impl FromHex for Vec<u8>", "fn generate_iter(", "fn byte2hex("],
+            "src/error.rs": ["impl fmt::Display for FromHexError"],
+        },
+        system_test='''
+#[carve::system_test]
+fn encodes_and_decodes() {
+    assert_eq!(hex::encode(&b"kiwi"[..]), "6b697769");
+    assert_eq!(hex::encode_upper(&[1u8, 2, 15, 16][..]), "01020F10");
+    assert_eq!(hex::decode("6b697769"), Ok(b"kiwi".to_vec()));
+    assert_eq!(hex::decode("123"), Err(hex::FromHexError::OddLength));
+    assert!(hex::decode("zz").is_err());
+    let mut bytes = [0u8; 4];
+    assert_eq!(hex::decode_to_slice("6b697769", &mut bytes[..]), Ok(()));
+    assert_eq!(&bytes, b"kiwi");
+    let mut out = [0u8; 8];
+    assert_eq!(hex::encode_to_slice(&b"kiwi"[..], &mut out[..]), Ok(()));
+    assert_eq!(&out, b"6b697769");
+}
+''',
+    ),
 }
 
 
@@ -262,11 +297,18 @@ def source(name, version):
 
 
 def annotate(path, heads, attribute):
+    """Inserts `attribute` before each head; a head may be a pair (head,
+    arguments of the target attribute), as a generic function needs
+    (`generics(T = &str)`)."""
     text = path.read_text()
     for head in heads:
+        marker = attribute
+        if isinstance(head, tuple):
+            head, arguments = head
+            marker = attribute.replace("carve::target)", f"carve::target({arguments}))")
         if "\n" + head not in text:
             raise SystemExit(f"field: {path}: no line starting with {head!r}")
-        text = text.replace("\n" + head, "\n" + attribute + head, 1)
+        text = text.replace("\n" + head, "\n" + marker + head, 1)
     path.write_text(text)
 
 

@@ -82,7 +82,12 @@ def mutants(tree, out, env):
     min_timeout = os.environ.get("MUTANTS_MIN_TIMEOUT", "20")
     cmd = ["cargo", "mutants", "--dir", str(tree), "--output", str(out), "--in-place",
            "--minimum-test-timeout", min_timeout, "--cap-lints", "true", "--test-tool", "cargo",
-           "--colors", "never", "--features", "carve", "--", "--test", "carve"]
+           "--colors", "never", "--features", "carve",
+           # For the baseline build too (`cargo test --no-run`), which would
+           # otherwise build the crate's own unit tests, whose
+           # dev-dependencies field.py's manifest drops (hex's
+           # pretty_assertions).
+           "--cargo-arg=--test=carve"]
     start = time.monotonic()
     p = field.run(cmd, tree, {**env, **STRICT}, check=False)
     (out / "cargo-mutants.log").write_text(p.stdout + p.stderr)

@@ -490,6 +490,21 @@ impl Case {
 fn stored_outcome_agrees(entry: &Entry, made: &str) -> bool {
     (entry.after.is_none() && is_indented(&entry.outcome.text, made))
         || stored_observation(entry) == canonical_text(made)
+        || entry.after.as_ref().is_some_and(|after| {
+            // Carve indents every line of what it writes, the lines of a
+            // raw string (a `Debug` text over several lines) too: with
+            // the state after the call beside it, `made` nests it one
+            // level deeper, so only the text without that indentation is
+            // the same.
+            let outcome = canonical_text(&unindented(&entry.outcome.text));
+            let after = canonical_text(&unindented(after));
+            format!("(outcome:{outcome},after:{after})") == canonical_text(made)
+        })
+}
+
+/// `text` as carve made it, before it was indented to sit in a carve file.
+fn unindented(text: &str) -> String {
+    text.replace(&format!("\n{FIELD_INDENT}"), "\n")
 }
 
 /// Whether `stored` is `made` as a carve file holds it: trimmed, each line
@@ -756,5 +771,20 @@ mod tests {
         let other = Value::Struct(crate::value::text::UNNAMED, vec![("v", Value::Seq(vec![]))]);
         assert!(!stored_outcome_agrees(&entry(&returned, Some(&other)), &made));
         assert!(!stored_outcome_agrees(&entry(&returned, None), &made));
+        // A `Debug` text over several lines beside the state after the
+        // call (hex's `decode_to_slice(&str, &mut [u8])` returning
+        // `Err(InvalidHexCharacter { c, index })`): the carve file indents
+        // the raw string's lines, the observation does not.
+        let debug = Value::display_text("bad".into(), Some("E {\n    c: 'g',\n}".into()));
+        let failed = Outcome::Returned(Value::NewtypeVariant {
+            name: "Result",
+            index: 1,
+            variant: "Err",
+            value: Box::new(debug),
+        });
+        let made = observed(failed.clone(), Some(after.clone()));
+        assert!(stored_outcome_agrees(&entry(&failed, Some(&after)), &made));
+        assert!(!stored_outcome_agrees(&entry(&failed, Some(&other)), &made));
+        assert!(!stored_outcome_agrees(&entry(&returned, Some(&after)), &made));
     }
 }

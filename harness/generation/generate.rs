@@ -83,6 +83,14 @@ pub struct Executed {
     pub fingerprint: u64,
 }
 
+/// A hash of a call's arguments, to tell a call made again.
+fn args_hash(args: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    args.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// A hash of what a call did, the same in every worker of one binary.
 /// Only ever compared for equality within a run; FxHash's mixing costs a
 /// fraction of SipHash's on every execution.
@@ -327,6 +335,7 @@ pub fn generate(
         shrinking: (0, Duration::ZERO),
         strong_checks: BTreeMap::new(),
         weakly_killed: BTreeSet::new(),
+        checked: BTreeSet::new(),
         mutant_crashes: 0,
         pinned: [BTreeSet::new(), BTreeSet::new()],
         recording: Vec::new(),
@@ -501,6 +510,10 @@ struct Generator<'o> {
     /// Mutant goals the existing calls kill only weakly: aimed at again,
     /// but a call that only weakly kills one is not kept for it.
     weakly_killed: BTreeSet<u32>,
+    /// The mutant goals each call (by the hash of its arguments) was
+    /// checked against: a call made again (search starts from the carved
+    /// calls) is neither checked nor counted twice.
+    checked: BTreeSet<(u32, u64)>,
     /// Calls run against mutants that crashed their worker.
     mutant_crashes: u32,
     /// The goals each search (of branch outcomes, of boundaries and
@@ -843,6 +856,9 @@ impl Generator<'_> {
                 }
                 continue;
             }
+            if !self.checked.insert((goal, args_hash(args))) {
+                continue;
+            }
             self.strong_checks.insert(goal, checks + 1);
             if !self.observer.allow(args) {
                 continue;
@@ -932,6 +948,7 @@ impl Generator<'_> {
                     return;
                 }
                 checks += 1;
+                self.checked.insert((goal, args_hash(args)));
                 // Run again for its outcome: the existing calls' traces
                 // came without one.
                 let Some(executed) = execute(self.target, args, &mut self.run, &mut *self.observer)
@@ -963,7 +980,9 @@ impl Generator<'_> {
         }
         let start = Instant::now();
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
-        let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone());
+        // What the smallest candidate did, the goals it adds, what it
+        // reached, its fingerprint and the further mutants it meets.
+        let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone(), 0, Vec::new());
         let shrunk = {
             let Generator {
                 target,
@@ -993,11 +1012,13 @@ impl Generator<'_> {
                 }) {
                     return false;
                 }
-                best = (
-                    executed.observation,
-                    reached.difference(&run.after).copied().collect(),
-                    executed.trace,
-                );
+                // What else it meets counts, but for mutants: only those it
+                // was checked against above are killed for good; the others
+                // it weakly kills are checked below, once it is the smallest.
+                let (added, further) = reached
+                    .difference(&run.after)
+                    .partition(|goal| needed.contains(goal) || reach.mutation(**goal).is_none());
+                best = (executed.observation, added, executed.trace, fingerprint, further);
                 true
             };
             shrink(kept.args.clone(), types, limit, &mut test)
@@ -1007,10 +1028,17 @@ impl Generator<'_> {
         if shrunk.value == kept.args {
             return kept;
         }
+        // A mutant the smallest call weakly kills beyond those it was
+        // kept for is checked against it now: named if it kills it (as
+        // the call it was minimized from would have been), else still
+        // aimed at. Without this, a later call is kept for it alone.
+        let (mut added, further) = (best.1, best.4);
+        added.extend(self.strongly(&shrunk.value, best.3, further).0);
+        added.sort_unstable();
         Kept {
             args: shrunk.value,
             observation: best.0,
-            added: best.1,
+            added,
             generated: kept.generated,
             trace: best.2,
         }

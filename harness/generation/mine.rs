@@ -343,10 +343,11 @@ impl Grammarizer {
 
     /// Each text of `seen` with its digit and letter tokens open to any
     /// token of the same [`dictionary::slot`] (from the texts seen and the
-    /// dictionary), and, when `separators`, once more with its separators
-    /// open too.
+    /// dictionary), once more with a fragment after it (of the text-form
+    /// parameters' carved texts when `separators`, else of `seen`), and,
+    /// when `separators`, once more with its separators open too.
     fn token_templates(&mut self, seen: &[String], path: &str, separators: bool) -> Vec<String> {
-        let pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
+        let mut pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
         let mut used = BTreeSet::new();
         let mut alternatives = Vec::new();
         // A long text (a megabyte argument) would make a template of
@@ -356,6 +357,18 @@ impl Grammarizer {
             .iter()
             .filter(|s| dictionary::tokens(s).len() <= MAX_TEMPLATE_TOKENS)
             .take(MAX_TEMPLATES);
+        // A plain string's fragments are those of its own carved texts
+        // (`1.2.3` + `.3`: one part more than any carved text has, which
+        // a condition like `parts.next().is_some()` rejects); no fragment
+        // of a text-form parameter's texts is of its kind.
+        if !separators {
+            let own: BTreeSet<String> =
+                templates.clone().flat_map(|text| dictionary::fragments(text)).collect();
+            match own.is_empty() {
+                true => pools.remove(dictionary::FRAGMENT_SLOT),
+                false => pools.insert(dictionary::FRAGMENT_SLOT.into(), own),
+            };
+        }
         // A template whose literal `<…>` reads as a nonterminal (`a<=>b`
         // with the letters open) is left out; `>=1.2.3, <1.8.0` is fine.
         let ours = format!("<{path}-tok-");
@@ -381,11 +394,11 @@ impl Grammarizer {
                     }
                 }
                 if only_ours(&template) {
-                    // A text-form text also gets a fragment after it
-                    // (`>=1.2.3, <1.8.0` + `-alpha`): a part its own
-                    // carved texts never showed.
+                    // A text also gets a fragment after it (`>=1.2.3,
+                    // <1.8.0` + `-alpha`, `1.2.3` + `.3`): a part its
+                    // carved texts never showed, or one part too many.
                     let fragments = pools.contains_key(dictionary::FRAGMENT_SLOT);
-                    if separators && !open_separators && fragments {
+                    if !open_separators && fragments {
                         let slot = dictionary::FRAGMENT_SLOT;
                         alternatives.push(format!("{template}<{path}-tok-{slot}>"));
                         used.insert(slot.to_owned());
@@ -950,6 +963,33 @@ mod tests {
         assert!(alternatives("<args.c>").contains(&":".to_string()));
         assert!(alternatives("<args.n>").contains(&"1000".to_string()));
         assert!(alternatives("<args.n>").contains(&"999".to_string()));
+    }
+
+    #[test]
+    fn plain_strings_get_a_fragment_of_their_own_carved_texts_after_them() {
+        // `1.2.3` once more with a part after it (`1.2.3.3`): the parser's
+        // "too many parts" branch, which no one-character move reaches
+        // without breaking the parts before it.
+        let calls = [Value::Struct("args", vec![("s", Value::Str("1.2.3".into()))])];
+        let (grammar, _) =
+            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default())
+                .expect("a grammar");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
+            .expect("a usable grammar");
+        let texts: Vec<String> = (0..100)
+            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct("args", fields)) => match &fields[..] {
+                    [("s", Value::Str(s))] => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let four_parts = |t: &&String| {
+            let parts: Vec<&str> = t.split('.').collect();
+            parts.len() == 4 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        assert!(texts.iter().any(|t| four_parts(&t)), "{texts:?}");
     }
 
     #[test]

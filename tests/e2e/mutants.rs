@@ -200,3 +200,177 @@ fn generation_keeps_calls_for_arithmetic_and_match_arm_mutants_the_carved_calls_
         .unwrap_or_else(|| panic!("a call kept for the `\"ms\"` arm:\n{file}"));
     assert!(entry.contains(r#"unit: "ms""#), "{entry}");
 }
+
+/// Roman numerals as the published crate `roman` 0.1.6 reads them: the
+/// lax reading adds a letter's value, or subtracts it when a larger letter
+/// follows, and the round trip through `to_numeral` rejects what is not
+/// written the canonical way. `val < max` as `val <= max` changes the lax
+/// value of every text that repeats its largest letter so far (`"IIII"`),
+/// but the outcome only where that text is canonical (`"XX"`: 20, mutant
+/// `None`); on `"XVVVVVV"` both are `None`.
+const ROMAN_TARGET: &str = r#"
+static LETTERS: &[(char, i32)] = &[('I', 1), ('V', 5), ('X', 10), ('L', 50), ('C', 100), ('D', 500), ('M', 1000)];
+static PAIRS: &[(&str, i32)] = &[
+    ("M", 1000), ("CM", 900), ("D", 500), ("CD", 400), ("C", 100), ("XC", 90), ("L", 50),
+    ("XL", 40), ("X", 10), ("IX", 9), ("V", 5), ("IV", 4), ("I", 1),
+];
+
+/// `n` as a roman numeral, for 1 to 3999.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn to_numeral(n: i32) -> Option<String> {
+    if n <= 0 || n > 3999 { return None }
+    let mut out = String::new();
+    let mut n = n;
+    for &(name, value) in PAIRS.iter() {
+        while n >= value {
+            n -= value;
+            out.push_str(name);
+        }
+    }
+    Some(out)
+}
+
+/// The number a canonical roman numeral stands for.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn from_numeral(txt: &str) -> Option<i32> {
+    let n = match lax_numeral(txt) {
+        Some(n) => n,
+        None => return None,
+    };
+    match to_numeral(n) {
+        Some(ref x) if *x == txt => Some(n),
+        _ => None,
+    }
+}
+
+#[cfg_attr(feature = "carve", carve::instrument)]
+fn lax_numeral(txt: &str) -> Option<i32> {
+    let (mut n, mut max) = (0, 0);
+    for c in txt.chars().rev() {
+        // As the crate writes it (the same branches to generate for).
+        let it = LETTERS.iter().find(|x| { let &(ch, _) = *x; ch == c });
+        if it.is_none() { return None }
+        let &(_, val) = it.unwrap();
+        if val < max {
+            n -= val;
+        } else {
+            n += val;
+            max = val;
+        }
+    }
+    Some(n)
+}
+"#;
+
+const ROMAN_TEST: &str = r#"
+#[carve::system_test]
+fn converts_numerals() {
+    assert_eq!(shop::to_numeral(14).as_deref(), Some("XIV"));
+    assert_eq!(shop::from_numeral("XIV"), Some(14));
+    assert_eq!(shop::from_numeral("IIII"), None);
+    assert_eq!(shop::from_numeral("i"), None);
+}
+
+carve::main!();
+"#;
+
+/// `from_numeral`, with `val < max` as `val <= max` when `mutated`.
+fn from_numeral(txt: &str, mutated: bool) -> Option<i32> {
+    let value = |c| match c {
+        'I' => Some(1),
+        'V' => Some(5),
+        'X' => Some(10),
+        'L' => Some(50),
+        'C' => Some(100),
+        'D' => Some(500),
+        'M' => Some(1000),
+        _ => None,
+    };
+    let (mut n, mut max) = (0, 0);
+    for c in txt.chars().rev() {
+        let val = value(c)?;
+        if val < max || (mutated && val == max) {
+            n -= val;
+        } else {
+            n += val;
+            max = val;
+        }
+    }
+    let pairs = [
+        ("M", 1000),
+        ("CM", 900),
+        ("D", 500),
+        ("CD", 400),
+        ("C", 100),
+        ("XC", 90),
+        ("L", 50),
+        ("XL", 40),
+        ("X", 10),
+        ("IX", 9),
+        ("V", 5),
+        ("IV", 4),
+        ("I", 1),
+    ];
+    if !(1..=3999).contains(&n) {
+        return None;
+    }
+    let (mut rest, mut canonical) = (n, String::new());
+    for (name, v) in pairs {
+        while rest >= v {
+            rest -= v;
+            canonical.push_str(name);
+        }
+    }
+    (canonical == txt).then_some(n)
+}
+
+#[test]
+fn a_call_minimized_for_one_goal_names_only_the_mutants_it_was_checked_against() {
+    let p = Project::new("roman-mutants");
+    let lib = p.read("src/lib.rs");
+    p.write("src/lib.rs", &format!("{lib}{ROMAN_TARGET}"));
+    p.replace("tests/carve.rs", "carve::main!();", ROMAN_TEST);
+    let line = p
+        .read("src/lib.rs")
+        .lines()
+        .position(|l| l.trim() == "if val < max {")
+        .expect("the comparison")
+        + 1;
+    let mutant = format!("src/lib.rs:{line}:12 `<` → `<=` in `val < max` in lax_numeral");
+    // Seed 2 kept `"XVVVVVV"` for `*x == txt` and, minimizing it, named the
+    // weakly killed `<=` mutant too, which it does not kill: the mutant was
+    // no longer aimed at. Every seed must keep a call that kills it.
+    for seed in ["1", "2", "3"] {
+        let dir = p.dir.join(format!("carved-{seed}"));
+        let dir = dir.to_str().expect("a UTF-8 path");
+        p.test(&[("CARVE", "record"), ("CARVE_DIR", dir)], &[])
+            .assert_success();
+        p.test(
+            &[
+                ("CARVE", "generate"),
+                ("CARVE_DIR", dir),
+                ("CARVE_SEED", seed),
+            ],
+            &["from_numeral"],
+        )
+        .assert_success();
+        let file = p.read(&format!("carved-{seed}/from_numeral.ron"));
+        let mut checked = 0;
+        for entry in file.split("origin: ").filter(|e| e.contains(&mutant)) {
+            let at = entry.find("txt: \"").expect("txt") + 6;
+            let txt = &entry[at..at + entry[at..].find('"').expect("a closing quote")];
+            assert_ne!(
+                from_numeral(txt, false),
+                from_numeral(txt, true),
+                "seed {seed}: from_numeral({txt:?}) is kept for {mutant} but does not kill it:\n{entry}"
+            );
+            checked += 1;
+        }
+        // Seed 1 spent its 32 strong checks on the carved `"IIII"`, which
+        // search made again and again: a call made again is checked once.
+        assert!(
+            checked > 0,
+            "seed {seed} kept no call for {mutant}:\n{file}"
+        );
+    }
+}

@@ -39,6 +39,20 @@ fn a_target_no_system_test_called_is_generated_for() {
         .unwrap_or_default();
     let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
     assert_snapshot!(first, @"( self: Version( major: 1, minor: 10, ), other: Version( major: 1, minor: 10, ), ),");
+    // The call kept for `other.major == self.major` false, minimized to
+    // 1.0 against 0.0, also kills `==` → `<=` there (`0 <= 1`, then
+    // `0 >= 0`: true instead of false). It is checked against it once
+    // minimized and names it: no later call is kept for it alone.
+    let mutant = "`==` → `<=` in `other.major == self.major`";
+    let naming: Vec<&str> = file
+        .split("origin: ")
+        .filter(|e| e.contains(mutant))
+        .collect();
+    assert_eq!(naming.len(), 1, "{file}");
+    assert!(
+        naming[0].contains("`other.major == self.major` false"),
+        "{file}"
+    );
     // Its calls replay as any generated call.
     p.test(&[], &["works_with"]).assert_success();
 }
@@ -62,11 +76,11 @@ fn two_names_of_one_parser_share_one_exploration() {
     assert_snapshot!(parser, @r#"
         carve: Version::FromStr::from_str: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 2 call(s), found 0 failure(s) in 92 executions (0 generated arguments did not deserialize)
         carve: Version::FromStr::from_str: shares its reach: left 8 branch outcome(s) to generate::Version::parse (one exploration per reach)
-        carve: Version::parse: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 2 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)
+        carve: Version::parse: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 3 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)
         carve: wrote 2 new snapshot(s) for Version::FromStr::from_str in carved/Version/FromStr/from_str/
-        carve: wrote 2 new snapshot(s) for Version::parse in carved/Version/parse/
+        carve: wrote 3 new snapshot(s) for Version::parse in carved/Version/parse/
           Version::FromStr::from_str  target     -                    -               -     reach    8/8    100.0%  (1 carved, 2 generated calls)
-          Version::parse              target     -                    -               -     reach    8/8    100.0%  (2 carved, 2 generated calls)
+          Version::parse              target     -                    -               -     reach    8/8    100.0%  (2 carved, 3 generated calls)
           parse_version               helper     8/8    100.0%        1/1             7/8   reached from Version::FromStr::from_str, Version::parse
     "#);
     // The same files for one job at a time.
