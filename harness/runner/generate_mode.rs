@@ -291,9 +291,13 @@ pub(super) fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}",
+         {covered_after}/{total_after}{goals}; kept {} call(s){}, found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}",
         file.target,
         summary.kept(),
+        match summary.kept_for_edges() {
+            0 => String::new(),
+            n => format!(" ({n} for new edges outside instrumented code)"),
+        },
         summary.failures(),
         match summary.expected() {
             0 => String::new(),
