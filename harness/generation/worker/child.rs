@@ -325,18 +325,6 @@ impl Observer for Reporter<'_> {
             })
         } else if let Some(result) = self.journal.replay(hash) {
             self.replayed.insert(hash);
-            // With edge counters the call runs all the same, its result
-            // still the journal's: what a call leaves in the process (a
-            // buffer grown, a value made once) changes the edges later
-            // calls reach, so a restarted worker must be where the worker
-            // it retraces was, to keep the same calls.
-            if crate::coverage::counters::total() > 0 {
-                self.marker.started(ordinal, hash);
-                self.liveness.call_started();
-                let _ = run();
-                self.liveness.call_ended();
-                self.marker.ended(ordinal);
-            }
             result
         } else {
             self.marker.started(ordinal, hash);
