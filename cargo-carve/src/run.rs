@@ -60,9 +60,11 @@ pub struct Settings {
     pub wrapper: Option<PathBuf>,
 }
 
-/// The profile a build with edge counters goes to: a folder of its own,
-/// so that it never invalidates the normal build nor is reused by it (the
-/// flags the wrapper adds are not in cargo's fingerprints).
+/// The profile a build with edge counters goes to (`carve-edges`, or
+/// `carve-edges-<profile>` for another than `dev`): a folder of its own, so
+/// that it never invalidates the normal build nor is reused by it (the
+/// flags the wrapper adds are not in cargo's fingerprints), one per
+/// profile it inherits.
 pub const EDGES_PROFILE: &str = "carve-edges";
 
 fn seed(value: &str) -> Result<String, String> {
@@ -233,11 +235,15 @@ pub fn plan(
             (None, true) => "release",
             (None, false) => "dev",
         };
+        let name = match base {
+            "dev" => EDGES_PROFILE.to_owned(),
+            base => format!("{EDGES_PROFILE}-{base}"),
+        };
         push(
             "--config",
-            Some(&format!("profile.{EDGES_PROFILE}.inherits=\"{base}\"")),
+            Some(&format!("profile.{name}.inherits=\"{base}\"")),
         );
-        push("--profile", Some(EDGES_PROFILE));
+        push("--profile", Some(&name));
     } else {
         if let Some(profile) = &args.profile {
             push("--profile", Some(profile));
@@ -606,7 +612,7 @@ mod tests {
         };
         insta::assert_snapshot!(
             shown(Mode::Generate, &args, &settings, &[one("d", &[])]),
-            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve cargo test --config 'profile.carve-edges.inherits="release"' --profile carve-edges --test carve"#
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve cargo test --config 'profile.carve-edges-release.inherits="release"' --profile carve-edges-release --test carve"#
         );
     }
 
