@@ -61,7 +61,10 @@ Variables: FIELD_OUT (default target/field; copies go to
 $FIELD_OUT/effect/{own,carve}/<crate>), CARGO_TARGET_DIR (target folders
 go under $CARGO_TARGET_DIR/effect: own, carve-stable and carve-cov,
 each shared by the crates; libFuzzer's under fuzz), EFFECT_LIBFUZZER=0
-to skip libFuzzer (skipped loudly without cargo-fuzz), EFFECT_DOCTESTS=0 to skip
+to skip libFuzzer (skipped loudly without cargo-fuzz), EFFECT_CARGO_CARVE=<path
+of a cargo-carve binary> to generate through `cargo carve generate --seed 1`
+instead (the crate built with edge counters: generation also keeps calls for
+edges of code carve does not instrument; the rest as above), EFFECT_DOCTESTS=0 to skip
 the own suite's doc tests, EFFECT_SHOW_MISSED=1 to list the branch outcomes
 the own suite took and carve did not (file:line:column and side).
 """
@@ -294,9 +297,19 @@ def main():
         test = ["cargo", "test", "--features", "carve", "--test", "carve"]
         field.run(test, carve_dir, {**stable, "CARVE": "record"})
         started = time.monotonic()
-        generate = field.run(test, carve_dir, {**stable, "CARVE": "generate", "CARVE_SEED": "1"}, check=False)
+        cargo_carve = os.environ.get("EFFECT_CARGO_CARVE")
+        if cargo_carve:
+            # Built once more with the counters, in a profile of its own: not
+            # part of the generate time, as the normal build before it is not.
+            field.run(["cargo", "test", "--no-run", "--features", "carve", "--test", "carve", "--config",
+                       'profile.carve-edges.inherits="dev"', "--profile", "carve-edges"],
+                      carve_dir, {**stable, "RUSTC_WORKSPACE_WRAPPER": cargo_carve})
+            started = time.monotonic()
+            generate = field.run([cargo_carve, "carve", "generate", "--seed", "1"], carve_dir, stable, check=False)
+        else:
+            generate = field.run(test, carve_dir, {**stable, "CARVE": "generate", "CARVE_SEED": "1"}, check=False)
         seconds = time.monotonic() - started
-        out = ran(generate, f"{name}: CARVE=generate")
+        out = ran(generate, f"{name}: {'cargo carve generate' if cargo_carve else 'CARVE=generate'}")
         lines = [l for l in out.splitlines() if l.startswith("carve: ") and "->" in l]
         executions = sum(int(m) for l in lines for m in re.findall(r" in (\d+) executions", l))
         failures = sum(int(m) for l in lines for m in re.findall(r"found (\d+) failure", l))

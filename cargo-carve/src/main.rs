@@ -19,6 +19,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod init;
 mod run;
+mod wrapper;
 
 /// Exit code when `cargo carve` itself could not do what was asked.
 const FAILED: u8 = 1;
@@ -144,11 +145,19 @@ pub struct ReviewArgs {
 }
 
 fn main() -> ExitCode {
+    // Cargo runs this binary as the rustc wrapper of `generate`.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if wrapper::is_wrapping(&args) {
+        return wrapper::run(&args);
+    }
     let Cargo::Carve(carve) = Cargo::parse();
     let result = match carve.command {
         Command::Init(args) => init::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Record(args) => run::tests(run::Mode::Record, &args, &run::Settings::default()),
-        Command::Generate(args) => run::tests(run::Mode::Generate, &args.run, &args.settings),
+        Command::Generate(mut args) => match edges(&mut args.settings) {
+            Ok(()) => run::tests(run::Mode::Generate, &args.run, &args.settings),
+            Err(e) => Err(e),
+        },
         Command::Test(args) => run::tests(run::Mode::Test, &args, &run::Settings::default()),
         Command::Report(args) => report(&args),
         Command::Review(args) => review(&args),
@@ -157,6 +166,16 @@ fn main() -> ExitCode {
         eprintln!("error: {message}");
         ExitCode::from(FAILED)
     })
+}
+
+/// Builds with edge counters through this binary unless `--no-edges`.
+fn edges(settings: &mut run::Settings) -> Result<(), String> {
+    if !settings.no_edges {
+        let me = std::env::current_exe()
+            .map_err(|e| format!("where cargo-carve is (for the edge counters' build): {e}"))?;
+        settings.wrapper = Some(me);
+    }
+    Ok(())
 }
 
 /// Replays with the reports' variables set, paths taken from where

@@ -50,7 +50,22 @@ pub struct Settings {
     /// (CARVE_TIMEOUT; default 10 times the slowest carved call, at least 1 s).
     #[arg(long, value_name = "DURATION", value_parser = timeout)]
     pub timeout: Option<String>,
+    /// Build without edge counters: generation then keeps calls only for
+    /// what carve instruments (as `CARVE=generate cargo test` does).
+    #[arg(long)]
+    pub no_edges: bool,
+    /// The `cargo-carve` to build the crate's libraries through with edge
+    /// counters ([`crate::wrapper`]); set for `generate` unless `--no-edges`.
+    #[arg(skip)]
+    pub wrapper: Option<PathBuf>,
 }
+
+/// The profile a build with edge counters goes to (`carve-edges`, or
+/// `carve-edges-<profile>` for another than `dev`): a folder of its own, so
+/// that it never invalidates the normal build nor is reused by it (the
+/// flags the wrapper adds are not in cargo's fingerprints), one per
+/// profile it inherits.
+pub const EDGES_PROFILE: &str = "carve-edges";
 
 fn seed(value: &str) -> Result<String, String> {
     checked("CARVE_SEED", value)
@@ -213,11 +228,29 @@ pub fn plan(
     if let Some(dir) = &args.target_dir {
         push("--target-dir", Some(&dir.to_string_lossy()));
     }
-    if let Some(profile) = &args.profile {
-        push("--profile", Some(profile));
-    }
-    if args.release {
-        push("--release", None);
+    if settings.wrapper.is_some() {
+        // The profile asked for, under a name of its own.
+        let base = match (&args.profile, args.release) {
+            (Some(profile), _) => profile.as_str(),
+            (None, true) => "release",
+            (None, false) => "dev",
+        };
+        let name = match base {
+            "dev" => EDGES_PROFILE.to_owned(),
+            base => format!("{EDGES_PROFILE}-{base}"),
+        };
+        push(
+            "--config",
+            Some(&format!("profile.{name}.inherits=\"{base}\"")),
+        );
+        push("--profile", Some(&name));
+    } else {
+        if let Some(profile) = &args.profile {
+            push("--profile", Some(profile));
+        }
+        if args.release {
+            push("--release", None);
+        }
     }
     let mut names: Vec<&str> = Vec::new();
     for test in selected.iter().flat_map(|p| &p.tests) {
@@ -234,6 +267,12 @@ pub fn plan(
     }
 
     let mut env = vec![("CARVE".to_owned(), mode.variable().to_owned())];
+    if let Some(wrapper) = &settings.wrapper {
+        env.push((
+            "RUSTC_WORKSPACE_WRAPPER".to_owned(),
+            wrapper.to_string_lossy().into_owned(),
+        ));
+    }
     let mut set = |name: &str, value: Option<String>| {
         if let Some(value) = value {
             env.push((name.to_owned(), value));
@@ -549,10 +588,31 @@ mod tests {
             budget: Some("30s".into()),
             jobs: Some("2".into()),
             timeout: Some("500ms".into()),
+            ..Settings::default()
         };
         insta::assert_snapshot!(
             shown(Mode::Generate, &RunArgs::default(), &settings, &[one("d", &[])]),
             @"CARVE=generate CARVE_SEED=7 CARVE_BUDGET=30s CARVE_JOBS=2 CARVE_TIMEOUT=500ms cargo test --test carve"
+        );
+    }
+
+    #[test]
+    fn generation_with_edge_counters_builds_through_the_wrapper_in_a_profile_of_its_own() {
+        let settings = Settings {
+            wrapper: Some("/bin/cargo-carve".into()),
+            ..Settings::default()
+        };
+        insta::assert_snapshot!(
+            shown(Mode::Generate, &RunArgs::default(), &settings, &[one("d", &[])]),
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve cargo test --config 'profile.carve-edges.inherits="dev"' --profile carve-edges --test carve"#
+        );
+        let args = RunArgs {
+            release: true,
+            ..RunArgs::default()
+        };
+        insta::assert_snapshot!(
+            shown(Mode::Generate, &args, &settings, &[one("d", &[])]),
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve cargo test --config 'profile.carve-edges-release.inherits="release"' --profile carve-edges-release --test carve"#
         );
     }
 

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use crate::call::{ArgsInput, ReplayError};
 use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
+use crate::coverage::counters::{self, Seen};
 use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
@@ -81,6 +82,11 @@ pub struct Executed {
     /// Strong checks compare these, never the observations, so a retraced
     /// run decides as the run it retraces.
     pub fingerprint: u64,
+    /// The edge features of code carve does not instrument that it reached
+    /// and no kept call had when it ran ([`counters`]; none unless the
+    /// crate was built with the counters): kept in the journal with it, so
+    /// a retraced run keeps the same calls.
+    pub edges: Vec<u32>,
 }
 
 /// A hash of a call's arguments, to tell a call made again.
@@ -141,6 +147,9 @@ pub struct Generation {
     /// it ([`execute`], [`kills`]), so the budget is an upper bound
     /// whatever runs the calls (search, minimizing, strong checks).
     limit: u64,
+    /// The edge features the kept calls (and the existing ones) reached
+    /// ([`counters`]): a call that reaches another is kept.
+    seen: Seen,
 }
 
 /// What generation starts from: the target's reach and what its existing
@@ -382,6 +391,12 @@ pub fn generate(
     let grammar = (settings.phases != Phases::SearchOnly).then_some(&grammar);
     let mut patience = FIRST_PATIENCE;
     if settings.phases != Phases::GrammarOnly {
+        // With edge counters, the existing calls' edge features are seen
+        // before any call is made: a call that reaches only those is not
+        // kept for them.
+        if counters::total() > 0 {
+            generator.existing_starts(existing);
+        }
         generator.recheck_existing(existing);
         generator.record_what_open_goals_read();
         let reach = &existing.reach;
@@ -622,7 +637,11 @@ impl Generator<'_> {
     /// existing calls' mutants are rechecked before this is first called),
     /// so no trace is read for what a comparison no longer records.
     fn record_what_open_goals_read(&mut self) {
-        let recording = match self.all_open {
+        // With edge counters, every comparison records in full: the
+        // recording's own paths are inlined into the crate's code and
+        // counted, and a comparison that records less after a goal is met
+        // would show the next call new edges that its arguments did not make.
+        let recording = match self.all_open || counters::total() > 0 {
             true => Vec::new(),
             false => {
                 let (after, pinned) = (&self.run.after, &self.pinned);
@@ -770,8 +789,15 @@ impl Generator<'_> {
             observation,
             trace,
             fingerprint,
+            mut edges,
             ..
         } = executed;
+        // The existing calls run as search starts (every goal slot open
+        // only then): their edge features are seen, not a reason to keep them.
+        if self.all_open {
+            self.run.seen.add(&edges);
+            edges.clear();
+        }
         // Only kept calls count as covering: a failing call is stored as a
         // failure, and what it reached must still be reached by a passing one.
         match location {
@@ -791,12 +817,12 @@ impl Generator<'_> {
                 self.last_find = self.run.executions;
             }
             _ if failed => {}
-            _ if !added.is_empty() => {
+            _ if !added.is_empty() || !edges.is_empty() => {
                 let (added, strong) = self.strongly(args, fingerprint, added);
-                if added.is_empty() {
+                if added.is_empty() && edges.is_empty() {
                     return Some((trace, failed));
                 }
-                let kept = self.minimize_kept(
+                let (kept, edges) = self.minimize_kept(
                     Kept {
                         args: args.clone(),
                         observation,
@@ -805,8 +831,10 @@ impl Generator<'_> {
                         trace: trace.clone(),
                     },
                     &strong,
+                    edges,
                 );
                 self.run.after.extend(kept.added.iter().copied());
+                self.run.seen.add(&edges);
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
                 self.last_gain = self.run.executions;
@@ -973,16 +1001,26 @@ impl Generator<'_> {
     /// fine: a shrunk call may cover goals its original missed, and its
     /// `added` then says so). Each attempt is an execution; all attempts
     /// together stay within [`KEPT_SHRINK_SHARE`] of the budget.
-    fn minimize_kept(&mut self, kept: Kept, strong: &[(&'static Sites, Mutation)]) -> Kept {
+    ///
+    /// `edges` are the edge features it reached first: a smaller call must
+    /// reach them too. Returns the call and the edge features it reached
+    /// first.
+    fn minimize_kept(
+        &mut self,
+        kept: Kept,
+        strong: &[(&'static Sites, Mutation)],
+        edges: Vec<u32>,
+    ) -> (Kept, Vec<u32>) {
         let limit = self.kept_shrink_allowance();
         if limit == 0 {
-            return kept;
+            return (kept, edges);
         }
         let start = Instant::now();
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
         // What the smallest candidate did, the goals it adds, what it
         // reached, its fingerprint and the further mutants it meets.
         let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone(), 0, Vec::new());
+        let mut best_edges = edges.clone();
         let shrunk = {
             let Generator {
                 target,
@@ -1004,6 +1042,10 @@ impl Generator<'_> {
                 if executed.failure.is_some() || !needed.is_subset(&reached) {
                     return false;
                 }
+                // Both lists ascend.
+                if !is_sorted_subset(&edges, &executed.edges) {
+                    return false;
+                }
                 // The mutants it strongly killed, it must still kill so.
                 let fingerprint = executed.fingerprint;
                 if !strong.iter().all(|(sites, mutation)| {
@@ -1019,6 +1061,7 @@ impl Generator<'_> {
                     .difference(&run.after)
                     .partition(|goal| needed.contains(goal) || reach.mutation(**goal).is_none());
                 best = (executed.observation, added, executed.trace, fingerprint, further);
+                best_edges = executed.edges;
                 true
             };
             shrink(kept.args.clone(), types, limit, &mut test)
@@ -1026,7 +1069,7 @@ impl Generator<'_> {
         self.shrinking.0 += shrunk.attempts as u64;
         self.shrinking.1 += start.elapsed();
         if shrunk.value == kept.args {
-            return kept;
+            return (kept, edges);
         }
         // A mutant the smallest call weakly kills beyond those it was
         // kept for is checked against it now: named if it kills it (as
@@ -1035,13 +1078,14 @@ impl Generator<'_> {
         let (mut added, further) = (best.1, best.4);
         added.extend(self.strongly(&shrunk.value, best.3, further).0);
         added.sort_unstable();
-        Kept {
+        let kept = Kept {
             args: shrunk.value,
             observation: best.0,
             added,
             generated: kept.generated,
             trace: best.2,
-        }
+        };
+        (kept, best_edges)
     }
 
     /// Attempts the next kept call may spend on minimizing: at most
@@ -1120,7 +1164,7 @@ fn kills(
         Value::Str(format!("mutant of {} {mutation:?}", sites.name())),
     ]);
     run.executions += 1;
-    let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args));
+    let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args, None));
     match observer.execute(run.executions, &key, &mut call) {
         Ok(mutated) => (
             mutated.fingerprint != fingerprint,
@@ -1144,7 +1188,8 @@ fn execute(
         return None;
     }
     run.executions += 1;
-    let mut call = || run_call(target, args);
+    let seen = &run.seen;
+    let mut call = || run_call(target, args, Some(seen));
     match observer.execute(run.executions, args, &mut call) {
         Ok(executed) => Some(executed),
         Err(NotRun::Undeserializable) => {
@@ -1155,9 +1200,25 @@ fn execute(
     }
 }
 
-/// Calls `target` with `args` in this process, collecting coverage.
-pub fn run_call(target: &'static Target, args: &Value) -> Result<Executed, NotRun> {
-    let (result, trace) = coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
+/// Whether every item of `small` is in `large` (both ascending).
+fn is_sorted_subset(small: &[u32], large: &[u32]) -> bool {
+    let mut large = large.iter();
+    small.iter().all(|x| large.any(|y| y == x))
+}
+
+/// Calls `target` with `args` in this process, collecting coverage, and
+/// with `seen`, the edge features it reaches that are not in `seen`
+/// ([`counters`]).
+pub fn run_call(
+    target: &'static Target,
+    args: &Value,
+    seen: Option<&Seen>,
+) -> Result<Executed, NotRun> {
+    let call = || coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
+    let ((result, trace), edges) = match seen {
+        Some(seen) => counters::around(seen, call),
+        None => (call(), Vec::new()),
+    };
     match result {
         Ok(replayed) => {
             // Two panics on one line (`chars[i + 1], chars[i + 2]`) are one bug.
@@ -1172,6 +1233,7 @@ pub fn run_call(target: &'static Target, args: &Value) -> Result<Executed, NotRu
                 observation: replayed.observation,
                 trace,
                 failure,
+                edges,
             })
         }
         Err(ReplayError::Args { .. }) => Err(NotRun::Undeserializable),

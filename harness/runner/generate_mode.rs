@@ -291,7 +291,7 @@ pub(super) fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}{}",
         file.target,
         summary.kept(),
         summary.failures(),
@@ -306,6 +306,12 @@ pub(super) fn generate_for(
             n => format!(" ({n} worker crash(es) survived)"),
         },
         summary.unconfirmed(),
+        // Last, as the other counts that only some runs have: the line
+        // reads the same up to here with and without edge counters.
+        match summary.kept_for_edges() {
+            0 => String::new(),
+            n => format!(" ({n} call(s) kept for new edges outside instrumented code)"),
+        },
     ));
     let shared: Vec<String> = baseline
         .delegated_to(&before)

@@ -271,7 +271,7 @@ impl Reporter<'_> {
     /// The observation of a call made before (it returned or panicked).
     fn run_again(&self, args: &Value) -> Option<Observation> {
         self.liveness.call_started();
-        let ran = generate::run_call(self.target, args);
+        let ran = generate::run_call(self.target, args, None);
         self.liveness.call_ended();
         ran.ok().map(|executed| executed.observation)
     }
@@ -321,6 +321,7 @@ impl Observer for Reporter<'_> {
                 observation,
                 trace: Trace::default(),
                 failure: Some(crash.at.clone()),
+                edges: Vec::new(),
             })
         } else if let Some(result) = self.journal.replay(hash) {
             self.replayed.insert(hash);

@@ -111,6 +111,7 @@ enum Entry {
         trace: Trace,
         failure: Option<Failure>,
         fingerprint: u64,
+        edges: Vec<u32>,
     },
 }
 
@@ -180,6 +181,7 @@ impl Journal {
                 trace,
                 failure,
                 fingerprint,
+                edges,
             } => Ok(Executed {
                 // Not kept: a replayed call was saved already if it was
                 // worth saving; a worker that needs it runs the call again, and
@@ -194,6 +196,7 @@ impl Journal {
                 trace: trace.clone(),
                 failure: failure.clone(),
                 fingerprint: *fingerprint,
+                edges: edges.clone(),
             }),
         })
     }
@@ -206,6 +209,7 @@ impl Journal {
                 trace: executed.trace.clone(),
                 failure: executed.failure.clone(),
                 fingerprint: executed.fingerprint,
+                edges: executed.edges.clone(),
             },
         };
         let body = encode(hash, &entry, &self.sites);
@@ -272,8 +276,9 @@ fn get_text(bytes: &[u8], at: &mut usize) -> Option<String> {
     String::from_utf8(text.to_vec()).ok()
 }
 
-/// `hash, kind, [location], [trace]`; a trace is its reached outcomes as
-/// `(function number, outcome id, distance)`, the distance 0 in one byte.
+/// `hash, kind, [location], [trace, edges]`; a trace is its reached outcomes as
+/// `(function number, outcome id, distance)`, the distance 0 in one byte;
+/// edges are the edge features as deltas (one byte when there are none).
 fn encode(hash: u64, entry: &Entry, sites: &SiteNumbers) -> Vec<u8> {
     let mut out = hash.to_le_bytes().to_vec();
     match entry {
@@ -283,6 +288,7 @@ fn encode(hash: u64, entry: &Entry, sites: &SiteNumbers) -> Vec<u8> {
             trace,
             failure,
             fingerprint,
+            edges,
         } => {
             match failure {
                 None => out.push(2),
@@ -305,6 +311,12 @@ fn encode(hash: u64, entry: &Entry, sites: &SiteNumbers) -> Vec<u8> {
                     out.push(1);
                     out.extend_from_slice(&distance.to_bits().to_le_bytes());
                 }
+            }
+            put_varint(&mut out, edges.len() as u64);
+            let mut last = 0;
+            for &edge in edges {
+                put_varint(&mut out, u64::from(edge - last));
+                last = edge;
             }
         }
     }
@@ -342,12 +354,20 @@ fn decode(body: &[u8], sites: &SiteNumbers) -> Option<(u64, Entry)> {
         };
         reached.push((sites.sites(u32::try_from(number).ok()?)?, id, distance));
     }
+    let count = get_varint(body, &mut at)? as usize;
+    let mut edges = Vec::with_capacity(count.min(1 << 16));
+    let mut last = 0u32;
+    for _ in 0..count {
+        last = last.checked_add(u32::try_from(get_varint(body, &mut at)?).ok()?)?;
+        edges.push(last);
+    }
     Some((
         hash,
         Entry::Ran {
             trace: Trace::from_entries(reached),
             failure,
             fingerprint,
+            edges,
         },
     ))
 }
@@ -501,6 +521,7 @@ mod tests {
                 trace: Trace::default(),
                 failure,
                 fingerprint: 7,
+                edges: vec![3, 17, 900],
             })
         };
         let mut journal = Journal::open(scratch.dir()).unwrap();
@@ -519,7 +540,7 @@ mod tests {
         let mut journal = Journal::open(scratch.dir()).unwrap();
         assert!(matches!(
             journal.replay(1),
-            Some(Ok(e)) if e.failure.is_none() && e.fingerprint == 7
+            Some(Ok(e)) if e.failure.is_none() && e.fingerprint == 7 && e.edges == [3, 17, 900]
         ));
         assert!(matches!(
             journal.replay(2),

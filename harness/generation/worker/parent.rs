@@ -258,6 +258,19 @@ impl Summary {
             .count()
     }
 
+    /// Calls kept for edge features of code carve does not instrument
+    /// alone: they cover no goal of carve's own first, so their carve-file
+    /// entries name none ([`crate::coverage::counters`]).
+    pub fn kept_for_edges(&self) -> usize {
+        self.stored
+            .iter()
+            .filter(|found| {
+                matches!(found, Found::Kept(entry, _)
+                    if matches!(&entry.origin, Origin::Generated { added, .. } if added.is_empty()))
+            })
+            .count()
+    }
+
     /// Failures found (panics an `expected_panics` pattern matches are not).
     pub fn failures(&self) -> usize {
         self.stored

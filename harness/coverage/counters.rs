@@ -1,0 +1,266 @@
+//! Edge counters of code carve does not instrument, from LLVM's
+//! SanitizerCoverage, as libFuzzer reads them.
+//!
+//! Built with `-C passes=sancov-module -C llvm-args=-sanitizer-coverage-level=3
+//! -C llvm-args=-sanitizer-coverage-inline-8bit-counters` (what `cargo carve
+//! generate` adds to the user's crates), every module keeps one 8-bit
+//! counter per edge of its control flow and, when the program starts, hands
+//! their range to [`__sanitizer_cov_8bit_counters_init`], defined here: the
+//! runtime is always linked, so such a build links, and a build without the
+//! flags never calls it and pays nothing.
+//!
+//! Generation runs each call of a target between [`around`]'s reset and
+//! read of the counters, and turns what they show into *features*, as
+//! libFuzzer does: a counter's index and its hit count's bucket (1, 2, 3,
+//! 4–7, 8–15, 16–31, 32–127, 128+). A call that reaches a feature no kept
+//! call reached covers an edge (or a loop count) that carve's own branch
+//! coverage cannot see: generation keeps it.
+//!
+//! ```
+//! use carve::coverage::counters::{bucket, Seen};
+//!
+//! assert_eq!([1, 2, 3, 4, 7, 8, 16, 32, 127, 128, 255].map(bucket), [0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 7]);
+//! let mut seen = Seen::default();
+//! seen.add(&[8 * 3 + 1]); // counter 3 hit twice
+//! assert!(seen.contains(8 * 3 + 1));
+//! assert!(!seen.contains(8 * 3)); // counter 3 hit once: another feature
+//! ```
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The counter regions the modules registered, `(start, end)` addresses,
+/// in registration order. Append-only, and the one global of coverage
+/// besides the registry of tables: the modules register before `main`, on
+/// whatever thread runs their constructors, and the counters themselves
+/// are global memory that every thread's code increments.
+static REGIONS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+/// Counters registered in all: 0 when nothing is built with the flags.
+static TOTAL: AtomicUsize = AtomicUsize::new(0);
+
+/// Called once per instrumented module, before `main`, with its counters.
+///
+/// # Safety
+///
+/// `start..end` must be the module's counters, valid for the whole run:
+/// only SanitizerCoverage's module constructor calls this.
+#[no_mangle]
+pub unsafe extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, end: *mut u8) {
+    let (start, end) = (start as usize, end as usize);
+    if end <= start {
+        return;
+    }
+    let mut regions = REGIONS.lock().unwrap_or_else(|e| e.into_inner());
+    // A module registers once; a second registration of the same range
+    // (a constructor run twice) would count its edges twice.
+    if regions.contains(&(start, end)) {
+        return;
+    }
+    regions.push((start, end));
+    TOTAL.fetch_add(end - start, Ordering::Release);
+}
+
+/// How many edge counters the program has: 0 unless its crates were built
+/// with SanitizerCoverage's 8-bit counters.
+pub fn total() -> usize {
+    TOTAL.load(Ordering::Acquire)
+}
+
+/// libFuzzer's hit-count bucket of a counter that is not 0: 1, 2, 3, 4–7,
+/// 8–15, 16–31, 32–127, 128+ are buckets 0 to 7.
+pub fn bucket(count: u8) -> u32 {
+    match count {
+        0 | 1 => 0,
+        2 => 1,
+        3 => 2,
+        4..=7 => 3,
+        8..=15 => 4,
+        16..=31 => 5,
+        32..=127 => 6,
+        _ => 7,
+    }
+}
+
+/// The features some calls reached: per counter, a bit per bucket.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seen {
+    buckets: Vec<u8>,
+}
+
+impl Seen {
+    /// Whether `feature` (a counter's index times 8 plus its bucket) is in.
+    pub fn contains(&self, feature: u32) -> bool {
+        let (index, bit) = ((feature / 8) as usize, feature % 8);
+        self.buckets.get(index).is_some_and(|b| b & (1 << bit) != 0)
+    }
+
+    /// Adds `features`.
+    pub fn add(&mut self, features: &[u32]) {
+        for &feature in features {
+            let (index, bit) = ((feature / 8) as usize, feature % 8);
+            if index >= self.buckets.len() {
+                self.buckets.resize(index + 1, 0);
+            }
+            self.buckets[index] |= 1 << bit;
+        }
+    }
+
+    /// The features of `counters` (counter `i` of all regions at `offset +
+    /// i`) that are not in, in ascending order.
+    fn new_in(&self, offset: usize, counters: &[u8], out: &mut Vec<u32>) {
+        // Most counters are 0 after a call: skip them a word at a time
+        // (this runs after every call, in the test profile too).
+        // SAFETY: any bit pattern is a valid `u64`.
+        let (head, words, tail) = unsafe { counters.align_to::<u64>() };
+        self.new_among(offset, head, out);
+        let mut at = offset + head.len();
+        for word in words {
+            if *word != 0 {
+                self.new_among(at, &counters[at - offset..at - offset + 8], out);
+            }
+            at += 8;
+        }
+        self.new_among(at, tail, out);
+    }
+
+    fn new_among(&self, offset: usize, counters: &[u8], out: &mut Vec<u32>) {
+        for (i, &count) in counters.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let feature = ((offset + i) * 8) as u32 + bucket(count);
+            if !self.contains(feature) {
+                out.push(feature);
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this thread runs a call inside [`around`]: only then do
+    /// [`paused`] stretches save and restore the counters.
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+    /// This thread's copy of [`REGIONS`] (they only grow).
+    static MINE: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
+    /// The buffer [`paused`] saves the counters in, reused.
+    static SAVED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Runs `g` on the counter regions, as slices.
+fn with_regions<R>(g: impl FnOnce(&mut [&mut [u8]]) -> R) -> R {
+    MINE.with(|mine| {
+        let mut mine = mine.borrow_mut();
+        let known: usize = mine.iter().map(|(s, e)| e - s).sum();
+        if known != total() {
+            mine.clone_from(&REGIONS.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+        let mut slices: Vec<&mut [u8]> = mine
+            .iter()
+            // SAFETY: each region is a module's counter array, registered
+            // by its constructor and alive for the whole program. Other
+            // threads may increment counters meanwhile (the same race
+            // libFuzzer's counters have); a torn count only makes a
+            // feature less exact, never unsound for `u8`s.
+            .map(|&(start, end)| unsafe { std::slice::from_raw_parts_mut(start as *mut u8, end - start) })
+            .collect();
+        g(&mut slices)
+    })
+}
+
+/// Runs `f` with the counters reset before and read after: returns its
+/// value and the features it reached that `seen` does not hold (empty, at
+/// no cost, when nothing is built with the counters). What runs in
+/// [`paused`] stretches meanwhile (rebuilding the arguments, capturing the
+/// result) does not count.
+pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
+    if total() == 0 {
+        return (f(), Vec::new());
+    }
+    struct Disarm(bool);
+    impl Drop for Disarm {
+        fn drop(&mut self) {
+            ARMED.with(|a| a.set(self.0));
+        }
+    }
+    with_regions(|regions| regions.iter_mut().for_each(|r| r.fill(0)));
+    let disarm = Disarm(ARMED.with(|a| a.replace(true)));
+    let value = f();
+    drop(disarm);
+    let features = with_regions(|regions| {
+        let mut features = Vec::new();
+        let mut offset = 0;
+        for region in regions.iter() {
+            seen.new_in(offset, region, &mut features);
+            offset += region.len();
+        }
+        features
+    });
+    (value, features)
+}
+
+/// Runs `f` so that the counters do not show it: saved before, restored
+/// after (only inside [`around`]).
+pub(crate) fn paused<R>(f: impl FnOnce() -> R) -> R {
+    if !ARMED.with(Cell::get) {
+        return f();
+    }
+    // Whole regions copied (a memcpy each): it runs a few times per call.
+    struct Restore(Vec<u8>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            with_regions(|regions| {
+                let mut saved = self.0.as_slice();
+                for region in regions.iter_mut() {
+                    let n = region.len().min(saved.len());
+                    region[..n].copy_from_slice(&saved[..n]);
+                    saved = &saved[n..];
+                }
+            });
+            SAVED.with(|s| s.set(std::mem::take(&mut self.0)));
+        }
+    }
+    let mut saved = SAVED.with(Cell::take);
+    saved.clear();
+    with_regions(|regions| regions.iter().for_each(|r| saved.extend_from_slice(r)));
+    let _restore = Restore(saved);
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The global regions are left alone here: a registered region would
+    // make every other test's generation read (and reset) it.
+    #[test]
+    fn a_call_reaches_the_features_of_its_counters_and_buckets_that_no_kept_call_reached() {
+        let mut counters = [0u8; 20];
+        counters[0] = 1;
+        counters[9] = 5;
+        counters[19] = 200;
+        let mut seen = Seen::default();
+        let mut first = Vec::new();
+        seen.new_in(100, &counters, &mut first);
+        assert_eq!(first, [800, 109 * 8 + 3, 119 * 8 + 7]);
+        seen.add(&first);
+        let mut again = Vec::new();
+        seen.new_in(100, &counters, &mut again);
+        assert_eq!(again, Vec::<u32>::new(), "the same counts reach nothing new");
+        // Another bucket of a counter is a new feature; a counter past the
+        // first eight-byte chunk's skip is seen.
+        counters[9] = 8;
+        counters[16] = 1;
+        let mut more = Vec::new();
+        seen.new_in(100, &counters, &mut more);
+        assert_eq!(more, [109 * 8 + 4, 116 * 8]);
+    }
+
+    #[test]
+    fn without_the_counters_a_call_reaches_no_feature_and_pays_nothing() {
+        // The unit tests are not built with SanitizerCoverage.
+        assert_eq!(total(), 0);
+        let (value, features) = around(&Seen::default(), || paused(|| 7));
+        assert_eq!((value, features), (7, vec![]));
+    }
+}

@@ -1,0 +1,7 @@
+#[carve::system_test]
+fn labels() {
+    assert_eq!(edges::kind(""), "empty");
+    assert_eq!(edges::kind("abc"), "short: abc");
+}
+
+carve::main!();
