@@ -7,11 +7,12 @@ use insta::assert_snapshot;
 
 use crate::Project;
 
-/// The generation line of `kind`.
-fn generated(run: &crate::Run) -> String {
-    let out = run.output();
-    out.lines()
-        .find(|l| l.starts_with("carve: kind: branch coverage"))
+/// The first line generation printed for `target`.
+fn line_of(run: &crate::Run, target: &str) -> String {
+    let prefix = format!("carve: {target}: ");
+    run.output()
+        .lines()
+        .find(|l| l.starts_with(&prefix))
         .unwrap_or_default()
         .to_owned()
 }
@@ -32,12 +33,16 @@ fn cargo_carve_generate_keeps_a_call_for_an_edge_of_an_uninstrumented_helper() {
         &[],
     );
     plain.assert_success();
-    assert_snapshot!(generated(&plain), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)");
+    assert_snapshot!(line_of(&plain, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)");
     assert!(!p.read("carved/kind.ron").contains("long"));
+    assert_snapshot!(line_of(&plain, "describe"), @r#"carve: describe: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)"#);
 
     let edges = p.carve(&["generate", "--seed", "1", "--budget", "2000", "--jobs", "1"]);
     edges.assert_success();
-    assert_snapshot!(generated(&edges), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)");
+    assert_snapshot!(line_of(&edges, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)");
+    // A target with no branch of its own is generated for by its edges.
+    assert_snapshot!(line_of(&edges, "describe"), @r#"carve: describe: branch coverage 0/0 -> 0/0; kept 2 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize) (2 call(s) kept for new edges outside instrumented code)"#);
+    assert!(p.read("carved/describe.ron").contains("long, from"));
     let file = p.read("carved/kind.ron");
     assert_snapshot!(
         &file[file.find("origin: Generated").unwrap_or(0)..],
@@ -70,5 +75,5 @@ fn cargo_carve_generate_keeps_a_call_for_an_edge_of_an_uninstrumented_helper() {
         "--no-edges",
     ]);
     off.assert_success();
-    assert_snapshot!(generated(&off), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)");
+    assert_snapshot!(line_of(&off, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)");
 }

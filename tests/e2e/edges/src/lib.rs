@@ -12,6 +12,13 @@ pub fn kind(label: &str) -> String {
     length(label)
 }
 
+/// The kind of a label no one checked is empty: no branch of its own, so
+/// without the counters generation skips it.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn describe(label: &str) -> String {
+    length(label)
+}
+
 /// Not instrumented: no branch of it is a goal of carve's own.
 fn length(label: &str) -> String {
     if label.len() > 8 {
