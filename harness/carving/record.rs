@@ -135,7 +135,7 @@ impl TestRecording {
         hasher.write_u64(args_hash);
         hash_observation(&call.observation, &mut hasher);
         let slot = self.index.entry(hasher.finish()).or_default();
-        if slot.iter().any(|&i| same_call(&self.calls[i], &call)) {
+        if slot.iter().any(|&i| self.calls[i] == call) {
             return;
         }
         slot.push(self.calls.len());
@@ -471,7 +471,7 @@ fn rebuilds(
     let known = CHECKED.with(|c| {
         c.borrow().0.get(&key).and_then(|slot| {
             slot.iter()
-                .find(|(t, s, v, _)| *t == id && *s == side && same(v, values))
+                .find(|(t, s, v, _)| *t == id && *s == side && v == values)
                 .map(|(_, _, _, verdict)| verdict.clone())
         })
     });
@@ -701,7 +701,7 @@ fn hash_value(value: &Value) -> u64 {
     hasher.finish()
 }
 
-/// Hashes what [`same`] compares, but no name: a call's values carry the
+/// Hashes what `Value`'s `==` compares, but no name: a call's values carry the
 /// same names (its parameters', its types') on every call, so hashing them
 /// is work for no spread. Every repeated call is hashed, and its names are
 /// a good part of its words.
@@ -800,81 +800,6 @@ fn hash_observation(observation: &Observation, h: &mut FastHasher) {
     }
 }
 
-/// `a == b`, field by field: what `Value`'s `==` says (names as text,
-/// floats by their bits, a variant's index not looked at), without its
-/// way through `Ord`, which compares every name's text. Every repeated
-/// call is compared with the one kept, and its names are the same
-/// `&'static str`s, so they are equal by address.
-fn same(a: &Value, b: &Value) -> bool {
-    use Value::*;
-    fn name(a: &str, b: &str) -> bool {
-        std::ptr::eq(a, b) || a == b
-    }
-    fn all(a: &[Value], b: &[Value]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
-    }
-    fn fields(a: &[(&str, Value)], b: &[(&str, Value)]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|((n, a), (m, b))| name(n, m) && same(a, b))
-    }
-    match (a, b) {
-        (Unit, Unit) | (None, None) => true,
-        (Bool(a), Bool(b)) => a == b,
-        (I64(a), I64(b)) => a == b,
-        (U64(a), U64(b)) => a == b,
-        (I128(a), I128(b)) => a == b,
-        (U128(a), U128(b)) => a == b,
-        (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
-        (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
-        (Char(a), Char(b)) => a == b,
-        (Str(a), Str(b)) => a == b,
-        (Bytes(a), Bytes(b)) => a == b,
-        (Some(a), Some(b)) => same(a, b),
-        (UnitStruct(a), UnitStruct(b)) => name(a, b),
-        (
-            UnitVariant { name: n, variant: v, .. },
-            UnitVariant { name: m, variant: w, .. },
-        ) => name(n, m) && name(v, w),
-        (NewtypeStruct(n, a), NewtypeStruct(m, b)) => name(n, m) && same(a, b),
-        (
-            NewtypeVariant { name: n, variant: v, value: a, .. },
-            NewtypeVariant { name: m, variant: w, value: b, .. },
-        ) => name(n, m) && name(v, w) && same(a, b),
-        (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => all(a, b),
-        (TupleStruct(n, a), TupleStruct(m, b)) => name(n, m) && all(a, b),
-        (
-            TupleVariant { name: n, variant: v, fields: a, .. },
-            TupleVariant { name: m, variant: w, fields: b, .. },
-        ) => name(n, m) && name(v, w) && all(a, b),
-        (Map(a), Map(b)) => {
-            a.len() == b.len()
-                && a.iter().zip(b).all(|((k, v), (l, w))| same(k, l) && same(v, w))
-        }
-        (Struct(n, a), Struct(m, b)) => name(n, m) && fields(a, b),
-        (
-            StructVariant { name: n, variant: v, fields: a, .. },
-            StructVariant { name: m, variant: w, fields: b, .. },
-        ) => name(n, m) && name(v, w) && fields(a, b),
-        _ => false,
-    }
-}
-
-/// `a == b` of two calls, by [`same`].
-fn same_call(a: &Call, b: &Call) -> bool {
-    std::ptr::eq(a.target, b.target)
-        && same(&a.args, &b.args)
-        && match (&a.observation.outcome, &b.observation.outcome) {
-            (Outcome::Returned(a), Outcome::Returned(b)) => same(a, b),
-            (Outcome::Panicked(a), Outcome::Panicked(b))
-            | (Outcome::Crashed(a), Outcome::Crashed(b)) => a == b,
-            _ => false,
-        }
-        && match (&a.observation.after, &b.observation.after) {
-            (Some(a), Some(b)) => same(a, b),
-            (None, None) => true,
-            _ => false,
-        }
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding these locks cannot leave them inconsistent (every
     // critical section is a push or a take), so poisoning is ignored.
@@ -914,12 +839,13 @@ mod tests {
     /// The recorder is process-wide: its tests take turns.
     static TURNS: Mutex<()> = Mutex::new(());
 
-    /// The recorder's own comparison and hash of values decide which calls
-    /// are the same: they must say what `Value`'s `==` says, on every kind,
-    /// with names equal in text at other addresses, floats by their bits
-    /// and a variant's index not looked at.
+    /// `Value`'s `==` (field by field, names by address first) and the
+    /// recorder's hash decide which calls are the same: `==` must say what
+    /// `Value`'s order says, on every kind, with names equal in text at
+    /// other addresses, floats by their bits and a variant's index not
+    /// looked at; equal values must hash alike.
     #[test]
-    fn the_recorders_comparison_is_values_equality_and_equal_values_hash_alike() {
+    fn values_equality_agrees_with_their_order_and_equal_values_hash_alike() {
         let other = |name: &str| -> &'static str { String::leak(name.to_owned()) };
         let variant = |name: &'static str, index, variant: &'static str| Value::UnitVariant {
             name,
@@ -971,7 +897,7 @@ mod tests {
         let mut equal_pairs = 0;
         for a in &values {
             for b in &values {
-                assert_eq!(same(a, b), a == b, "{a:?} and {b:?}");
+                assert_eq!(a == b, a.cmp(b).is_eq(), "{a:?} and {b:?}");
                 if a == b {
                     assert_eq!(hash_value(a), hash_value(b), "{a:?} and {b:?} hash alike");
                     equal_pairs += 1;
@@ -997,10 +923,13 @@ mod tests {
                 ..call(Outcome::Panicked(String::new()))
             },
         ];
-        for a in &calls {
-            for b in &calls {
-                assert_eq!(same_call(a, b), a == b, "{a:?} and {b:?}");
+        // Calls that differ in outcome, its kind or the state after: each
+        // is the same call as itself only, and as its copy.
+        for (i, a) in calls.iter().enumerate() {
+            for (j, b) in calls.iter().enumerate() {
+                assert_eq!(a == b, i == j, "{a:?} and {b:?}");
             }
+            assert!(*a == a.clone());
         }
     }
 

@@ -186,10 +186,57 @@ impl Value {
 }
 
 /// Equal exactly when [`Ord`] says so: floats by their bits (so `NaN`
-/// equals itself and `-0.0` is not `0.0`), names as text.
+/// equals itself and `-0.0` is not `0.0`), names as text, a variant's
+/// index not looked at. Compared field by field rather than through
+/// [`Ord`], which compares every name's text: the recorder compares every
+/// repeated call with the one it kept, whose names are the same
+/// `&'static str`s, equal by address.
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        use Value::*;
+        fn name(a: &str, b: &str) -> bool {
+            std::ptr::eq(a, b) || a == b
+        }
+        fn fields(a: &[(&str, Value)], b: &[(&str, Value)]) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|((n, a), (m, b))| name(n, m) && a == b)
+        }
+        match (self, other) {
+            (Unit, Unit) | (None, None) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (I64(a), I64(b)) => a == b,
+            (U64(a), U64(b)) => a == b,
+            (I128(a), I128(b)) => a == b,
+            (U128(a), U128(b)) => a == b,
+            (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
+            (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
+            (Char(a), Char(b)) => a == b,
+            (Str(a), Str(b)) => a == b,
+            (Bytes(a), Bytes(b)) => a == b,
+            (Some(a), Some(b)) => a == b,
+            (UnitStruct(a), UnitStruct(b)) => name(a, b),
+            (
+                UnitVariant { name: n, variant: v, .. },
+                UnitVariant { name: m, variant: w, .. },
+            ) => name(n, m) && name(v, w),
+            (NewtypeStruct(n, a), NewtypeStruct(m, b)) => name(n, m) && a == b,
+            (
+                NewtypeVariant { name: n, variant: v, value: a, .. },
+                NewtypeVariant { name: m, variant: w, value: b, .. },
+            ) => name(n, m) && name(v, w) && a == b,
+            (Seq(a), Seq(b)) | (Tuple(a), Tuple(b)) => a == b,
+            (TupleStruct(n, a), TupleStruct(m, b)) => name(n, m) && a == b,
+            (
+                TupleVariant { name: n, variant: v, fields: a, .. },
+                TupleVariant { name: m, variant: w, fields: b, .. },
+            ) => name(n, m) && name(v, w) && a == b,
+            (Map(a), Map(b)) => a == b,
+            (Struct(n, a), Struct(m, b)) => name(n, m) && fields(a, b),
+            (
+                StructVariant { name: n, variant: v, fields: a, .. },
+                StructVariant { name: m, variant: w, fields: b, .. },
+            ) => name(n, m) && name(v, w) && fields(a, b),
+            _ => false,
+        }
     }
 }
 
