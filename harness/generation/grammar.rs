@@ -914,12 +914,7 @@ impl GrammarFuzzer {
             own + within.map(|&(target, _)| below(alternative, target)).sum::<usize>()
         };
         let gains: Vec<usize> = candidates.iter().map(gain).collect();
-        let best = gains.iter().max().copied()?;
-        let with_best = candidates
-            .iter()
-            .zip(&gains)
-            .filter(|(_, &gain)| gain == best);
-        Some(with_best.map(|(&c, _)| c).collect())
+        with_most(candidates, &gains)
     }
 
     #[cfg(test)]
@@ -938,12 +933,7 @@ impl GrammarFuzzer {
             .iter()
             .map(|d| d.iter().filter(|&&d| d <= depth).count())
             .collect();
-        let best = gains.iter().max().copied()?;
-        let with_best = candidates
-            .iter()
-            .zip(&gains)
-            .filter(|(_, &gain)| gain == best);
-        Some(with_best.map(|(&c, _)| c).collect())
+        with_most(candidates, &gains)
     }
 
     /// For each uncovered expansion that choosing `alternative` of `symbol`
@@ -972,4 +962,11 @@ impl GrammarFuzzer {
         }
         depths
     }
+}
+
+/// The candidates whose gain is the largest (`None` when there are none).
+fn with_most(candidates: &[usize], gains: &[usize]) -> Option<Vec<usize>> {
+    let best = gains.iter().max().copied()?;
+    let with_best = candidates.iter().zip(gains).filter(|(_, &gain)| gain == best);
+    Some(with_best.map(|(&c, _)| c).collect())
 }
