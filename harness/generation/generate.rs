@@ -1017,10 +1017,8 @@ impl Generator<'_> {
         }
         let start = Instant::now();
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
-        // What the smallest candidate did, the goals it adds, what it
-        // reached, its fingerprint and the further mutants it meets.
-        let mut best = (kept.observation.clone(), kept.added.clone(), kept.trace.clone(), 0, Vec::new());
-        let mut best_edges = edges.clone();
+        // The last candidate the test held for: the smallest, once shrinking ends.
+        let mut smallest: Option<Smallest> = None;
         let shrunk = {
             let Generator {
                 target,
@@ -1060,32 +1058,39 @@ impl Generator<'_> {
                 let (added, further) = reached
                     .difference(&run.after)
                     .partition(|goal| needed.contains(goal) || reach.mutation(**goal).is_none());
-                best = (executed.observation, added, executed.trace, fingerprint, further);
-                best_edges = executed.edges;
+                smallest = Some(Smallest {
+                    observation: executed.observation,
+                    added,
+                    trace: executed.trace,
+                    fingerprint,
+                    further,
+                    edges: executed.edges,
+                });
                 true
             };
             shrink(kept.args.clone(), types, limit, &mut test)
         };
         self.shrinking.0 += shrunk.attempts as u64;
         self.shrinking.1 += start.elapsed();
-        if shrunk.value == kept.args {
+        // The start value comes back when no smaller candidate held.
+        let Some(smallest) = smallest.filter(|_| shrunk.value != kept.args) else {
             return (kept, edges);
-        }
+        };
         // A mutant the smallest call weakly kills beyond those it was
         // kept for is checked against it now: named if it kills it (as
         // the call it was minimized from would have been), else still
         // aimed at. Without this, a later call is kept for it alone.
-        let (mut added, further) = (best.1, best.4);
-        added.extend(self.strongly(&shrunk.value, best.3, further).0);
+        let mut added = smallest.added;
+        added.extend(self.strongly(&shrunk.value, smallest.fingerprint, smallest.further).0);
         added.sort_unstable();
         let kept = Kept {
             args: shrunk.value,
-            observation: best.0,
+            observation: smallest.observation,
             added,
             generated: kept.generated,
-            trace: best.2,
+            trace: smallest.trace,
         };
-        (kept, best_edges)
+        (kept, smallest.edges)
     }
 
     /// Attempts the next kept call may spend on minimizing: at most
@@ -1198,6 +1203,19 @@ fn execute(
         }
         Err(NotRun::Uncaptured) => None,
     }
+}
+
+/// What the smallest candidate of [`Generator::minimize_kept`] did.
+struct Smallest {
+    observation: Observation,
+    /// The goals it adds: those it was kept for and those that are no mutant.
+    added: Vec<u32>,
+    trace: Trace,
+    fingerprint: u64,
+    /// The further mutants it weakly kills, not yet checked against it.
+    further: Vec<u32>,
+    /// The edge features it reached first.
+    edges: Vec<u32>,
 }
 
 /// Whether every item of `small` is in `large` (both ascending).
