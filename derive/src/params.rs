@@ -32,6 +32,9 @@ pub struct Param {
     pub owned: Type,
     /// How the owned value is passed.
     pub pass: Pass,
+    /// How the passed value is lent from the owned one, for a type with
+    /// references inside (`Option<&str>`); `None`: the owned value itself.
+    pub lend: Option<Lend>,
     /// Tokens errors and checks point at.
     pub span: Span,
     /// The parameter's type as the function's body names it, with an
@@ -79,8 +82,25 @@ impl Param {
         }
     }
 
+    /// A statement binding the value lent from `value` (an owned binding)
+    /// for [`Param::pass`], for a type with references inside.
+    pub fn lent(&self, value: &Ident) -> Option<TokenStream> {
+        let lend = self.lend.as_ref()?;
+        let lent = format_ident!("{}_lent", value);
+        let expr = lend.expr(quote!(&#value));
+        // Outside the call's coverage, as rebuilding the owned value is.
+        Some(quote!(let #lent = ::carve::_macro_support::setup(|| #expr);))
+    }
+
     /// The expression passing `value` (an owned binding) to the target.
     pub fn pass(&self, value: &Ident) -> TokenStream {
+        if self.lend.is_some() {
+            let lent = format_ident!("{}_lent", value);
+            return match self.pass {
+                Pass::Ref => quote!(&#lent),
+                _ => quote!(#lent),
+            };
+        }
         match self.pass {
             Pass::Value => quote!(#value),
             Pass::Ref => quote!(&#value),
@@ -179,6 +199,7 @@ pub fn analyze(
                     pattern: None,
                     owned: self_ty.clone(),
                     pass,
+                    lend: None,
                     span: receiver.self_token.span,
                     subst_ty: match pass {
                         Pass::Value => self_ty.clone(),
@@ -248,7 +269,7 @@ pub fn analyze(
                     continue;
                 }
                 let subst_ty = ty.clone();
-                let (mut owned, pass) = owned_type(&ty, &what, errors);
+                let (mut owned, pass, lend) = owned_type(&ty, &what, errors);
                 TypeCheck {
                     errors,
                     what: &what,
@@ -262,6 +283,7 @@ pub fn analyze(
                     pattern,
                     owned,
                     pass,
+                    lend,
                     span,
                     subst_ty,
                 });
@@ -302,16 +324,36 @@ impl VisitMut for SelfType<'_> {
     }
 }
 
-/// The owned type carved arguments of a parameter type `ty` deserialize into.
-fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
+/// The owned type carved arguments of a parameter type `ty` deserialize
+/// into, how it is passed, and how it is lent when `ty` holds references
+/// below its top (`Option<&str>` from `Option<String>`).
+fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass, Option<Lend>) {
     let Type::Reference(reference) = ty else {
-        return (ty.clone(), Pass::Value);
+        return match lend(ty) {
+            Some((owned, lend)) if holds_reference(ty) => (owned, Pass::Value, Some(lend)),
+            // A reference the lending does not reach: the type check names it.
+            _ => (ty.clone(), Pass::Value, None),
+        };
     };
     let pass = if reference.mutability.is_some() {
         Pass::RefMut
     } else {
         Pass::Ref
     };
+    // `&[&str]`, `&Vec<&str>`: the lent items are kept in a value of their
+    // own, passed by reference.
+    if pass == Pass::Ref && holds_reference(&reference.elem) {
+        let elem = match &*reference.elem {
+            Type::Slice(slice) => {
+                let item = &slice.elem;
+                syn::parse_quote!(Vec<#item>)
+            }
+            elem => elem.clone(),
+        };
+        if let Some((owned, lend)) = lend(&elem) {
+            return (owned, pass, Some(lend));
+        }
+    }
     let owned = match &*reference.elem {
         Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
             if pass == Pass::RefMut {
@@ -331,7 +373,154 @@ fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass) {
         }
         elem => elem.clone(),
     };
-    (owned, pass)
+    (owned, pass, None)
+}
+
+/// How a value of a type with references inside (`Option<&str>`,
+/// `Vec<&str>`, `(&str, u32)`) is lent from its owned twin (`Option<String>`,
+/// `Vec<String>`, `(String, u32)`): carved arguments deserialize into the
+/// twin, and the call gets a value that borrows from it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lend {
+    /// A part without references, cloned (the `u32` of `(&str, u32)`).
+    Clone,
+    /// `&str`, `&[T]`, `&Path`, `&OsStr` from `String`, `Vec<T>`, `PathBuf`,
+    /// `OsString`.
+    Deref,
+    /// `&T` from `T`.
+    Borrow,
+    /// `Option<A>` from `Option<owned A>`.
+    Option(Box<Lend>),
+    /// `Vec<A>` from `Vec<owned A>`.
+    Vec(Box<Lend>),
+    /// `[A; N]` from `[owned A; N]`.
+    Array(Box<Lend>),
+    /// `(A, B, …)` from `(owned A, owned B, …)`.
+    Tuple(Vec<Lend>),
+}
+
+impl Lend {
+    /// An expression of the lent value, from `owned`, an expression of a
+    /// reference to the owned twin.
+    pub fn expr(&self, owned: TokenStream) -> TokenStream {
+        let item = || quote!(__carve_item);
+        match self {
+            Lend::Clone => quote!(::core::clone::Clone::clone(#owned)),
+            Lend::Deref => quote!(::core::ops::Deref::deref(#owned)),
+            Lend::Borrow => owned,
+            Lend::Option(inner) => {
+                let inner = inner.expr(item());
+                quote!(::core::option::Option::as_ref(#owned).map(|__carve_item| #inner))
+            }
+            Lend::Vec(inner) => {
+                let inner = inner.expr(item());
+                quote!((#owned).iter().map(|__carve_item| #inner)
+                    .collect::<::carve::_macro_support::std::vec::Vec<_>>())
+            }
+            Lend::Array(inner) => {
+                let inner = inner.expr(item());
+                quote!(::core::array::from_fn(|__carve_index| {
+                    let __carve_item = &(#owned)[__carve_index];
+                    #inner
+                }))
+            }
+            Lend::Tuple(parts) => {
+                let parts = parts.iter().enumerate().map(|(i, part)| {
+                    let i = syn::Index::from(i);
+                    part.expr(quote!(&(#owned).#i))
+                });
+                quote!((#(#parts,)*))
+            }
+        }
+    }
+}
+
+/// The owned twin of `ty` and how `ty` is lent from it; `None` where a
+/// reference sits where lending cannot reach it (inside a map, a user's
+/// type, behind `&mut`, or a reference to a type that itself holds one).
+fn lend(ty: &Type) -> Option<(Type, Lend)> {
+    if !holds_reference(ty) {
+        return Some((ty.clone(), Lend::Clone));
+    }
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() && !holds_reference(&r.elem) => {
+            let (owned, lend) = match &*r.elem {
+                Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => (
+                    syn::parse_quote!(::carve::_macro_support::std::string::String),
+                    Lend::Deref,
+                ),
+                Type::Path(p) if p.qself.is_none() && p.path.is_ident("Path") => (
+                    syn::parse_quote!(::carve::_macro_support::std::path::PathBuf),
+                    Lend::Deref,
+                ),
+                Type::Path(p) if p.qself.is_none() && p.path.is_ident("OsStr") => (
+                    syn::parse_quote!(::carve::_macro_support::std::ffi::OsString),
+                    Lend::Deref,
+                ),
+                Type::Slice(slice) => {
+                    let elem = &slice.elem;
+                    (
+                        syn::parse_quote!(::carve::_macro_support::std::vec::Vec<#elem>),
+                        Lend::Deref,
+                    )
+                }
+                elem => (elem.clone(), Lend::Borrow),
+            };
+            Some((owned, lend))
+        }
+        Type::Paren(p) => lend(&p.elem),
+        Type::Group(g) => lend(&g.elem),
+        Type::Tuple(tuple) => {
+            let (owned, lends): (Vec<Type>, Vec<Lend>) = tuple
+                .elems
+                .iter()
+                .map(lend)
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .unzip();
+            Some((syn::parse_quote!((#(#owned,)*)), Lend::Tuple(lends)))
+        }
+        Type::Array(array) => {
+            let (owned, inner) = lend(&array.elem)?;
+            let len = &array.len;
+            Some((
+                syn::parse_quote!([#owned; #len]),
+                Lend::Array(Box::new(inner)),
+            ))
+        }
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let [item] = type_args(&last.arguments)[..] else {
+                return None;
+            };
+            let (owned, inner) = lend(item)?;
+            match last.ident.to_string().as_str() {
+                "Option" => Some((
+                    syn::parse_quote!(::core::option::Option<#owned>),
+                    Lend::Option(Box::new(inner)),
+                )),
+                "Vec" => Some((
+                    syn::parse_quote!(::carve::_macro_support::std::vec::Vec<#owned>),
+                    Lend::Vec(Box::new(inner)),
+                )),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `ty` holds a reference anywhere in it.
+fn holds_reference(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
 }
 
 /// Whether `ty` is spelled as a byte string: `Vec<u8>` or `[u8; N]`.
@@ -378,8 +567,9 @@ impl<'ast> Visit<'ast> for TypeCheck<'_> {
     fn visit_type(&mut self, ty: &'ast Type) {
         let problem = match ty {
             Type::Reference(_) if !self.in_return_type => Some(
-                "a reference inside another type cannot be carved: take the outer value by \
-                 reference (`&Vec<String>`) or own its items (`Vec<String>`)",
+                "a reference inside this type cannot be carved: carve lends references \
+                 inside `Option`, `Vec`, tuples and arrays (`Option<&str>`, `&[&str]`), not \
+                 here; own the items (`HashMap<String, u32>`)",
             ),
             Type::ImplTrait(_) => Some(
                 "`impl Trait` inside another type cannot be carved: take the `impl Trait` \
@@ -446,4 +636,55 @@ pub fn display_signature(sig: &Signature) -> String {
         s = s.replace(from, to);
     }
     s.replace("->", " -> ").replace("  ", " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The owned twin, pass and lent expression of a parameter type, as text.
+    fn twin(ty: Type) -> Option<(String, String)> {
+        let mut errors = Errors::default();
+        let (owned, _, lend) = owned_type(&ty, "parameter `p`", &mut errors);
+        assert!(errors.check().is_ok());
+        let lent = lend?.expr(quote!(owned));
+        Some((owned.to_token_stream().to_string(), lent.to_string()))
+    }
+
+    #[test]
+    fn references_inside_options_vecs_tuples_and_arrays_are_lent_from_owned_twins() {
+        let (owned, lent) = twin(syn::parse_quote!(Option<&str>)).unwrap();
+        assert_eq!(
+            owned,
+            ":: core :: option :: Option < :: carve :: _macro_support :: std :: string :: String >"
+        );
+        assert_eq!(lent, ":: core :: option :: Option :: as_ref (owned) . map (| __carve_item | :: core :: ops :: Deref :: deref (__carve_item))");
+        let (owned, _) = twin(syn::parse_quote!(&[&str])).unwrap();
+        assert_eq!(owned, ":: carve :: _macro_support :: std :: vec :: Vec < :: carve :: _macro_support :: std :: string :: String >");
+        let (owned, lent) = twin(syn::parse_quote!((&Config, u32))).unwrap();
+        assert_eq!(owned, "(Config , u32 ,)");
+        assert_eq!(
+            lent,
+            "(& (owned) . 0 , :: core :: clone :: Clone :: clone (& (owned) . 1) ,)"
+        );
+        let (owned, _) = twin(syn::parse_quote!([Option<&[u8]>; 2])).unwrap();
+        assert_eq!(owned, "[:: core :: option :: Option < :: carve :: _macro_support :: std :: vec :: Vec < u8 > > ; 2]");
+    }
+
+    #[test]
+    fn references_lending_cannot_reach_are_left_to_the_type_check() {
+        // Inside a map, behind `&mut`, a reference to a type holding one
+        // below the top, a user's generic type.
+        for ty in [
+            syn::parse_quote!(HashMap<&str, u32>),
+            syn::parse_quote!(Option<&mut String>),
+            syn::parse_quote!(Option<&Option<&str>>),
+            syn::parse_quote!(Wrapper<&str>),
+        ] {
+            assert_eq!(twin(ty), None);
+        }
+        // Without references inside, nothing is lent.
+        assert_eq!(twin(syn::parse_quote!(&[u8])), None);
+        assert_eq!(twin(syn::parse_quote!(Option<String>)), None);
+    }
 }

@@ -538,6 +538,7 @@ impl TargetFn {
             de_fns.iter().map(|f| f.to_string()),
         );
         let forms: Vec<_> = params.iter().map(|p| p.form()).collect();
+        let lent = params.iter().zip(&fields).filter_map(|(p, f)| p.lent(f));
         let pass = params.iter().zip(&fields).map(|(p, f)| p.pass(f));
         let afters = params.iter().zip(&fields).filter_map(|(p, f)| {
             let (name, form) = (&p.name, p.form());
@@ -594,6 +595,7 @@ impl TargetFn {
                             ::core::result::Result::Ok::<_, ::carve::_macro_support::ReplayError>((__carve_args, __carve_value))
                         })?;
                         let arguments { #( #fields: mut #fields, )* } = __carve_args;
+                        #(#lent)*
                         let __carve_outcome = ::carve::_macro_support::observe(|| #call, #capture);
                         let mut __carve_after = ::carve::_macro_support::ArgsBuilder::default();
                         ::carve::_macro_support::setup(|| { #(#afters)* });

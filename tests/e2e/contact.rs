@@ -20,25 +20,26 @@ fn code_written_before_carve_compiles_records_and_replays() {
         .lines()
         .filter(|l| l.contains("skipped in impl"))
         .collect();
-    assert_snapshot!(skipped.join("\n"), @r"
-    carve: skipped in impl Meters: scale (generic), zero (const fn), is_zero (const fn), fetch (async fn), apply (parameter `f`), join (parameter `parts`) — mark methods with #[carve::target] to choose
+    assert_snapshot!(skipped.join("\n"), @r#"
+    carve: skipped in impl Meters: scale (generic), zero (const fn), is_zero (const fn), fetch (async fn), apply (parameter `f`) — mark methods with #[carve::target] to choose
     carve: skipped in impl Words: count (borrowing receiver) — mark methods with #[carve::target] to choose
-    ");
+    "#);
     // Each trait impl's method has a name and a file of its own.
     let files: Vec<String> = p
         .carved()
         .into_keys()
         .filter(|f| f.ends_with(".ron"))
         .collect();
-    assert_snapshot!(files.join("\n"), @r"
+    assert_snapshot!(files.join("\n"), @r#"
     Meters/From(u16)/from.ron
     Meters/From(u32)/from.ron
     Meters/halve.ron
+    Meters/join.ron
     Meters/new.ron
     Words/new.ron
     shout.ron
-    ");
-    assert_snapshot!(record.summary(), @r"
+    "#);
+    assert_snapshot!(record.summary(), @r#"
     carve: branch coverage of instrumented functions by carved and generated calls
       function                 kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
       Meters::From<u16>::from  target     -                    -               2/2   reach    -              (1 carved, 0 generated calls)
@@ -47,7 +48,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
       Meters::fetch            helper     -                    -               -     not reached
       Meters::halve            target     -                    -               2/2   reach    1/2     50.0%  (1 carved, 0 generated calls)
       Meters::is_zero          helper     -                    -               -     not instrumented (const fn)
-      Meters::join             helper     -                    -               -     not reached
+      Meters::join             target     -                    -               -     reach    -              (1 carved, 0 generated calls)
       Meters::mask             helper     1/2     50.0%        0/1             3/5   reached from Meters::halve
       Meters::new              target     -                    -               -     reach    -              (2 carved, 0 generated calls)
       Meters::scale            helper     -                    -               0/2   not reached
@@ -65,15 +66,16 @@ fn code_written_before_carve_compiles_records_and_replays() {
       soon                     helper     0/2      0.0%        0/1             0/5   reached from shout
       upper                    helper     2/2    100.0%        0/2             4/5   reached from shout
       total                              18/30    60.0%        0/11           37/68
-    carve: hint: `Meters::From<u16>::from`, `Meters::new`, `Words::new` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
-    ");
+    carve: hint: `Meters::From<u16>::from`, `Meters::join`, `Meters::new`, `Words::new` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+    "#);
     let replay = p.test(&[], &[]);
     replay.assert_success();
-    assert_snapshot!(replay.results(), @r"
+    assert_snapshot!(replay.results(), @r#"
     test carved::Meters::From<u16>::from::0001 ... ok
     test carved::Meters::From<u32>::from::0001 ... ok
     test carved::Meters::From<u32>::from::0002 ... ok
     test carved::Meters::halve::0001 ... ok
+    test carved::Meters::join::0001 ... ok
     test carved::Meters::new::0001 ... ok
     test carved::Meters::new::0002 ... ok
     test carved::Words::new::0001 ... ok
@@ -82,7 +84,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
     test system::converts ... ok
     test system::reads_words ... ok
     test system::shouts ... ok
-    ");
+    "#);
     // Names with `<>` are found from their files, which spell them `()`.
     let exact = p.test(&[], &["--exact", "carved::Meters::From<u32>::from::0002"]);
     exact.assert_success();
@@ -214,4 +216,162 @@ carve::main!();
     let replay = p.test(&[], &[]);
     replay.assert_success();
     assert_eq!(replay.results(), record.results());
+}
+
+#[test]
+fn references_inside_parameters_are_lent_from_owned_values() {
+    let p = Project::of("contact", "contact-lent");
+    p.write(
+        "src/lib.rs",
+        r#"//! Public functions that take references inside other types.
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn greet(name: Option<&str>) -> String {
+    match name {
+        Some(name) if name.len() > 3 => format!("hello, {name}"),
+        Some(name) => format!("hi {name}"),
+        None => "hello".to_owned(),
+    }
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn join(parts: &[&str], sep: &str) -> String {
+    if parts.len() > 2 {
+        return parts.join(sep);
+    }
+    parts.concat()
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn longest(words: Vec<&str>) -> usize {
+    words.iter().map(|w| w.len()).max().unwrap_or(0)
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn label(pair: (&str, u32), tags: [Option<&str>; 2]) -> String {
+    let tag = tags.iter().flatten().next().copied().unwrap_or("-");
+    if pair.1 > 10 {
+        return format!("{}#{}", pair.0, tag);
+    }
+    format!("{}{}{}", pair.0, pair.1, tag)
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn first<'a>(words: &[&'a str]) -> Option<&'a str> {
+    words.first().copied()
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"#[carve::system_test]
+fn uses() {
+    assert_eq!(contact::greet(Some("ada")), "hi ada");
+    assert_eq!(contact::greet(None), "hello");
+    assert_eq!(contact::join(&["a", "b"], "-"), "ab");
+    assert_eq!(contact::longest(vec!["ab", "abc"]), 3);
+    assert_eq!(contact::label(("x", 3), [None, Some("t")]), "x3t");
+    assert_eq!(contact::first(&["p", "q"]), Some("p"));
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::first::0001 ... ok
+    test carved::greet::0001 ... ok
+    test carved::greet::0002 ... ok
+    test carved::join::0001 ... ok
+    test carved::label::0001 ... ok
+    test carved::longest::0001 ... ok
+    test system::uses ... ok
+    "#);
+    assert_snapshot!(p.read("carved/label.ron"), @r#"
+    // Calls of `label` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "label",
+        calls: [
+            (
+                origin: System("uses"),
+                args: (
+                    pair: ("x", 3),
+                    tags: (None, Some("t")),
+                ),
+                outcome: Returned("x3t"),
+            ),
+        ],
+    )
+    "#);
+    assert_snapshot!(p.read("carved/join.ron"), @r#"
+    // Calls of `join` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "join",
+        calls: [
+            (
+                origin: System("uses"),
+                args: (
+                    parts: [
+                        "a",
+                        "b",
+                    ],
+                    sep: "-",
+                ),
+                outcome: Returned("ab"),
+            ),
+        ],
+    )
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+
+    // Generation builds owned values and lends them: it reaches the
+    // branches the system test left.
+    let generate = p.test(&[("CARVE", "generate")], &[]);
+    generate.assert_success();
+    assert_snapshot!(generate.carve_lines(), @r#"
+    carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
+    carve: first: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
+    carve: greet: branch coverage 3/5 -> 5/5; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 2052 executions (0 generated arguments did not deserialize)
+    carve: join: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 2161 executions (0 generated arguments did not deserialize)
+    carve: label: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 2059 executions (0 generated arguments did not deserialize)
+    carve: longest: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
+    carve: wrote 2 new snapshot(s) for greet in carved/greet/
+    carve: wrote 2 new snapshot(s) for join in carved/join/
+    carve: wrote 2 new snapshot(s) for label in carved/label/
+    carve: branch coverage of instrumented functions by carved and generated calls
+      function  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+      first     target     -                     -              -     reach    -              (1 carved, 0 generated calls)
+      greet     target     5/5    100.0%         1/1            5/5   reach    5/5    100.0%  (2 carved, 2 generated calls)
+      join      target     2/2    100.0%         1/1            5/5   reach    2/2    100.0%  (1 carved, 2 generated calls)
+      label     target     2/2    100.0%         1/1            5/5   reach    2/2    100.0%  (1 carved, 2 generated calls)
+      longest   target     -                     -              -     reach    -              (1 carved, 0 generated calls)
+      total                9/9    100.0%         3/3           15/15
+    carve: hint: `first`, `longest` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+
+    // A changed behaviour behind a lent parameter fails with a diff.
+    p.replace(
+        "src/lib.rs",
+        "Some(name) => format!(\"hi {name}\")",
+        "Some(name) => format!(\"hey {name}\")",
+    );
+    let changed = p.test(&[], &[]);
+    changed.assert_failure();
+    assert_snapshot!(changed.failed(), @r#"
+    carved::greet::0001
+    generated::greet::0001
+    system::uses
+    test result: FAILED. 10 passed; 3 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
+    "#);
 }

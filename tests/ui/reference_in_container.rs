@@ -1,6 +1,8 @@
+use std::collections::HashMap;
+
 #[carve::target]
-pub fn join(words: Vec<&str>) -> String {
-    words.join(" ")
+pub fn total(counts: HashMap<&str, u32>) -> u32 {
+    counts.values().sum()
 }
 
 fn main() {}
