@@ -5,16 +5,19 @@ use quote::ToTokens;
 use syn::visit_mut::VisitMut;
 use syn::{ItemImpl, Type};
 
-/// `Account` for `impl Account` (or `impl Trait for Account`).
+/// `Account` for `impl Account` (or `impl Trait for Account`), `[u8]` for
+/// `impl Trait for [u8]`.
 pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
     match &*item.self_ty {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        // Extension traits of slices and arrays (`impl Checksum for [u8]`).
+        ty @ (Type::Slice(_) | Type::Array(_)) => Some(short_type(ty)),
         _ => None,
     }
     .ok_or_else(|| {
         syn::Error::new_spanned(
             &item.self_ty,
-            "carve handles methods of a named type only (`impl Account`)",
+            "carve handles methods of a named type, a slice or an array only (`impl Account`, `impl Checksum for [u8]`)",
         )
     })
 }

@@ -197,7 +197,8 @@ pub fn analyze(
                     name: "self".into(),
                     binding: Ident::new("self", receiver.self_token.span),
                     pattern: None,
-                    owned: self_ty.clone(),
+                    // `impl Trait for str`: a `&self` is lent from a `String`.
+                    owned: unsized_twin(self_ty).unwrap_or_else(|| self_ty.clone()),
                     pass,
                     lend: None,
                     span: receiver.self_token.span,
@@ -354,25 +355,13 @@ fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass, Option
             return (owned, pass, Some(lend));
         }
     }
-    let owned = match &*reference.elem {
-        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
-            if pass == Pass::RefMut {
-                errors.spanned(ty, format!("carve cannot carve {what}: `&mut str` is not supported, take `&mut String`"));
-            }
-            syn::parse_quote!(::carve::_macro_support::std::string::String)
-        }
-        Type::Slice(slice) => {
-            let elem = &slice.elem;
-            syn::parse_quote!(::carve::_macro_support::std::vec::Vec<#elem>)
-        }
-        Type::Path(p) if p.qself.is_none() && p.path.is_ident("Path") => {
-            syn::parse_quote!(::carve::_macro_support::std::path::PathBuf)
-        }
-        Type::Path(p) if p.qself.is_none() && p.path.is_ident("OsStr") => {
-            syn::parse_quote!(::carve::_macro_support::std::ffi::OsString)
-        }
-        elem => elem.clone(),
-    };
+    if pass == Pass::RefMut && is_str(&reference.elem) {
+        errors.spanned(
+            ty,
+            format!("carve cannot carve {what}: `&mut str` is not supported, take `&mut String`"),
+        );
+    }
+    let owned = unsized_twin(&reference.elem).unwrap_or_else(|| (*reference.elem).clone());
     (owned, pass, None)
 }
 
@@ -444,27 +433,9 @@ fn lend(ty: &Type) -> Option<(Type, Lend)> {
     }
     match ty {
         Type::Reference(r) if r.mutability.is_none() && !holds_reference(&r.elem) => {
-            let (owned, lend) = match &*r.elem {
-                Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => (
-                    syn::parse_quote!(::carve::_macro_support::std::string::String),
-                    Lend::Deref,
-                ),
-                Type::Path(p) if p.qself.is_none() && p.path.is_ident("Path") => (
-                    syn::parse_quote!(::carve::_macro_support::std::path::PathBuf),
-                    Lend::Deref,
-                ),
-                Type::Path(p) if p.qself.is_none() && p.path.is_ident("OsStr") => (
-                    syn::parse_quote!(::carve::_macro_support::std::ffi::OsString),
-                    Lend::Deref,
-                ),
-                Type::Slice(slice) => {
-                    let elem = &slice.elem;
-                    (
-                        syn::parse_quote!(::carve::_macro_support::std::vec::Vec<#elem>),
-                        Lend::Deref,
-                    )
-                }
-                elem => (elem.clone(), Lend::Borrow),
+            let (owned, lend) = match unsized_twin(&r.elem) {
+                Some(owned) => (owned, Lend::Deref),
+                None => ((*r.elem).clone(), Lend::Borrow),
             };
             Some((owned, lend))
         }
@@ -508,6 +479,32 @@ fn lend(ty: &Type) -> Option<(Type, Lend)> {
         }
         _ => None,
     }
+}
+
+/// The owned type that derefs to `ty`, for the unsized types carve takes
+/// by reference: `String` for `str`, `Vec<T>` for `[T]`, `PathBuf` for
+/// `Path`, `OsString` for `OsStr`.
+pub fn unsized_twin(ty: &Type) -> Option<Type> {
+    let twin = match ty {
+        Type::Slice(slice) => {
+            let elem = &slice.elem;
+            syn::parse_quote!(::carve::_macro_support::std::vec::Vec<#elem>)
+        }
+        _ if is_str(ty) => syn::parse_quote!(::carve::_macro_support::std::string::String),
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("Path") => {
+            syn::parse_quote!(::carve::_macro_support::std::path::PathBuf)
+        }
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("OsStr") => {
+            syn::parse_quote!(::carve::_macro_support::std::ffi::OsString)
+        }
+        _ => return None,
+    };
+    Some(twin)
+}
+
+/// Whether `ty` is spelled `str`.
+fn is_str(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str"))
 }
 
 /// Whether `ty` holds a reference anywhere in it.

@@ -375,3 +375,94 @@ carve::main!();
     test result: FAILED. 10 passed; 3 failed; 0 ignored; 0 measured; 0 filtered out; finished in [time]
     "#);
 }
+
+#[test]
+fn a_trait_impl_for_an_unsized_type_is_carved_through_its_owned_twin() {
+    let p = Project::of("contact", "contact-unsized");
+    p.write(
+        "src/lib.rs",
+        r#"//! Extension traits implemented for `str` and `[u8]`, as `heck` does.
+
+pub trait Shout {
+    fn shout(&self) -> String;
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl Shout for str {
+    fn shout(&self) -> String {
+        if self.is_empty() {
+            return "!".to_owned();
+        }
+        self.to_uppercase()
+    }
+}
+
+pub trait Checksum {
+    fn checksum(&self) -> u8;
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl Checksum for [u8] {
+    fn checksum(&self) -> u8 {
+        self.iter().fold(0, |a, b| a ^ b)
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"use contact::{Checksum, Shout};
+
+#[carve::system_test]
+fn uses() {
+    assert_eq!("hey".shout(), "HEY");
+    assert_eq!([1u8, 3].checksum(), 2);
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(p.carved_names(), @r#"
+    [u8]/Checksum/checksum.ron
+    [u8]/Checksum/checksum/adff7716537c.snap
+    str/Shout/shout.ron
+    str/Shout/shout/8ba68c8ceede.snap
+    "#);
+    assert_snapshot!(p.read("carved/str/Shout/shout.ron"), @r#"
+    // Calls of `str::Shout::shout` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "str::Shout::shout",
+        calls: [
+            (
+                origin: System("uses"),
+                args: (
+                    self: "hey",
+                ),
+                outcome: Returned("HEY"),
+            ),
+        ],
+    )
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+    let generate = p.test(&[("CARVE", "generate")], &[]);
+    generate.assert_success();
+    assert_snapshot!(generate.carve_lines(), @r#"
+    carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
+    carve: [u8]::Checksum::checksum: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
+    carve: str::Shout::shout: branch coverage 1/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 2004 executions (0 generated arguments did not deserialize)
+    carve: wrote 1 new snapshot(s) for str::Shout::shout in carved/str/Shout/shout/
+    carve: branch coverage of instrumented functions by carved and generated calls
+      function                  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+      [u8]::Checksum::checksum  target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+      str::Shout::shout         target     2/2    100.0%         -               1/1  reach    2/2    100.0%  (1 carved, 1 generated calls)
+      total                                2/2    100.0%         -               1/1
+    carve: hint: `[u8]::Checksum::checksum` has no branch outcomes and reaches no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+    "#);
+}
