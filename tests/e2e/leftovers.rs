@@ -144,3 +144,80 @@ fn calls_that_keep_timing_out_once_stop_generation_with_advice() {
         .read("carved/hangs_once_per_argument.ron")
         .contains("Crashed"));
 }
+
+/// A call that a loaded machine slows past the call timeout twice, the
+/// second time less (the load easing), is no hang either: the worker that
+/// confirms a timeout gives calls four times the timeout. A call that ran
+/// 2× the timeout on its second run was kept as a hang before.
+#[test]
+fn a_call_slowed_past_the_timeout_twice_is_not_kept_as_a_hang() {
+    let p = Project::of("crashes", "leftovers-slowed-twice");
+    p.write(
+        "src/lib.rs",
+        r#"//! A target whose first two runs on one argument are slow (a counter file
+//! per argument remembers): 5 s, then 2× the 300 ms timeout, then fast.
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn slowed(n: u32) -> u32 {
+    if n == 9 {
+        slow_at_first(n);
+        return 1;
+    }
+    0
+}
+
+fn slow_at_first(n: u32) {
+    let counter = format!("{}/runs-with-{n}", env!("CARGO_MANIFEST_DIR"));
+    let runs = std::fs::read_to_string(&counter).map_or(0, |s| s.len());
+    let _ = std::fs::write(&counter, "x".repeat(runs + 1));
+    let millis = match runs {
+        0 => 5000,
+        1 => 600,
+        _ => 0,
+    };
+    std::thread::sleep(std::time::Duration::from_millis(millis));
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"#[carve::system_test]
+fn calls() {
+    assert_eq!(crashy::slowed(1), 0);
+}
+
+carve::main!();
+"#,
+    );
+    p.record().assert_success();
+    let generate = p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "300"),
+            ("CARVE_TIMEOUT", "300ms"),
+        ],
+        &[],
+    );
+    generate.assert_success();
+    // Only what does not depend on the machine's load: a loaded machine
+    // adds timeouts of its own, unconfirmed as this one.
+    let line = generate
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("carve: slowed: branch coverage"))
+        .unwrap_or_else(|| panic!("no generation line in:\n{}", generate.output()));
+    assert!(
+        line.contains("found 0 failure(s)") && line.contains("unconfirmed timeout(s) not kept"),
+        "{line}"
+    );
+    let carved = p.read("carved/slowed.ron");
+    assert!(
+        carved.contains("n: 9,\n            ),\n            outcome: Returned(1)"),
+        "{carved}"
+    );
+    assert!(
+        !p.read("carved/slowed.ron").contains("Crashed"),
+        "{}",
+        p.read("carved/slowed.ron")
+    );
+}

@@ -61,6 +61,11 @@ pub fn call_timeout(config: &Config, slowest: Duration) -> Duration {
         .unwrap_or_else(|| (slowest * TIMEOUT_FACTOR).max(MIN_TIMEOUT))
 }
 
+/// How many times the call timeout a worker confirming a timeout gives
+/// every call: a call slowed past the timeout by a loaded machine is not
+/// slowed as much twice in a row, a hang hangs at any timeout.
+const CONFIRM_TIMEOUT_FACTOR: u32 = 4;
+
 /// A crash waiting for its confirmation: the next worker runs the same call
 /// again (it retraces the run to it), and only if that crashes too is the
 /// crash kept.
@@ -95,7 +100,8 @@ pub fn generate_in_workers(
         seed: config.seed,
         budget: config.budget.into(),
         cap: u64::MAX,
-        timeout_ms: u64::try_from(timeout.as_millis().max(1)).unwrap_or(u64::MAX),
+        // Set for each worker below.
+        timeout_ms: 0,
         restart: false,
         crashes: Vec::new(),
         start: start_at,
@@ -122,6 +128,11 @@ pub fn generate_in_workers(
         let history = &mut summary.history;
         setup.budget = budget.into();
         setup.cap = cap;
+        let worker_timeout = match &pending {
+            Some(p) if p.timeout => timeout * CONFIRM_TIMEOUT_FACTOR,
+            _ => timeout,
+        };
+        setup.timeout_ms = u64::try_from(worker_timeout.as_millis().max(1)).unwrap_or(u64::MAX);
         setup.restart = !std::mem::take(&mut first);
         let ran = run_worker(
             &exe,
