@@ -190,7 +190,7 @@ pub mod _macro_support {
     pub use crate::registry::{Skipped, SkippedRef, SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};
     pub use crate::shapes::{
-        block_on, block_on_tokio, cast_ref, future_of, is_type, same_type, CatchUnwind,
+        block_on, block_on_tokio, cast_ref, future_of, is_type, leak, same_type, CatchUnwind,
     };
     pub use crate::value::form::{
         capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,

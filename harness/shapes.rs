@@ -57,6 +57,19 @@ pub fn cast_ref<A: ?Sized, B: ?Sized>(value: &A) -> &B {
     unsafe { std::mem::transmute_copy::<&A, &B>(&value) }
 }
 
+/// A replayed or generated argument of a `&'static T` parameter (an
+/// `&'static AsciiSet`, a table of constants): the value rebuilt from its
+/// carve file lives for the rest of the process, as the parameter asks.
+/// Each call leaks its argument; test processes are short-lived.
+///
+/// ```
+/// let table: &'static Vec<u8> = carve::shapes::leak(vec![1, 2]);
+/// assert_eq!(table, &[1, 2]);
+/// ```
+pub fn leak<T>(value: T) -> &'static T {
+    Box::leak(Box::new(value))
+}
+
 /// A type's name as `std::any::type_name` gives it, with each path
 /// shortened to its last segment (`alloc::string::String` → `String`,
 /// `alloc::vec::Vec<u8>` → `Vec<u8>`), as carve names instantiations.

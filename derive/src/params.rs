@@ -32,6 +32,8 @@ pub struct Param {
     pub owned: Type,
     /// How the owned value is passed.
     pub pass: Pass,
+    /// A `&'static T` parameter: the owned value is leaked to live as long.
+    pub leaked: bool,
     /// How the passed value is lent from the owned one, for a type with
     /// references inside (`Option<&str>`); `None`: the owned value itself.
     pub lend: Option<Lend>,
@@ -103,6 +105,7 @@ impl Param {
         }
         match self.pass {
             Pass::Value => quote!(#value),
+            Pass::Ref if self.leaked => quote!(::carve::_macro_support::leak(#value)),
             Pass::Ref => quote!(&#value),
             Pass::RefMut => quote!(&mut #value),
         }
@@ -200,6 +203,7 @@ pub fn analyze(
                     // `impl Trait for str`: a `&self` is lent from a `String`.
                     owned: unsized_twin(self_ty).unwrap_or_else(|| self_ty.clone()),
                     pass,
+                    leaked: false,
                     lend: None,
                     span: receiver.self_token.span,
                     subst_ty: match pass {
@@ -271,6 +275,9 @@ pub fn analyze(
                 }
                 let subst_ty = ty.clone();
                 let (mut owned, pass, lend) = owned_type(&ty, &what, errors);
+                let leaked = lend.is_none()
+                    && matches!(&ty, Type::Reference(r) if r.mutability.is_none()
+                        && r.lifetime.as_ref().is_some_and(|l| l.ident == "static"));
                 TypeCheck {
                     errors,
                     what: &what,
@@ -284,6 +291,7 @@ pub fn analyze(
                     pattern,
                     owned,
                     pass,
+                    leaked,
                     lend,
                     span,
                     subst_ty,

@@ -466,3 +466,51 @@ carve::main!();
     carve: hint: `[u8]::Checksum::checksum` has no branch outcomes and reaches no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
     "#);
 }
+
+#[test]
+fn a_static_reference_parameter_replays_with_a_value_that_lives_as_long() {
+    let p = Project::of("contact", "contact-static");
+    p.write(
+        "src/lib.rs",
+        r#"//! A parameter that must live for the whole program, as
+//! percent-encoding's `utf8_percent_encode(input, &'static AsciiSet)`.
+
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Set {
+    pub bytes: Vec<u8>,
+}
+
+pub static SPACE: Set = Set { bytes: Vec::new() };
+
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn escape(input: &str, set: &'static Set) -> String {
+    input
+        .bytes()
+        .map(|b| if set.bytes.contains(&b) { format!("%{b:02X}") } else { (b as char).to_string() })
+        .collect()
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"#[carve::system_test]
+fn escapes() {
+    let set: &'static contact::Set = Box::leak(Box::new(contact::Set { bytes: vec![b' '] }));
+    assert_eq!(contact::escape("a b", set), "a%20b");
+    assert_eq!(contact::escape("a b", &contact::SPACE), "a b");
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::escape::0001 ... ok
+    test carved::escape::0002 ... ok
+    test system::escapes ... ok
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+}
