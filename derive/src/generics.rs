@@ -46,6 +46,20 @@ impl Inst {
 struct Subst<'a>(&'a Inst);
 
 impl VisitMut for Subst<'_> {
+    // A const parameter in an expression (an array's length `[u8; N]`).
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let syn::Expr::Path(p) = &*expr {
+            if p.qself.is_none() {
+                if let Some(Type::Verbatim(value)) = p.path.get_ident().and_then(|i| self.0.get(i))
+                {
+                    *expr = syn::Expr::Verbatim(value.clone());
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = &*ty {
             if p.qself.is_none() {
@@ -111,6 +125,16 @@ impl Parse for Binding {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name = input.parse()?;
         input.parse::<Token![=]>()?;
+        // A const parameter's value (`N = 4`, `C = '*'`, `N = { 2 * 2 }`)
+        // is kept as a type of verbatim tokens: it stands where the
+        // parameter stood in a generic argument list (`Pattern<'*'>`).
+        if input.peek(syn::Lit) || input.peek(Token![-]) || input.peek(syn::token::Brace) {
+            let value: syn::Expr = input.parse()?;
+            return Ok(Binding {
+                name,
+                ty: Type::Verbatim(quote::quote!(#value)),
+            });
+        }
         let ty = input.parse()?;
         Ok(Binding { name, ty })
     }
@@ -217,6 +241,17 @@ mod tests {
         assert!(error.unwrap().contains("takes `generics(T = Type, …)`"));
         let (_, error) = parsed(quote!(generics(S = String, S = u8)));
         assert!(error.unwrap().contains("`S` is bound twice"));
+    }
+
+    #[test]
+    fn const_parameters_are_bound_to_values_that_stand_in_types_and_lengths() {
+        let (args, error) = parsed(quote!(generics(C = '*', N = { 1 + 1 }, T = u8)));
+        assert!(error.is_none());
+        let inst = &args.insts[0];
+        let ty: Type = syn::parse_quote!(Pattern<C, N, T>);
+        assert_eq!(short_type(&inst.apply(&ty)), "Pattern<'*', { 1 + 1 }, u8>");
+        let ty: Type = syn::parse_quote!([T; N]);
+        assert_eq!(short_type(&inst.apply(&ty)), "[u8; { 1 + 1 }]");
     }
 
     #[test]

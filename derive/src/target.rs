@@ -380,7 +380,13 @@ impl TargetFn {
             let type_names = self.instances[0]
                 .generic_args
                 .iter()
-                .map(|(n, _)| quote!(::core::any::type_name::<#n>()))
+                .map(|(n, ty)| match ty {
+                    // A const parameter: its value.
+                    Type::Verbatim(_) => {
+                        quote!(&*::carve::_macro_support::std::format!("{:?}", #n))
+                    }
+                    _ => quote!(::core::any::type_name::<#n>()),
+                })
                 .chain(
                     first
                         .params
@@ -483,7 +489,15 @@ impl TargetFn {
     /// parameters and the values of its `impl Trait` parameters have the
     /// instance's types.
     fn matches(&self, i: &Instance) -> TokenStream {
-        let (names, types): (Vec<_>, Vec<_>) = i.generic_args.iter().cloned().unzip();
+        // A const parameter is told by its value, a type one by its type.
+        let (consts, types): (Vec<_>, Vec<_>) = i
+            .generic_args
+            .iter()
+            .partition(|(_, ty)| matches!(ty, Type::Verbatim(_)));
+        let (names, types): (Vec<_>, Vec<_>) = types.into_iter().cloned().unzip();
+        let consts = consts
+            .iter()
+            .map(|(name, value)| quote!(&& #name == #value));
         let values = i
             .params
             .iter()
@@ -494,7 +508,7 @@ impl TargetFn {
             });
         // Tuples of references, not `fn` pointers: `fn(&&str)` is
         // higher-ranked over the `&str`'s lifetime, `fn(&S)` is not.
-        quote!(::carve::_macro_support::same_type::<(#(&#names,)*), (#(&#types,)*)>() #(#values)*)
+        quote!(::carve::_macro_support::same_type::<(#(&#names,)*), (#(&#types,)*)>() #(#consts)* #(#values)*)
     }
 
     fn after_params<'a>(&'a self, i: &'a Instance) -> impl Iterator<Item = &'a Param> {
@@ -792,11 +806,22 @@ fn expand_impl(
         .iter()
         .filter_map(|p| match p {
             syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            syn::GenericParam::Const(c) => Some(c.ident.clone()),
             _ => None,
         })
         .collect();
     for param in &item.generics.params {
         match param {
+            syn::GenericParam::Const(c) if args.insts.is_empty() => errors.spanned(
+                param,
+                format!(
+                    "`{0}` is a const generic: carve carves this impl block's methods at the \
+                     values you name in the block's attribute, \
+                     `#[carve::target(generics({0} = 4))]` (a literal, or a `{{ … }}` block; \
+                     one `generics(…)` per instantiation)",
+                    c.ident
+                ),
+            ),
             syn::GenericParam::Type(t) if args.insts.is_empty() => errors.spanned(
                 param,
                 format!(
@@ -806,10 +831,6 @@ fn expand_impl(
                      instantiation)",
                     t.ident
                 ),
-            ),
-            syn::GenericParam::Const(_) => errors.spanned(
-                param,
-                "carve cannot carve methods of an impl block with const generics",
             ),
             _ => {}
         }

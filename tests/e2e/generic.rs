@@ -136,3 +136,95 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     // What generation kept replays.
     p.test(&[], &[]).assert_success();
 }
+
+/// An impl block with const generics (wildmatch's
+/// `impl<const MULTI: char, const SINGLE: char> WildMatchPattern<MULTI, SINGLE>`)
+/// is carved at the values its attribute names; a call at other values is
+/// not carved, and the record run says so.
+#[test]
+fn an_impl_block_with_const_generics_is_carved_at_the_listed_values() {
+    let p = Project::of("generic", "generic-const");
+    p.write(
+        "src/lib.rs",
+        r#"//! A pattern type generic over its wildcard character and a length.
+
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Pattern<const WILD: char, const N: usize> {
+    text: String,
+}
+
+#[cfg_attr(feature = "carve", carve::target(generics(WILD = '*', N = 2), generics(WILD = '%', N = { 1 + 2 })))]
+impl<const WILD: char, const N: usize> Pattern<WILD, N> {
+    pub fn new(text: &str) -> Self {
+        Pattern { text: text.to_owned() }
+    }
+
+    pub fn matches(&self, input: &str) -> bool {
+        if self.text.starts_with(WILD) {
+            return input.ends_with(&self.text[WILD.len_utf8()..]);
+        }
+        self.text == input
+    }
+
+    pub fn widths(&self, lengths: [u8; N]) -> usize {
+        lengths.iter().filter(|l| usize::from(**l) > self.text.len()).count()
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"use generic::Pattern;
+
+#[carve::system_test]
+fn matches() {
+    assert!(Pattern::<'*', 2>::new("*ab").matches("xab"));
+    assert!(!Pattern::<'%', 3>::new("ab").matches("xab"));
+    assert_eq!(Pattern::<'*', 2>::new("a").widths([1, 3]), 1);
+    assert!(Pattern::<'~', 2>::new("~b").matches("ab"));
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.carve_lines(), @r#"
+    carve: carved 1 system test(s); writing carved
+    carve: wrote carved/Pattern('%', { 1 + 2 })/matches.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote carved/Pattern('%', { 1 + 2 })/new.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote carved/Pattern('_', 2)/matches.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote carved/Pattern('_', 2)/new.ron: 2 call(s) stored, 2 carved in this run
+    carve: wrote carved/Pattern('_', 2)/widths.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote 1 new snapshot(s) for Pattern<'%', { 1 + 2 }>::matches in carved/Pattern('%', { 1 + 2 })/matches/
+    carve: wrote 1 new snapshot(s) for Pattern<'%', { 1 + 2 }>::new in carved/Pattern('%', { 1 + 2 })/new/
+    carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::matches in carved/Pattern('_', 2)/matches/
+    carve: wrote 2 new snapshot(s) for Pattern<'*', 2>::new in carved/Pattern('_', 2)/new/
+    carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::widths in carved/Pattern('_', 2)/widths/
+    carve: branch coverage of instrumented functions by carved and generated calls
+      function          kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
+      Pattern::matches  target     2/2    100.0%         -               1/1  reach    2/2    100.0%  (1 carved, 0 generated calls)
+      Pattern::new      target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+      Pattern::widths   target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+      total                        2/2    100.0%         -               1/1
+    carve: hint: `Pattern<'%', { 1 + 2 }>::new`, `Pattern<'*', 2>::widths` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+    carve: not carving calls of `Pattern::matches` at `WILD = '~', N = 2`, an instantiation its attribute does not list (first seen in system test `matches`; 1 call(s)). Add `generics(WILD = '~', N = 2)` to its `#[carve::target(…)]` to carve them.
+    carve: not carving calls of `Pattern::new` at `WILD = '~', N = 2`, an instantiation its attribute does not list (first seen in system test `matches`; 1 call(s)). Add `generics(WILD = '~', N = 2)` to its `#[carve::target(…)]` to carve them.
+    "#);
+    assert_snapshot!(p.carved_names(), @r#"
+    Pattern('%', { 1 + 2 })/matches.ron
+    Pattern('%', { 1 + 2 })/matches/9ddbec484d0c.snap
+    Pattern('%', { 1 + 2 })/new.ron
+    Pattern('%', { 1 + 2 })/new/a0ad446f30fd.snap
+    Pattern('_', 2)/matches.ron
+    Pattern('_', 2)/matches/5d4167e41ad5.snap
+    Pattern('_', 2)/new.ron
+    Pattern('_', 2)/new/30180d308412.snap
+    Pattern('_', 2)/new/f8a685e5f59a.snap
+    Pattern('_', 2)/widths.ron
+    Pattern('_', 2)/widths/3d04295b5acc.snap
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+}
