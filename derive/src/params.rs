@@ -156,8 +156,17 @@ pub fn analyze(
                     ),
                 );
             }
+            GenericParam::Const(_) if inst.is_some() => {}
             GenericParam::Const(c) => {
-                errors.spanned(c, "carve cannot carve a function with const generics");
+                errors.spanned(
+                    c,
+                    format!(
+                        "`{0}` is a const generic: carve carves the function at the values you \
+                         name in its attribute, `#[carve::target(generics({0} = 4))]` (a \
+                         literal or a `{{ … }}` block; one `generics(…)` per instantiation).",
+                        c.ident
+                    ),
+                );
             }
             GenericParam::Lifetime(_) => {}
         }

@@ -119,6 +119,7 @@ impl TargetFn {
             .iter()
             .filter_map(|p| match p {
                 syn::GenericParam::Type(t) => Some(t.ident.clone()),
+                syn::GenericParam::Const(c) => Some(c.ident.clone()),
                 _ => None,
             })
             .collect();

@@ -137,7 +137,7 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     p.test(&[], &[]).assert_success();
 }
 
-/// An impl block with const generics (wildmatch's
+/// An impl block or a function with const generics (wildmatch's
 /// `impl<const MULTI: char, const SINGLE: char> WildMatchPattern<MULTI, SINGLE>`)
 /// is carved at the values its attribute names; a call at other values is
 /// not carved, and the record run says so.
@@ -170,6 +170,12 @@ impl<const WILD: char, const N: usize> Pattern<WILD, N> {
         lengths.iter().filter(|l| usize::from(**l) > self.text.len()).count()
     }
 }
+
+#[cfg_attr(feature = "carve", carve::target(generics(N = 2)))]
+pub fn firsts<const N: usize>(text: &str) -> [Option<char>; N] {
+    let mut chars = text.chars();
+    std::array::from_fn(|_| chars.next())
+}
 "#,
     );
     p.write(
@@ -182,6 +188,7 @@ fn matches() {
     assert!(!Pattern::<'%', 3>::new("ab").matches("xab"));
     assert_eq!(Pattern::<'*', 2>::new("a").widths([1, 3]), 1);
     assert!(Pattern::<'~', 2>::new("~b").matches("ab"));
+    assert_eq!(generic::firsts::<2>("a"), [Some('a'), None]);
 }
 
 carve::main!();
@@ -196,18 +203,21 @@ carve::main!();
     carve: wrote carved/Pattern('_', 2)/matches.ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/Pattern('_', 2)/new.ron: 2 call(s) stored, 2 carved in this run
     carve: wrote carved/Pattern('_', 2)/widths.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote carved/firsts(2).ron: 1 call(s) stored, 1 carved in this run
     carve: wrote 1 new snapshot(s) for Pattern<'%', { 1 + 2 }>::matches in carved/Pattern('%', { 1 + 2 })/matches/
     carve: wrote 1 new snapshot(s) for Pattern<'%', { 1 + 2 }>::new in carved/Pattern('%', { 1 + 2 })/new/
     carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::matches in carved/Pattern('_', 2)/matches/
     carve: wrote 2 new snapshot(s) for Pattern<'*', 2>::new in carved/Pattern('_', 2)/new/
     carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::widths in carved/Pattern('_', 2)/widths/
+    carve: wrote 1 new snapshot(s) for firsts<2> in carved/firsts(2)/
     carve: branch coverage of instrumented functions by carved and generated calls
       function          kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
       Pattern::matches  target     2/2    100.0%         -               1/1  reach    2/2    100.0%  (1 carved, 0 generated calls)
       Pattern::new      target     -                     -               -    reach    -              (1 carved, 0 generated calls)
       Pattern::widths   target     -                     -               -    reach    -              (1 carved, 0 generated calls)
+      firsts            target     -                     -               -    reach    -              (1 carved, 0 generated calls)
       total                        2/2    100.0%         -               1/1
-    carve: hint: `Pattern<'%', { 1 + 2 }>::new`, `Pattern<'*', 2>::widths` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+    carve: hint: `Pattern<'%', { 1 + 2 }>::new`, `Pattern<'*', 2>::widths`, `firsts<2>` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
     carve: not carving calls of `Pattern::matches` at `WILD = '~', N = 2`, an instantiation its attribute does not list (first seen in system test `matches`; 1 call(s)). Add `generics(WILD = '~', N = 2)` to its `#[carve::target(…)]` to carve them.
     carve: not carving calls of `Pattern::new` at `WILD = '~', N = 2`, an instantiation its attribute does not list (first seen in system test `matches`; 1 call(s)). Add `generics(WILD = '~', N = 2)` to its `#[carve::target(…)]` to carve them.
     "#);
@@ -223,6 +233,8 @@ carve::main!();
     Pattern('_', 2)/new/f8a685e5f59a.snap
     Pattern('_', 2)/widths.ron
     Pattern('_', 2)/widths/3d04295b5acc.snap
+    firsts(2).ron
+    firsts(2)/30180d308412.snap
     "#);
     let replay = p.test(&[], &[]);
     replay.assert_success();
