@@ -1064,6 +1064,10 @@ pub fn instrument_fn(
         // is only instrumented.
         // An `async fn` body awaits, which a closure cannot: it is only
         // instrumented too.
+        // A body that returns a reborrow of a captured `&mut` (`&mut [T]`
+        // from `&mut self`) can hand it out for the function's lifetime
+        // only from a `move` closure; nothing reads the arguments after it.
+        let move_kw = crate::params::returns_borrow(output).then(|| quote!(move));
         let body = match output {
             _ if is_async => instrumented,
             syn::ReturnType::Type(_, ty) if crate::generics::has_impl_trait(ty) => instrumented,
@@ -1074,7 +1078,7 @@ pub fn instrument_fn(
             }),
             syn::ReturnType::Type(_, ty) => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
-                    ::carve::_macro_support::call_outlined(|| -> #ty #instrumented)
+                    ::carve::_macro_support::call_outlined(#move_kw || -> #ty #instrumented)
                 } else #block
             }),
         };

@@ -524,6 +524,22 @@ fn is_str(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str"))
 }
 
+/// Whether a function's return type may borrow from its arguments: it
+/// holds a reference or a lifetime (`&mut [T]`, `Name<'a>`, `(&str, u8)`).
+pub fn returns_borrow(output: &ReturnType) -> bool {
+    fn borrows(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '&' || p.as_char() == '\'',
+            proc_macro2::TokenTree::Group(g) => borrows(g.stream()),
+            _ => false,
+        })
+    }
+    match output {
+        ReturnType::Default => false,
+        ReturnType::Type(_, ty) => borrows(ty.to_token_stream()),
+    }
+}
+
 /// Whether `ty` holds a reference anywhere in it.
 fn holds_reference(ty: &Type) -> bool {
     struct Finder(bool);

@@ -93,6 +93,10 @@ struct TargetFn {
     /// The signature as the user wrote it.
     display: String,
     records_after: bool,
+    /// Whether the return type borrows (`&mut [T]` from `&mut self`): the
+    /// body then runs in a `move` closure, which alone can hand out a
+    /// reborrow of a captured `&mut` for the function's whole lifetime.
+    returns_borrow: bool,
     /// The static holding its branch site table.
     sites_ident: syn::Ident,
     /// `runtime = "tokio"` of an `async fn`.
@@ -275,12 +279,7 @@ impl TargetFn {
         let sites_ident = crate::instrument::sites_ident();
         // A return value that borrows from the call's arguments keeps a `&mut`
         // argument borrowed, so its state after the call cannot be read then.
-        let returns_borrow = match &sig.output {
-            ReturnType::Default => false,
-            ReturnType::Type(_, ty) => ty.to_token_stream().into_iter().any(|t| {
-                matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '&' || p.as_char() == '\'')
-            }),
-        };
+        let returns_borrow = crate::params::returns_borrow(&sig.output);
         let records_after = !returns_borrow
             && instances
                 .first()
@@ -292,6 +291,7 @@ impl TargetFn {
             base_name,
             display,
             records_after,
+            returns_borrow,
             sites_ident,
             runtime,
         }
@@ -448,6 +448,9 @@ impl TargetFn {
                 }
             });
         }
+        // Nothing reads the arguments after the body when it returns a
+        // borrow (no state after the call is recorded then).
+        let move_kw = self.returns_borrow.then(|| quote!(move));
         syn::parse_quote!({
             #(#registrations)*
             #sites_static
@@ -457,7 +460,7 @@ impl TargetFn {
                 ::core::option::Option::None
             };
             #(#destructure)*
-            let __carve_body = || -> #ret #block;
+            let __carve_body = #move_kw || -> #ret #block;
             match __carve_frame {
                 ::core::option::Option::None => ::carve::_macro_support::call_once(__carve_body),
                 ::core::option::Option::Some(#frame_pattern) => {

@@ -514,3 +514,63 @@ carve::main!();
     replay.assert_success();
     assert_eq!(replay.results(), record.results());
 }
+
+#[test]
+fn a_method_returning_a_reborrow_of_mut_self_compiles_and_replays() {
+    let p = Project::of("contact", "contact-reborrow");
+    p.write(
+        "src/lib.rs",
+        r#"//! `&mut self` handed back as a slice, as arrayvec's `as_mut_slice`.
+
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Buf {
+    bytes: Vec<u8>,
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl Buf {
+    pub fn new(bytes: Vec<u8>) -> Buf {
+        Buf { bytes }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        if self.bytes.is_empty() {
+            return &mut [];
+        }
+        self.tail()
+    }
+
+    #[cfg_attr(feature = "carve", carve::instrument)]
+    fn tail(&mut self) -> &mut [u8] {
+        if self.bytes.len() > 1 {
+            return &mut self.bytes[1..];
+        }
+        &mut self.bytes
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"#[carve::system_test]
+fn slices() {
+    let mut buf = contact::Buf::new(vec![1, 2]);
+    buf.as_mut_slice()[0] = 9;
+    assert_eq!(buf.as_mut_slice(), &[9]);
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::Buf::as_mut_slice::0001 ... ok
+    test carved::Buf::as_mut_slice::0002 ... ok
+    test carved::Buf::new::0001 ... ok
+    test system::slices ... ok
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+}
