@@ -14,14 +14,18 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 
 /// What rustc gets besides its arguments for an instrumented library
-/// (works on stable: the pass and its options are LLVM's).
-pub const EDGE_FLAGS: [&str; 6] = [
+/// (works on stable: the pass and its options are LLVM's). The table of
+/// the counters' edge addresses (`-sanitizer-coverage-pc-table`) tells
+/// carve's runtime which counters are in the crate's own functions.
+pub const EDGE_FLAGS: [&str; 8] = [
     "-C",
     "passes=sancov-module",
     "-C",
     "llvm-args=-sanitizer-coverage-level=3",
     "-C",
     "llvm-args=-sanitizer-coverage-inline-8bit-counters",
+    "-C",
+    "llvm-args=-sanitizer-coverage-pc-table",
 ];
 
 /// Whether `args` (this binary's, after its name) are cargo running rustc
