@@ -422,6 +422,19 @@ mod tests {
     }
 
     #[test]
+    fn the_counted_counters_are_the_runs_of_own_ones_clipped_to_each_region() {
+        let own = [true, true, false, false, true, false, true, true, true];
+        let ranges = runs(&own);
+        assert_eq!(ranges, [(0, 2), (4, 5), (6, 9)]);
+        // Regions 0..3, 3..7 and 7..9 of all counters.
+        let clipped = |start, end| within(&ranges, start, end).collect::<Vec<_>>();
+        assert_eq!(clipped(0, 3), [(0, 2)]);
+        assert_eq!(clipped(3, 7), [(4, 5), (6, 7)]);
+        assert_eq!(clipped(7, 9), [(7, 9)]);
+        assert_eq!(runs(&[false, false]), []);
+    }
+
+    #[test]
     fn without_the_counters_a_call_reaches_no_feature_and_pays_nothing() {
         // The unit tests are not built with SanitizerCoverage.
         assert_eq!(total(), 0);
