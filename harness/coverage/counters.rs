@@ -11,10 +11,10 @@
 //! always linked, so such a build links, and a build without the flags
 //! never calls them and pays nothing.
 //!
-//! Only the counters of the crates' own functions count
-//! ([`super::symbols`]): the generics of std and other crates compiled into
-//! them (a `HashMap`'s probing, with a hasher seeded at random) have
-//! counters too, whose paths differ from run to run. Which crates are the
+//! Only the counters of the crates' code count ([`super::symbols`]): their
+//! functions, and other crates' generics over their types, but not a hash
+//! table's (a `HashMap`'s probing, with a hasher seeded at random, differs
+//! from run to run) nor generics over other types alone. Which crates are the
 //! own: those `cargo carve generate` builds with the counters, named in
 //! [`CRATES_VAR`], and those whose functions carve instruments.
 //!
@@ -138,8 +138,9 @@ fn counted() -> &'static Counted {
                 let kept: usize = ranges.iter().map(|(lo, hi)| hi - lo).sum();
                 Counted {
                     summary: format!(
-                        "carve: edge counters: {kept} of {total} counted, those in the functions \
-                         of {} (not the generics of std and other crates compiled into them)",
+                        "carve: edge counters: {kept} of {total} counted, those of the functions \
+                         of {} and of other crates' generics over their types (hash tables' and \
+                         the rest left out)",
                         crates.join(", ")
                     ),
                     ranges: Some(ranges),

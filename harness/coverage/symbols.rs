@@ -12,8 +12,10 @@
 //! its type arguments), `strsim::f::{{closure}}`, `<strsim::Error as
 //! core::fmt::Display>::fmt` (the crate's impl of another crate's trait),
 //! `<alloc::string::String as strsim::Metric>::distance` (the crate's
-//! trait on another crate's type). `core::ptr::drop_in_place<strsim::X>`
-//! and `<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop` are not.
+//! trait on another crate's type). Another crate's generic counts too
+//! when it is instantiated with the crate's types or closures, which v0
+//! symbol names show (`<(u64, &semver::Prerelease) as
+//! core::cmp::Ord>::cmp`), unless it is a hash table's ([`counts`]).
 //!
 //! ```
 //! use carve::coverage::symbols::is_own;
@@ -163,10 +165,47 @@ pub(crate) fn own_pcs(pcs: &[u64], mut functions: Vec<Function>, crates: &[Strin
             }
             *decided.entry(index).or_insert_with(|| {
                 rustc_demangle::try_demangle(&f.symbol)
-                    .is_ok_and(|path| is_own(&format!("{path:#}"), crates))
+                    .is_ok_and(|path| counts(&format!("{path:#}"), crates))
             })
         })
         .collect()
+}
+
+/// Whether the counters of the function `path` (demangled, without its
+/// hash) count: it is code of one of `crates` ([`is_own`]), or another
+/// crate's generic instantiated with one of their types (with v0 mangling,
+/// which `cargo carve generate` asks for, `<(u64, u64, u64,
+/// &semver::Prerelease) as core::cmp::Ord>::cmp`: a comparison the crate
+/// wrote as a tuple's), unless it is a hash table's, whose probing depends
+/// on the random hasher.
+///
+/// ```
+/// use carve::coverage::symbols::counts;
+///
+/// let crates = ["semver".to_owned()];
+/// assert!(counts("<(u64, &semver::Prerelease) as core::cmp::Ord>::cmp", &crates));
+/// assert!(!counts("<(u64, u64) as core::cmp::Ord>::cmp", &crates));
+/// assert!(!counts("<hashbrown::raw::RawTable<(semver::Version, u32)>>::find", &crates));
+/// ```
+pub fn counts(path: &str, crates: &[String]) -> bool {
+    is_own(path, crates)
+        || (mentions(path, crates)
+            && !["hashbrown::", "std::collections::hash::"]
+                .iter()
+                .any(|table| path.contains(table)))
+}
+
+/// Whether `path` names an item of one of `crates` anywhere (a type
+/// argument `Vec<semver::Comparator>`), not as a module of another crate
+/// (`serde::semver::x`).
+fn mentions(path: &str, crates: &[String]) -> bool {
+    crates.iter().any(|c| {
+        path.match_indices(c.as_str()).any(|(at, _)| {
+            let before = path[..at].chars().next_back();
+            let starts = !before.is_some_and(|b| b.is_alphanumeric() || b == '_' || b == ':');
+            starts && path[at + c.len()..].starts_with("::")
+        })
+    })
 }
 
 /// Whether the demangled function path `path` (without its hash) is code of
@@ -258,6 +297,27 @@ mod tests {
             "<strsim::X",
         ] {
             assert!(!is_own(other, &crates()), "{other}");
+        }
+    }
+
+    #[test]
+    fn other_crates_generics_count_when_instantiated_with_the_crates_types_but_hash_tables_do_not() {
+        for counted in [
+            "<(u64, u64, u64, &semver_parser::Prerelease) as core::cmp::Ord>::cmp",
+            "core::ptr::drop_in_place::<strsim::StrSimError>",
+            "<alloc::vec::Vec<strsim::X>>::push",
+            "strsim::levenshtein",
+        ] {
+            assert!(counts(counted, &crates()), "{counted}");
+        }
+        for other in [
+            "<(u64, u64) as core::cmp::Ord>::cmp",
+            "<hashbrown::raw::RawTable<(strsim::X, usize)>>::find",
+            "<std::collections::hash::map::HashMap<strsim::X, usize>>::insert",
+            "serde::strsim::x",
+            "core::fmt::write::<mystrsim::X>",
+        ] {
+            assert!(!counts(other, &crates()), "{other}");
         }
     }
 
