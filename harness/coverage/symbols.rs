@@ -72,7 +72,10 @@ pub(crate) fn owned(pcs: &[usize], anchor: usize, anchor_name: &str, crates: &[S
         });
     }
     if functions.is_empty() {
-        return Err(format!("{} has no symbol table (stripped?)", exe.display()));
+        return Err(format!(
+            "{} has no symbol table (stripped? `strip` in the profile removes it)",
+            exe.display()
+        ));
     }
     let Some(in_file) = anchored else {
         return Err(format!("{} has no symbol `{anchor_name}`", exe.display()));
