@@ -112,43 +112,59 @@ struct Counted {
 fn counted() -> &'static Counted {
     static COUNTED: OnceLock<Counted> = OnceLock::new();
     COUNTED.get_or_init(|| {
-        let crates = own_crates();
-        let total = total();
-        let all = |why: String| Counted {
-            ranges: None,
-            summary: format!(
-                "carve: edge counters: all {total} counted, those of the generics of std and \
-                 other crates compiled into {} too, whose paths can differ from run to run (the \
-                 same seed may then keep other calls): {why}",
-                crates.join(", ")
-            ),
-        };
-        let pcs = pcs();
-        if pcs.len() != total {
-            return all(format!(
-                "the table of their edges' addresses has {} entries (a build without \
-                 `-C llvm-args=-sanitizer-coverage-pc-table`? `cargo carve generate` adds it)",
-                pcs.len()
-            ));
-        }
         let anchor = __sanitizer_cov_pcs_init as *const () as usize;
-        match super::symbols::owned(&pcs, anchor, "__sanitizer_cov_pcs_init", &crates) {
-            Ok(own) => {
-                let ranges = runs(&own);
-                let kept: usize = ranges.iter().map(|(lo, hi)| hi - lo).sum();
-                Counted {
-                    summary: format!(
-                        "carve: edge counters: {kept} of {total} counted, those of the functions \
-                         of {} and of other crates' generics over their types (hash tables' and \
-                         the rest left out)",
-                        crates.join(", ")
-                    ),
-                    ranges: Some(ranges),
-                }
-            }
-            Err(why) => all(why),
-        }
+        decide(&own_crates(), total(), &pcs(), |pcs, crates| {
+            super::symbols::owned(pcs, anchor, "__sanitizer_cov_pcs_init", crates)
+        })
     })
+}
+
+/// Which of `total` counters count, with their edges' addresses `pcs`:
+/// those `owned` tells are in `crates`' code, or all (and why) when that
+/// cannot be told.
+fn decide(
+    crates: &[String],
+    total: usize,
+    pcs: &[usize],
+    owned: impl FnOnce(&[usize], &[String]) -> Result<Vec<bool>, String>,
+) -> Counted {
+    let all = |why: String| Counted {
+        ranges: None,
+        summary: format!(
+            "carve: edge counters: all {total} counted, std's and other crates' generics \
+             compiled into the crate too, whose paths can differ from run to run (the same seed \
+             may then keep other calls): {why}"
+        ),
+    };
+    if crates.is_empty() {
+        return all(format!(
+            "no crate is known as the crate's: {CRATES_VAR} is not set (`cargo carve generate` \
+             sets it) and carve instruments no function"
+        ));
+    }
+    if pcs.len() != total {
+        return all(format!(
+            "the table of their edges' addresses has {} entries (a build without `-C \
+             llvm-args=-sanitizer-coverage-pc-table`? `cargo carve generate` adds it)",
+            pcs.len()
+        ));
+    }
+    match owned(pcs, crates) {
+        Ok(own) => {
+            let ranges = runs(&own);
+            let kept: usize = ranges.iter().map(|(lo, hi)| hi - lo).sum();
+            Counted {
+                summary: format!(
+                    "carve: edge counters: {kept} of {total} counted, those of the functions of \
+                     {} and of other crates' generics over their types (hash tables' and the \
+                     rest left out)",
+                    crates.join(", ")
+                ),
+                ranges: Some(ranges),
+            }
+        }
+        Err(why) => all(why),
+    }
 }
 
 /// The crates whose counters count: named in [`CRATES_VAR`], and those
@@ -433,6 +449,28 @@ mod tests {
         assert_eq!(clipped(3, 7), [(4, 5), (6, 7)]);
         assert_eq!(clipped(7, 9), [(7, 9)]);
         assert_eq!(runs(&[false, false]), []);
+    }
+
+    #[test]
+    fn the_crates_counters_count_and_all_do_when_the_symbols_cannot_tell_saying_why() {
+        let crates = ["strsim".to_owned()];
+        let own = |_: &[usize], _: &[String]| Ok(vec![false, true, true, false]);
+        let counted = decide(&crates, 4, &[10, 20, 30, 40], own);
+        assert_eq!(counted.ranges, Some(vec![(1, 3)]));
+        insta::assert_snapshot!(counted.summary, @"carve: edge counters: 2 of 4 counted, those of the functions of strsim and of other crates' generics over their types (hash tables' and the rest left out)");
+
+        let stripped = |_: &[usize], _: &[String]| Err("/t/carve-1 has no symbol table".to_owned());
+        let counted = decide(&crates, 4, &[10, 20, 30, 40], stripped);
+        assert_eq!(counted.ranges, None);
+        insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): /t/carve-1 has no symbol table"#);
+
+        let counted = decide(&crates, 4, &[], own);
+        assert_eq!(counted.ranges, None);
+        insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): the table of their edges' addresses has 0 entries (a build without `-C llvm-args=-sanitizer-coverage-pc-table`? `cargo carve generate` adds it)"#);
+
+        let counted = decide(&[], 4, &[10, 20, 30, 40], own);
+        assert_eq!(counted.ranges, None);
+        insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): no crate is known as the crate's: CARVE_EDGE_CRATES is not set (`cargo carve generate` sets it) and carve instruments no function"#);
     }
 
     #[test]
