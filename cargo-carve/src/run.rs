@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, ExitStatus};
 
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
+use carve::_internals::coverage::counters::CRATES_VAR;
 use clap::Args;
 
 use crate::RunArgs;
@@ -58,6 +59,11 @@ pub struct Settings {
     /// counters ([`crate::wrapper`]); set for `generate` unless `--no-edges`.
     #[arg(skip)]
     pub wrapper: Option<PathBuf>,
+    /// The libraries the wrapper builds with the counters (the workspace
+    /// members'), for the runtime to count their functions' counters only
+    /// (`CARVE_EDGE_CRATES`); filled in from `cargo metadata`.
+    #[arg(skip)]
+    pub edge_crates: Vec<String>,
 }
 
 /// The profile a build with edge counters goes to (`carve-edges`, or
@@ -272,6 +278,9 @@ pub fn plan(
             "RUSTC_WORKSPACE_WRAPPER".to_owned(),
             wrapper.to_string_lossy().into_owned(),
         ));
+        if !settings.edge_crates.is_empty() {
+            env.push((CRATES_VAR.to_owned(), settings.edge_crates.join(",")));
+        }
     }
     let mut set = |name: &str, value: Option<String>| {
         if let Some(value) = value {
@@ -302,7 +311,33 @@ pub fn cargo() -> PathBuf {
 pub fn tests(mode: Mode, args: &RunArgs, settings: &Settings) -> Result<ExitCode, String> {
     let metadata = metadata(args)?;
     let selected = select(&metadata, args)?;
-    execute(&plan(mode, args, settings, &Reports::default(), &selected))
+    let mut settings = settings.clone();
+    if settings.wrapper.is_some() {
+        settings.edge_crates = instrumented_libraries(&metadata);
+    }
+    execute(&plan(mode, args, &settings, &Reports::default(), &selected))
+}
+
+/// The names of the libraries the wrapper builds with edge counters: those
+/// of the workspace's members (cargo runs the wrapper for them only) that
+/// are `lib`/`rlib` alone ([`crate::wrapper::instruments`]), as rustc names
+/// them (`-` as `_`).
+fn instrumented_libraries(metadata: &Metadata) -> Vec<String> {
+    let mut names: Vec<String> = metadata
+        .workspace_packages()
+        .iter()
+        .flat_map(|p| &p.targets)
+        .filter(|t| {
+            !t.kind.is_empty()
+                && t.kind
+                    .iter()
+                    .all(|k| matches!(k, TargetKind::Lib | TargetKind::RLib))
+        })
+        .map(|t| t.name.replace('-', "_"))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Replays the selected package with reports written; the HTML report
@@ -600,11 +635,12 @@ mod tests {
     fn generation_with_edge_counters_builds_through_the_wrapper_in_a_profile_of_its_own() {
         let settings = Settings {
             wrapper: Some("/bin/cargo-carve".into()),
+            edge_crates: vec!["d".into(), "d_core".into()],
             ..Settings::default()
         };
         insta::assert_snapshot!(
             shown(Mode::Generate, &RunArgs::default(), &settings, &[one("d", &[])]),
-            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve cargo test --config 'profile.carve-edges.inherits="dev"' --profile carve-edges --test carve"#
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve CARVE_EDGE_CRATES=d,d_core cargo test --config 'profile.carve-edges.inherits="dev"' --profile carve-edges --test carve"#
         );
         let args = RunArgs {
             release: true,
@@ -612,7 +648,7 @@ mod tests {
         };
         insta::assert_snapshot!(
             shown(Mode::Generate, &args, &settings, &[one("d", &[])]),
-            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve cargo test --config 'profile.carve-edges-release.inherits="release"' --profile carve-edges-release --test carve"#
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve CARVE_EDGE_CRATES=d,d_core cargo test --config 'profile.carve-edges-release.inherits="release"' --profile carve-edges-release --test carve"#
         );
     }
 

@@ -14,14 +14,22 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 
 /// What rustc gets besides its arguments for an instrumented library
-/// (works on stable: the pass and its options are LLVM's).
-pub const EDGE_FLAGS: [&str; 6] = [
+/// (works on stable: the pass and its options are LLVM's). The table of
+/// the counters' edge addresses (`-sanitizer-coverage-pc-table`) tells
+/// carve's runtime which counters are in the crate's own functions; v0
+/// symbol names show the type arguments of other crates' generics compiled
+/// into it, so that those instantiated with its types count too.
+pub const EDGE_FLAGS: [&str; 10] = [
     "-C",
     "passes=sancov-module",
     "-C",
     "llvm-args=-sanitizer-coverage-level=3",
     "-C",
     "llvm-args=-sanitizer-coverage-inline-8bit-counters",
+    "-C",
+    "llvm-args=-sanitizer-coverage-pc-table",
+    "-C",
+    "symbol-mangling-version=v0",
 ];
 
 /// Whether `args` (this binary's, after its name) are cargo running rustc

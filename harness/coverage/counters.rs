@@ -2,12 +2,21 @@
 //! SanitizerCoverage, as libFuzzer reads them.
 //!
 //! Built with `-C passes=sancov-module -C llvm-args=-sanitizer-coverage-level=3
-//! -C llvm-args=-sanitizer-coverage-inline-8bit-counters` (what `cargo carve
-//! generate` adds to the user's crates), every module keeps one 8-bit
-//! counter per edge of its control flow and, when the program starts, hands
-//! their range to [`__sanitizer_cov_8bit_counters_init`], defined here: the
-//! runtime is always linked, so such a build links, and a build without the
-//! flags never calls it and pays nothing.
+//! -C llvm-args=-sanitizer-coverage-inline-8bit-counters -C
+//! llvm-args=-sanitizer-coverage-pc-table` (what `cargo carve generate` adds
+//! to the user's crates), every module keeps one 8-bit counter per edge of
+//! its control flow and, when the program starts, hands their range to
+//! [`__sanitizer_cov_8bit_counters_init`] and the address of each counter's
+//! edge to [`__sanitizer_cov_pcs_init`], both defined here: the runtime is
+//! always linked, so such a build links, and a build without the flags
+//! never calls them and pays nothing.
+//!
+//! Only the counters of the crates' code count ([`super::symbols`]): their
+//! functions, and other crates' generics over their types, but not a hash
+//! table's (a `HashMap`'s probing, with a hasher seeded at random, differs
+//! from run to run) nor generics over other types alone. Which crates are the
+//! own: those `cargo carve generate` builds with the counters, named in
+//! [`CRATES_VAR`], and those whose functions carve instruments.
 //!
 //! Generation runs each call of a target between [`around`]'s reset and
 //! read of the counters, and turns what they show into *features*, as
@@ -28,7 +37,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The counter regions the modules registered, `(start, end)` addresses,
 /// in registration order. Append-only, and the one global of coverage
@@ -59,6 +68,161 @@ pub unsafe extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, end:
     }
     regions.push((start, end));
     TOTAL.fetch_add(end - start, Ordering::Release);
+}
+
+/// The tables of edge addresses the modules registered, `(start, end)`
+/// addresses, in registration order: a pair of words (the edge's address,
+/// flags) per counter, in the counters' order.
+static PCS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+/// Called once per instrumented module, before `main`, with the addresses
+/// of its counters' edges.
+///
+/// # Safety
+///
+/// `start..end` must be the module's table, valid for the whole run: only
+/// SanitizerCoverage's module constructor calls this.
+#[no_mangle]
+pub unsafe extern "C" fn __sanitizer_cov_pcs_init(start: *const usize, end: *const usize) {
+    let (start, end) = (start as usize, end as usize);
+    if end <= start {
+        return;
+    }
+    let mut tables = PCS.lock().unwrap_or_else(|e| e.into_inner());
+    if !tables.contains(&(start, end)) {
+        tables.push((start, end));
+    }
+}
+
+/// The variable `cargo carve generate` names the crates it builds with the
+/// counters in (comma-separated library names, `-` as `_`): their
+/// functions' counters count.
+pub const CRATES_VAR: &str = "CARVE_EDGE_CRATES";
+
+/// Which counters count, decided once per process.
+#[derive(Debug)]
+struct Counted {
+    /// Ranges of counter indices (over all regions, in order) that are in
+    /// the crates' own functions; `None`: all of them.
+    ranges: Option<Vec<(usize, usize)>>,
+    /// What generation says about it, once.
+    summary: String,
+}
+
+fn counted() -> &'static Counted {
+    static COUNTED: OnceLock<Counted> = OnceLock::new();
+    COUNTED.get_or_init(|| {
+        let anchor = __sanitizer_cov_pcs_init as *const () as usize;
+        decide(&own_crates(), total(), &pcs(), |pcs, crates| {
+            super::symbols::owned(pcs, anchor, "__sanitizer_cov_pcs_init", crates)
+        })
+    })
+}
+
+/// Which of `total` counters count, with their edges' addresses `pcs`:
+/// those `owned` tells are in `crates`' code, or all (and why) when that
+/// cannot be told.
+fn decide(
+    crates: &[String],
+    total: usize,
+    pcs: &[usize],
+    owned: impl FnOnce(&[usize], &[String]) -> Result<Vec<bool>, String>,
+) -> Counted {
+    let all = |why: String| Counted {
+        ranges: None,
+        summary: format!(
+            "carve: edge counters: all {total} counted, std's and other crates' generics \
+             compiled into the crate too, whose paths can differ from run to run (the same seed \
+             may then keep other calls): {why}"
+        ),
+    };
+    if crates.is_empty() {
+        return all(format!(
+            "no crate is known as the crate's: {CRATES_VAR} is not set (`cargo carve generate` \
+             sets it) and carve instruments no function"
+        ));
+    }
+    if pcs.len() != total {
+        return all(format!(
+            "the table of their edges' addresses has {} entries (a build without `-C \
+             llvm-args=-sanitizer-coverage-pc-table`? `cargo carve generate` adds it)",
+            pcs.len()
+        ));
+    }
+    match owned(pcs, crates) {
+        Ok(own) => {
+            let ranges = runs(&own);
+            let kept: usize = ranges.iter().map(|(lo, hi)| hi - lo).sum();
+            Counted {
+                summary: format!(
+                    "carve: edge counters: {kept} of {total} counted, those of the functions of \
+                     {} and of other crates' generics over their types (hash tables' and the \
+                     rest left out)",
+                    crates.join(", ")
+                ),
+                ranges: Some(ranges),
+            }
+        }
+        Err(why) => all(why),
+    }
+}
+
+/// The crates whose counters count: named in [`CRATES_VAR`], and those
+/// with a function carve instruments.
+fn own_crates() -> Vec<String> {
+    let mut crates: Vec<String> = std::env::var(CRATES_VAR)
+        .unwrap_or_default()
+        .split(',')
+        .map(|c| c.trim().replace('-', "_"))
+        .filter(|c| !c.is_empty())
+        .collect();
+    for sites in crate::registry::all_sites() {
+        let name = sites.module_path.split("::").next().unwrap_or_default();
+        crates.push(name.to_owned());
+    }
+    crates.sort();
+    crates.dedup();
+    crates
+}
+
+/// The edge addresses of all tables, in order: one per counter.
+fn pcs() -> Vec<usize> {
+    let tables = PCS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut pcs = Vec::new();
+    for (start, end) in tables {
+        let words = (end - start) / std::mem::size_of::<usize>();
+        // SAFETY: the table SanitizerCoverage registered, alive for the
+        // whole program and never written to.
+        let table = unsafe { std::slice::from_raw_parts(start as *const usize, words) };
+        pcs.extend(table.chunks_exact(2).map(|entry| entry[0]));
+    }
+    pcs
+}
+
+/// The ranges of indices whose flag is set, in order.
+fn runs(flags: &[bool]) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for (i, _) in flags.iter().enumerate().filter(|(_, &own)| own) {
+        match ranges.last_mut() {
+            Some((_, end)) if *end == i => *end = i + 1,
+            _ => ranges.push((i, i + 1)),
+        }
+    }
+    ranges
+}
+
+/// What generation prints once about the counters (how many count, or why
+/// all do), or `None` when the program has none.
+pub fn summary() -> Option<&'static str> {
+    (total() > 0).then(|| counted().summary.as_str())
+}
+
+/// Decides which counters count now, if the program has any: a generation
+/// worker does it before its first call, whose time it is not.
+pub fn prepare() {
+    if total() > 0 {
+        counted();
+    }
 }
 
 /// How many edge counters the program has: 0 unless its crates were built
@@ -183,6 +347,8 @@ pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
             ARMED.with(|a| a.set(self.0));
         }
     }
+    // Decided before the reset (it reads the executable's symbols once).
+    let counted = counted();
     with_regions(|regions| regions.iter_mut().for_each(|r| r.fill(0)));
     let disarm = Disarm(ARMED.with(|a| a.replace(true)));
     let value = f();
@@ -191,12 +357,28 @@ pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
         let mut features = Vec::new();
         let mut offset = 0;
         for region in regions.iter() {
-            seen.new_in(offset, region, &mut features);
+            match &counted.ranges {
+                None => seen.new_in(offset, region, &mut features),
+                Some(ranges) => {
+                    for (lo, hi) in within(ranges, offset, offset + region.len()) {
+                        seen.new_in(lo, &region[lo - offset..hi - offset], &mut features);
+                    }
+                }
+            }
             offset += region.len();
         }
         features
     });
     (value, features)
+}
+
+/// The parts of `ranges` (sorted, disjoint) inside `start..end`.
+fn within(ranges: &[(usize, usize)], start: usize, end: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let first = ranges.partition_point(|&(_, hi)| hi <= start);
+    ranges[first..]
+        .iter()
+        .take_while(move |&&(lo, _)| lo < end)
+        .map(move |&(lo, hi)| (lo.max(start), hi.min(end)))
 }
 
 /// Runs `f` so that the counters do not show it: saved before, restored
@@ -254,6 +436,41 @@ mod tests {
         let mut more = Vec::new();
         seen.new_in(100, &counters, &mut more);
         assert_eq!(more, [109 * 8 + 4, 116 * 8]);
+    }
+
+    #[test]
+    fn the_counted_counters_are_the_runs_of_own_ones_clipped_to_each_region() {
+        let own = [true, true, false, false, true, false, true, true, true];
+        let ranges = runs(&own);
+        assert_eq!(ranges, [(0, 2), (4, 5), (6, 9)]);
+        // Regions 0..3, 3..7 and 7..9 of all counters.
+        let clipped = |start, end| within(&ranges, start, end).collect::<Vec<_>>();
+        assert_eq!(clipped(0, 3), [(0, 2)]);
+        assert_eq!(clipped(3, 7), [(4, 5), (6, 7)]);
+        assert_eq!(clipped(7, 9), [(7, 9)]);
+        assert_eq!(runs(&[false, false]), []);
+    }
+
+    #[test]
+    fn the_crates_counters_count_and_all_do_when_the_symbols_cannot_tell_saying_why() {
+        let crates = ["strsim".to_owned()];
+        let own = |_: &[usize], _: &[String]| Ok(vec![false, true, true, false]);
+        let counted = decide(&crates, 4, &[10, 20, 30, 40], own);
+        assert_eq!(counted.ranges, Some(vec![(1, 3)]));
+        insta::assert_snapshot!(counted.summary, @"carve: edge counters: 2 of 4 counted, those of the functions of strsim and of other crates' generics over their types (hash tables' and the rest left out)");
+
+        let stripped = |_: &[usize], _: &[String]| Err("/t/carve-1 has no symbol table".to_owned());
+        let counted = decide(&crates, 4, &[10, 20, 30, 40], stripped);
+        assert_eq!(counted.ranges, None);
+        insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): /t/carve-1 has no symbol table"#);
+
+        let counted = decide(&crates, 4, &[], own);
+        assert_eq!(counted.ranges, None);
+        insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): the table of their edges' addresses has 0 entries (a build without `-C llvm-args=-sanitizer-coverage-pc-table`? `cargo carve generate` adds it)"#);
+
+        let counted = decide(&[], 4, &[10, 20, 30, 40], own);
+        assert_eq!(counted.ranges, None);
+        insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): no crate is known as the crate's: CARVE_EDGE_CRATES is not set (`cargo carve generate` sets it) and carve instruments no function"#);
     }
 
     #[test]

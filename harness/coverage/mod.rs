@@ -29,6 +29,7 @@ pub mod history;
 pub mod html;
 pub mod reach;
 pub mod report;
+pub mod symbols;
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -89,6 +89,9 @@ pub(super) fn run_generate(
         settings.defaults_over(&config).budget,
         settings.budget_source(&config)
     );
+    if let Some(summary) = counters::summary() {
+        println!("{summary}");
+    }
     let trials = generate_trials(registry, &config, settings, &done);
     let mut generate_args = args.clone();
     generate_args.libtest.test_threads = Some(jobs);

@@ -48,6 +48,8 @@ pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> !
             std::process::exit(3)
         }
     };
+    // Which edge counters count is read from the symbols before any call.
+    crate::coverage::counters::prepare();
     // The heartbeat starts before generation: mining the seeds is not a
     // call and cannot time out. The parent sends the timeout it derived.
     let liveness = Liveness::start(channel, Duration::from_millis(setup.timeout_ms));

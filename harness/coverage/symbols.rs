@@ -1,0 +1,352 @@
+//! Which edge counters are in the crate's own functions: SanitizerCoverage's
+//! table of edge addresses ([`super::counters`]) gives each counter's
+//! address, and the running executable's symbol table the function it lies
+//! in.
+//!
+//! A library built with the counters also holds the code of other crates'
+//! generics it uses (std's `HashMap` probing, `Vec` growth, iterator
+//! adapters): monomorphized there, they get counters too, and their paths
+//! can depend on more than the call (a `HashMap`'s random hasher). A
+//! function is the crate's when its path starts with one of the crates'
+//! names: `strsim::generic_levenshtein` (a generic of the crate, whatever
+//! its type arguments), `strsim::f::{{closure}}`, `<strsim::Error as
+//! core::fmt::Display>::fmt` (the crate's impl of another crate's trait),
+//! `<alloc::string::String as strsim::Metric>::distance` (the crate's
+//! trait on another crate's type). Another crate's generic counts too
+//! when it is instantiated with the crate's types or closures, which v0
+//! symbol names show (`<(u64, &semver::Prerelease) as
+//! core::cmp::Ord>::cmp`), unless it is a hash table's ([`counts`]).
+//!
+//! ```
+//! use carve::coverage::symbols::is_own;
+//!
+//! let crates = ["strsim".to_owned()];
+//! assert!(is_own("strsim::generic_levenshtein", &crates));
+//! assert!(is_own("<strsim::StrSimError as core::fmt::Display>::fmt", &crates));
+//! assert!(!is_own("hashbrown::raw::RawTable<T,A>::find", &crates));
+//! assert!(!is_own("strsimx::f", &crates));
+//! ```
+
+use std::collections::HashMap;
+use std::fs::File;
+
+use object::{Object, ObjectSymbol, SymbolKind};
+
+/// A function of the executable: where it starts in the file's addresses,
+/// its size (0 where the format does not tell: up to the next function),
+/// and its symbol as written (mangled).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Function {
+    pub(crate) address: u64,
+    pub(crate) size: u64,
+    pub(crate) symbol: String,
+}
+
+/// Whether each of `pcs` (runtime addresses, as SanitizerCoverage's table
+/// holds them) lies in a function of one of `crates`, read from the running
+/// executable's symbol table. `anchor` is the runtime address of the
+/// function the symbol `anchor_name` names: the difference to its address
+/// in the file is where the executable was loaded. Says why when the
+/// symbols cannot tell (a stripped binary).
+pub(crate) fn owned(pcs: &[usize], anchor: usize, anchor_name: &str, crates: &[String]) -> Result<Vec<bool>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("the running executable is not known ({e})"))?;
+    let file = File::open(&exe).map_err(|e| format!("cannot read {} ({e})", exe.display()))?;
+    let image = Image::of(file).map_err(|e| format!("cannot read {} ({e})", exe.display()))?;
+    let object = object::File::parse(image.bytes())
+        .map_err(|e| format!("cannot read the symbols of {} ({e})", exe.display()))?;
+    let mut functions = Vec::new();
+    let mut anchored = None;
+    for symbol in object.symbols() {
+        if symbol.kind() != SymbolKind::Text || !symbol.is_definition() || symbol.address() == 0 {
+            continue;
+        }
+        let Ok(name) = symbol.name() else { continue };
+        // Mach-O puts an underscore before C names.
+        if name == anchor_name || name.strip_prefix('_') == Some(anchor_name) {
+            anchored = Some(symbol.address());
+        }
+        functions.push(Function {
+            address: symbol.address(),
+            size: symbol.size(),
+            symbol: name.to_owned(),
+        });
+    }
+    if functions.is_empty() {
+        return Err(format!(
+            "{} has no symbol table (stripped? `strip` in the profile removes it)",
+            exe.display()
+        ));
+    }
+    let Some(in_file) = anchored else {
+        return Err(format!("{} has no symbol `{anchor_name}`", exe.display()));
+    };
+    let bias = (anchor as u64).wrapping_sub(in_file);
+    let pcs: Vec<u64> = pcs.iter().map(|&pc| (pc as u64).wrapping_sub(bias)).collect();
+    Ok(own_pcs(&pcs, functions, crates))
+}
+
+/// The executable's bytes: mapped where that is possible (only the pages
+/// of its headers and symbol table are read, not its debug information),
+/// else read.
+struct Image {
+    #[cfg(unix)]
+    mapped: (*mut libc::c_void, usize),
+    #[cfg(not(unix))]
+    read: Vec<u8>,
+}
+
+impl Image {
+    #[cfg(unix)]
+    fn of(file: File) -> std::io::Result<Image> {
+        use std::os::fd::AsRawFd;
+        let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+        if len == 0 {
+            return Err(std::io::Error::other("an empty file"));
+        }
+        // SAFETY: a private read-only mapping of a file open for reading;
+        // the file descriptor may close after it. The running executable
+        // cannot be written to meanwhile (ETXTBSY).
+        let at = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if at == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Image { mapped: (at, len) })
+    }
+
+    #[cfg(not(unix))]
+    fn of(mut file: File) -> std::io::Result<Image> {
+        use std::io::Read;
+        let mut read = Vec::new();
+        file.read_to_end(&mut read)?;
+        Ok(Image { read })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        #[cfg(unix)]
+        // SAFETY: the mapping lives as long as `self`.
+        return unsafe { std::slice::from_raw_parts(self.mapped.0 as *const u8, self.mapped.1) };
+        #[cfg(not(unix))]
+        return &self.read;
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `of` made, no longer borrowed.
+        unsafe { libc::munmap(self.mapped.0, self.mapped.1) };
+    }
+}
+
+/// Whether each of `pcs` (addresses in the file) lies in a function of one
+/// of `crates`; a symbol is demangled once, however many counters its
+/// function has.
+pub(crate) fn own_pcs(pcs: &[u64], mut functions: Vec<Function>, crates: &[String]) -> Vec<bool> {
+    // Aliases at one address: the one with a size, then the first by name,
+    // so that the choice does not depend on the table's order.
+    functions.sort_by(|a, b| (a.address, b.size, &a.symbol).cmp(&(b.address, a.size, &b.symbol)));
+    functions.dedup_by_key(|f| f.address);
+    let mut decided: HashMap<usize, bool> = HashMap::new();
+    pcs.iter()
+        .map(|&pc| {
+            let index = functions.partition_point(|f| f.address <= pc);
+            let Some(index) = index.checked_sub(1) else {
+                return false;
+            };
+            let f = &functions[index];
+            if f.size != 0 && pc >= f.address.saturating_add(f.size) {
+                return false;
+            }
+            *decided.entry(index).or_insert_with(|| {
+                rustc_demangle::try_demangle(&f.symbol)
+                    .is_ok_and(|path| counts(&format!("{path:#}"), crates))
+            })
+        })
+        .collect()
+}
+
+/// Whether the counters of the function `path` (demangled, without its
+/// hash) count: it is code of one of `crates` ([`is_own`]), or another
+/// crate's generic instantiated with one of their types (with v0 mangling,
+/// which `cargo carve generate` asks for, `<(u64, u64, u64,
+/// &semver::Prerelease) as core::cmp::Ord>::cmp`: a comparison the crate
+/// wrote as a tuple's), unless it is a hash table's, whose probing depends
+/// on the random hasher.
+///
+/// ```
+/// use carve::coverage::symbols::counts;
+///
+/// let crates = ["semver".to_owned()];
+/// assert!(counts("<(u64, &semver::Prerelease) as core::cmp::Ord>::cmp", &crates));
+/// assert!(!counts("<(u64, u64) as core::cmp::Ord>::cmp", &crates));
+/// assert!(!counts("<hashbrown::raw::RawTable<(semver::Version, u32)>>::find", &crates));
+/// ```
+pub fn counts(path: &str, crates: &[String]) -> bool {
+    is_own(path, crates)
+        || (mentions(path, crates)
+            && !["hashbrown::", "std::collections::hash::"]
+                .iter()
+                .any(|table| path.contains(table)))
+}
+
+/// Whether `path` names an item of one of `crates` anywhere (a type
+/// argument `Vec<semver::Comparator>`), not as a module of another crate
+/// (`serde::semver::x`).
+fn mentions(path: &str, crates: &[String]) -> bool {
+    crates.iter().any(|c| {
+        path.match_indices(c.as_str()).any(|(at, _)| {
+            let before = path[..at].chars().next_back();
+            let starts = !before.is_some_and(|b| b.is_alphanumeric() || b == '_' || b == ':');
+            starts && path[at + c.len()..].starts_with("::")
+        })
+    })
+}
+
+/// Whether the demangled function path `path` (without its hash) is code of
+/// one of `crates`: its path starts with the crate, or, for a method of an
+/// impl (`<Type as Trait>::method`, `<Type>::method`), the type's or the
+/// trait's does. A reference type counts as its referent (`<&strsim::X as
+/// core::fmt::Debug>`: the crate's impl for references to its type).
+pub fn is_own(path: &str, crates: &[String]) -> bool {
+    match impl_of(path) {
+        Some((ty, tr)) => {
+            let ty = ty.trim_start_matches(['&', '*']);
+            let ty = ty
+                .strip_prefix("mut ")
+                .or_else(|| ty.strip_prefix("const "))
+                .unwrap_or(ty);
+            is_own(ty, crates) || tr.is_some_and(|tr| is_own(tr, crates))
+        }
+        None => crates.iter().any(|c| {
+            path.strip_prefix(c.as_str())
+                .is_some_and(|rest| rest.starts_with("::"))
+        }),
+    }
+}
+
+/// The type and the trait of `<Type as Trait>::…` (`<Type>::…`: no trait),
+/// or `None` for a plain path.
+fn impl_of(path: &str) -> Option<(&str, Option<&str>)> {
+    let inner = path.strip_prefix('<')?;
+    let mut depth = 0usize;
+    let mut split = None;
+    let mut previous = ' ';
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' => depth += 1,
+            // `->` of a function pointer type closes nothing.
+            '>' if previous == '-' => {}
+            '>' if depth == 0 => {
+                return Some(match split {
+                    Some(at) => (&inner[..at], Some(&inner[at + " as ".len()..i])),
+                    None => (&inner[..i], None),
+                });
+            }
+            '>' => depth -= 1,
+            ' ' if depth == 0 && split.is_none() && inner[i..].starts_with(" as ") => split = Some(i),
+            _ => {}
+        }
+        previous = c;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crates() -> Vec<String> {
+        vec!["strsim".to_owned(), "semver_parser".to_owned()]
+    }
+
+    #[test]
+    fn the_crates_functions_closures_generics_and_impls_are_its_own_and_other_crates_generics_are_not() {
+        for own in [
+            "strsim::levenshtein",
+            "strsim::generic_damerau_levenshtein",
+            "strsim::generic_levenshtein::<&str, &str, char>",
+            "strsim::osa_distance::{{closure}}",
+            "strsim::f::{closure#0}",
+            "semver_parser::version::parse",
+            "<strsim::StrSimError as core::fmt::Display>::fmt",
+            "<strsim::Metric<T>>::new",
+            "<alloc::string::String as strsim::Distance>::distance",
+            "<&strsim::StrSimError as core::fmt::Debug>::fmt",
+            "<&mut strsim::Chars<'_> as core::iter::Iterator>::next",
+            "<<strsim::X as strsim::Y>::Z as core::fmt::Debug>::fmt",
+        ] {
+            assert!(is_own(own, &crates()), "{own}");
+        }
+        for other in [
+            "hashbrown::raw::RawTable<T,A>::reserve_rehash",
+            "std::collections::hash::map::HashMap<K,V,S>::insert",
+            "core::ptr::drop_in_place<strsim::StrSimError>",
+            "<alloc::vec::Vec<T,A> as core::ops::drop::Drop>::drop",
+            "<T as alloc::string::ToString>::to_string",
+            "<core::iter::adapters::map::Map<I,F> as core::iter::traits::iterator::Iterator>::next",
+            "<fn() -> strsim::X as core::fmt::Debug>::fmt",
+            "strsimilar::levenshtein",
+            "strsim",
+            "semver::parse",
+            "<strsim::X",
+        ] {
+            assert!(!is_own(other, &crates()), "{other}");
+        }
+    }
+
+    #[test]
+    fn other_crates_generics_count_when_instantiated_with_the_crates_types_but_hash_tables_do_not() {
+        for counted in [
+            "<(u64, u64, u64, &semver_parser::Prerelease) as core::cmp::Ord>::cmp",
+            "core::ptr::drop_in_place::<strsim::StrSimError>",
+            "<alloc::vec::Vec<strsim::X>>::push",
+            "strsim::levenshtein",
+        ] {
+            assert!(counts(counted, &crates()), "{counted}");
+        }
+        for other in [
+            "<(u64, u64) as core::cmp::Ord>::cmp",
+            "<hashbrown::raw::RawTable<(strsim::X, usize)>>::find",
+            "<std::collections::hash::map::HashMap<strsim::X, usize>>::insert",
+            "serde::strsim::x",
+            "core::fmt::write::<mystrsim::X>",
+        ] {
+            assert!(!counts(other, &crates()), "{other}");
+        }
+    }
+
+    fn function(address: u64, size: u64, symbol: &str) -> Function {
+        Function {
+            address,
+            size,
+            symbol: symbol.to_owned(),
+        }
+    }
+
+    #[test]
+    fn each_address_is_in_the_function_that_holds_it_and_outside_all_functions_in_none() {
+        // Legacy-mangled: strsim::levenshtein, hashbrown's find, strsim::f::{{closure}}.
+        let functions = vec![
+            function(0x300, 0x40, "_ZN6strsim1f28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE"),
+            function(0x100, 0x80, "_ZN6strsim11levenshtein17h0123456789abcdefE"),
+            function(0x200, 0x40, "_ZN9hashbrown3raw4find17h0123456789abcdefE"),
+            // An alias without a size at a function's address does not hide it.
+            function(0x100, 0, "_ZN4core3ptr5alias17h0123456789abcdefE"),
+            function(0x400, 0, "main"),
+        ];
+        let pcs = [0x100, 0x17f, 0x180, 0x200, 0x23f, 0x300, 0x320, 0x50, 0x400, 0x999];
+        assert_eq!(
+            own_pcs(&pcs, functions, &crates()),
+            [true, true, false, false, false, true, true, false, false, false]
+        );
+    }
+}
