@@ -294,7 +294,7 @@ pub(super) fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}{}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}{}{}",
         file.target,
         summary.kept(),
         summary.failures(),
@@ -309,6 +309,10 @@ pub(super) fn generate_for(
             n => format!(" ({n} worker crash(es) survived)"),
         },
         summary.unconfirmed(),
+        match summary.distilled {
+            0 => String::new(),
+            n => format!(" ({n} more dropped: later kept calls cover what they did)"),
+        },
         // Last, as the other counts that only some runs have: the line
         // reads the same up to here with and without edge counters.
         match summary.kept_for_edges() {

@@ -21,7 +21,7 @@ use crate::value::Value;
 use super::error::WorkerError;
 use super::journal::{args_hash, CallMarker, Crash, Journal};
 use super::liveness::Liveness;
-use super::protocol::{Channel, WireTrace, WorkerMessage, WorkerSetup};
+use super::protocol::{Channel, Distilled, WireTrace, WorkerMessage, WorkerSetup};
 use crate::registry::SiteNumbers;
 use super::triage;
 use super::{PROGRESS_EVERY, RESTART_COST, CRASH_SHRINK_SHARE};
@@ -372,6 +372,33 @@ impl Observer for Reporter<'_> {
             (&kept.observation, &kept.trace),
             |entry, trace| WorkerMessage::Kept { entry, trace },
         );
+    }
+
+    fn distilled(&mut self, dropped: &[Kept], renamed: &[Kept]) {
+        // The arguments as the entries sent with `Kept` hold them.
+        let args = |kept: &Kept| {
+            let origin = Origin::Generated {
+                seed: self.seed,
+                added: Vec::new(),
+            };
+            Entry::from_values(origin, &kept.args, &kept.observation).map(|entry| entry.args)
+        };
+        let distilled = (|| -> Result<Distilled, WorkerError> {
+            Ok(Distilled {
+                dropped: dropped.iter().map(args).collect::<Result<_, _>>()?,
+                renamed: renamed
+                    .iter()
+                    .map(|kept| {
+                        let added = kept.added.iter().map(|goal| self.reach.describe(*goal)).collect();
+                        Ok((args(kept)?, added))
+                    })
+                    .collect::<Result<_, WorkerError>>()?,
+            })
+        })();
+        match distilled {
+            Ok(distilled) => self.send(WorkerMessage::Distilled(distilled)),
+            Err(e) => fail(self.liveness, &e),
+        }
     }
 
     fn failure(&mut self, found: &Found) {
