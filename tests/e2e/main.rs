@@ -21,6 +21,7 @@ mod cli;
 mod contact;
 mod crashes;
 mod dictionary;
+mod distil;
 mod edges;
 mod files;
 mod generic;
