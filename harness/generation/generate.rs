@@ -145,9 +145,9 @@ pub struct Generation {
     pub undeserializable: u64,
     /// Calls kept (after distilling: [`crate::generation::distil`]).
     pub kept: Vec<Kept>,
-    /// Calls kept, then dropped by distilling: the calls in `kept` cover
-    /// what they covered.
-    pub dropped: Vec<Kept>,
+    /// Every call kept as the run went, in order, before distilling
+    /// dropped those that later ones cover: `kept` is a part of it.
+    pub undistilled: Vec<Kept>,
     /// Failures found.
     pub failures: Vec<Found>,
     /// Executions allowed in all: the execution budget, less what a
@@ -1146,13 +1146,13 @@ impl Generator<'_> {
     /// whose coverage later kept calls hold between them are dropped.
     fn distil(&mut self, existing: &Existing) {
         let kept = std::mem::take(&mut self.run.kept);
+        self.run.undistilled.clone_from(&kept);
         let distilled = distil::distil_kept(self.reach, &existing.covered, &self.existing_seen, kept);
         if !distilled.dropped.is_empty() {
             let renamed: Vec<Kept> = distilled.renamed.iter().map(|&i| distilled.kept[i].clone()).collect();
             self.observer.distilled(&distilled.dropped, &renamed);
         }
         self.run.kept = distilled.kept;
-        self.run.dropped = distilled.dropped;
     }
 
     /// Attempts the next kept call may spend on minimizing: at most
