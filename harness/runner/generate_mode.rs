@@ -294,7 +294,7 @@ pub(super) fn generate_for(
         .collect::<String>();
     out.push(format!(
         "carve: {}: branch coverage {covered_before}/{total_before} -> \
-         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}{}{}",
+         {covered_after}/{total_after}{goals}; kept {} call(s), found {} failure(s){} in {} executions ({} generated arguments did not deserialize){}{}{}",
         file.target,
         summary.kept(),
         summary.failures(),
@@ -309,10 +309,6 @@ pub(super) fn generate_for(
             n => format!(" ({n} worker crash(es) survived)"),
         },
         summary.unconfirmed(),
-        match summary.distilled {
-            0 => String::new(),
-            n => format!(" ({n} more dropped: later kept calls cover what they did)"),
-        },
         // Last, as the other counts that only some runs have: the line
         // reads the same up to here with and without edge counters.
         match summary.kept_for_edges() {
@@ -320,6 +316,14 @@ pub(super) fn generate_for(
             n => format!(" ({n} call(s) kept for new edges outside instrumented code)"),
         },
     ));
+    // A line of its own: the generation line keeps the contract's form.
+    if summary.distilled > 0 {
+        out.push(format!(
+            "carve: {}: distilled: dropped {} more call(s) it had kept, as later kept calls \
+             cover what they did",
+            file.target, summary.distilled
+        ));
+    }
     let shared: Vec<String> = baseline
         .delegated_to(&before)
         .into_iter()

@@ -25,13 +25,15 @@ fn generation_drops_the_kept_calls_that_later_ones_cover() {
     // and `"a"` (for the `None` arm) came before `"a&a"`, which a query of
     // two pairs needs, and which takes both paths too. The summary after
     // generation is what it was with all 5.
-    let line = run
-        .output()
+    let output = run.output();
+    let lines: Vec<&str> = output
         .lines()
-        .find(|l| l.starts_with("carve: pairs: branch coverage"))
-        .unwrap_or_default()
-        .to_owned();
-    assert_snapshot!(line, @"carve: pairs: branch coverage 8/15 -> 15/15; boundaries 1/1 -> 1/1; weak mutants killed 8/10 -> 10/10; kept 3 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize) (2 more dropped: later kept calls cover what they did)");
+        .filter(|l| l.starts_with("carve: pairs: "))
+        .collect();
+    assert_snapshot!(lines.join("\n"), @r"
+    carve: pairs: branch coverage 8/15 -> 15/15; boundaries 1/1 -> 1/1; weak mutants killed 8/10 -> 10/10; kept 3 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)
+    carve: pairs: distilled: dropped 2 more call(s) it had kept, as later kept calls cover what they did
+    ");
     assert_snapshot!(run.summary(), @r"
     carve: branch coverage of instrumented functions by carved and generated calls
       function  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
