@@ -129,15 +129,28 @@ pub fn covers(reach: &Reach, covered: &BTreeSet<u32>, seen: &Seen, kept: &Kept) 
 }
 
 /// Distils the calls a generation run `kept` ([`distil`]), what each covers
-/// read by [`covers`]; a kept call's size is its arguments' ([`Size`]). A
+/// read by [`covers`]; a kept call's size is its arguments' ([`Size`]); a
+/// call kept again with the arguments of an earlier one is dropped. A
 /// goal a dropped call was named for (its entry's `added`) goes to the
 /// first kept call that meets it, so that every goal the run met is still
 /// named by a call; mutants are never handed on (the one call named for a
 /// mutant is the only one known to kill it strongly, and is kept).
 pub fn distil_kept(reach: &Reach, covered: &BTreeSet<u32>, seen: &Seen, kept: Vec<Kept>) -> Distilled {
+    // A call kept again with the same arguments (an edge feature that
+    // differs from run to run) is the entry of the first: its parent stores
+    // that one only, and counts what it covered. The later ones count for
+    // nothing here.
     let calls: Vec<(Vec<Covers>, Size)> = kept
         .iter()
-        .map(|k| (covers(reach, covered, seen, k), Size::of(&k.args)))
+        .enumerate()
+        .map(|(i, k)| {
+            let again = kept[..i].iter().any(|earlier| earlier.args == k.args);
+            let covers = match again {
+                true => Vec::new(),
+                false => covers(reach, covered, seen, k),
+            };
+            (covers, Size::of(&k.args))
+        })
         .collect();
     let chosen = distil(&calls);
     let mut out = Distilled::default();
@@ -212,6 +225,77 @@ mod tests {
         assert_eq!(distil(&[(same.clone(), 4), (same.clone(), 4)]), [0]);
         assert_eq!(distil(&[(vec![], 0), (same, 9)]), [1]);
         assert_eq!(distil::<u32>(&[]), Vec::<usize>::new());
+    }
+
+    const fn branch(side: crate::registry::Side) -> crate::registry::Branch {
+        crate::registry::Branch {
+            kind: crate::registry::BranchKind::Condition,
+            condition: "x > 9",
+            side,
+            line: 2,
+            col: 8,
+            parent: u32::MAX,
+        }
+    }
+    static SITES: crate::registry::Sites = crate::registry::Sites::new(
+        "demo",
+        "f",
+        "src/lib.rs",
+        (1, 3),
+        &[branch(crate::registry::Side::True), branch(crate::registry::Side::False)],
+        &[],
+    );
+
+    /// A kept call of `f` with argument `x` that took the outcomes `taken`
+    /// and reached the edge features `features`, named for `added`.
+    fn kept(x: u64, taken: &[u32], features: &[u32], added: &[u32]) -> Kept {
+        let args = crate::value::Value::U64(x);
+        Kept {
+            args: args.clone(),
+            observation: crate::outcome::Observation {
+                outcome: crate::outcome::Outcome::Returned(crate::value::Value::Unit),
+                after: None,
+            },
+            added: added.to_vec(),
+            generated: args,
+            trace: crate::coverage::Trace::from_entries(taken.iter().map(|&id| (&SITES, id, 0.0)).collect()),
+            features: features.to_vec(),
+        }
+    }
+
+    /// The goals of a dropped call go to the first kept call that meets
+    /// them; what the existing calls cover needs no call.
+    #[test]
+    fn a_dropped_call_hands_its_goals_on() {
+        let reach = Reach::single(&SITES);
+        let calls = vec![kept(1, &[0], &[], &[0]), kept(2, &[1], &[], &[1]), kept(30, &[0, 1], &[8], &[])];
+        let distilled = distil_kept(&reach, &BTreeSet::new(), &Seen::default(), calls.clone());
+        assert_eq!(distilled.kept.len(), 1);
+        assert_eq!(distilled.kept[0].args, calls[2].args);
+        assert_eq!(distilled.kept[0].added, [0, 1]);
+        assert_eq!(distilled.renamed, [0]);
+        assert_eq!(distilled.dropped.len(), 2);
+        // Existing calls cover outcome 1 and reach feature 8: the first call
+        // covers the rest alone.
+        let mut seen = Seen::default();
+        seen.add(&[8]);
+        let distilled = distil_kept(&reach, &[1].into(), &seen, calls);
+        let kept: Vec<_> = distilled.kept.iter().map(|k| k.args.clone()).collect();
+        assert_eq!(kept, [crate::value::Value::U64(1)]);
+    }
+
+    /// A call kept a second time with the same arguments (a feature that
+    /// differs from run to run) is the first one's entry: only the first
+    /// counts, so the entry is not dropped for the second's sake.
+    #[test]
+    fn a_call_kept_again_with_the_same_arguments_counts_once() {
+        let reach = Reach::single(&SITES);
+        let calls = vec![kept(1, &[0], &[8], &[0]), kept(1, &[0], &[8, 16], &[])];
+        let distilled = distil_kept(&reach, &BTreeSet::new(), &Seen::default(), calls);
+        assert_eq!(distilled.kept.len(), 1);
+        assert_eq!(distilled.kept[0].features, [8]);
+        assert_eq!(distilled.dropped.len(), 1);
+        assert_eq!(distilled.dropped[0].features, [8, 16]);
     }
 
     /// On random instances, what the kept calls cover is what all calls

@@ -277,11 +277,11 @@ pub trait Observer {
     }
     /// A call was kept.
     fn kept(&mut self, _kept: &Kept) {}
-    /// Distilling, at the end of the run, dropped the kept calls `dropped`
-    /// (later kept calls cover what they did), and named the calls
-    /// `renamed` for the goals the dropped ones had been named for
-    /// ([`crate::generation::distil`]). Not called when nothing is dropped.
-    fn distilled(&mut self, _dropped: &[Kept], _renamed: &[Kept]) {}
+    /// Distilling, at the end of the run, dropped kept calls (later kept
+    /// calls cover what they did) and named others for the goals the
+    /// dropped ones had been named for ([`crate::generation::distil`]).
+    /// Not called when nothing is dropped.
+    fn distilled(&mut self, _distilled: &distil::Distilled) {}
     /// A failure was found (and minimized).
     fn failure(&mut self, _found: &Found) {}
     /// Progress, before each derivation: derivations drawn, calls run,
@@ -1149,8 +1149,7 @@ impl Generator<'_> {
         self.run.undistilled.clone_from(&kept);
         let distilled = distil::distil_kept(self.reach, &existing.covered, &self.existing_seen, kept);
         if !distilled.dropped.is_empty() {
-            let renamed: Vec<Kept> = distilled.renamed.iter().map(|&i| distilled.kept[i].clone()).collect();
-            self.observer.distilled(&distilled.dropped, &renamed);
+            self.observer.distilled(&distilled);
         }
         self.run.kept = distilled.kept;
     }

@@ -11,6 +11,7 @@ use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::env::{Budget, Config};
+use crate::generation::distil;
 use crate::generation::generate::{
     self, Executed, Found, Kept, NotRun, Observer, Settings,
 };
@@ -374,7 +375,7 @@ impl Observer for Reporter<'_> {
         );
     }
 
-    fn distilled(&mut self, dropped: &[Kept], renamed: &[Kept]) {
+    fn distilled(&mut self, distilled: &distil::Distilled) {
         // The arguments as the entries sent with `Kept` hold them.
         let args = |kept: &Kept| {
             let origin = Origin::Generated {
@@ -384,10 +385,22 @@ impl Observer for Reporter<'_> {
             Entry::from_values(origin, &kept.args, &kept.observation).map(|entry| entry.args)
         };
         let distilled = (|| -> Result<Distilled, WorkerError> {
+            // Two calls whose arguments read the same are one entry: one
+            // that stays keeps it.
+            let staying: HashSet<String> = distilled.kept.iter().map(args).collect::<Result<_, _>>()?;
+            let mut dropped: Vec<String> = Vec::new();
+            for kept in &distilled.dropped {
+                let text = args(kept)?;
+                if !staying.contains(&text) && !dropped.contains(&text) {
+                    dropped.push(text);
+                }
+            }
             Ok(Distilled {
-                dropped: dropped.iter().map(args).collect::<Result<_, _>>()?,
-                renamed: renamed
+                dropped,
+                renamed: distilled
+                    .renamed
                     .iter()
+                    .map(|&i| &distilled.kept[i])
                     .map(|kept| {
                         let added = kept.added.iter().map(|goal| self.reach.describe(*goal)).collect();
                         Ok((args(kept)?, added))
