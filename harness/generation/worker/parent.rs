@@ -162,9 +162,13 @@ pub fn generate_in_workers(
             .collect();
         let distilled = distilled.take();
         if let Some(distilled) = &distilled {
-            let before = found.len();
+            // A call kept twice with the same arguments is one entry.
+            let calls = |found: &[Found]| -> HashSet<String> {
+                found.iter().map(|f| f.entry().args.clone()).collect()
+            };
+            let before = calls(&found).len();
             found.retain_mut(|found| found.distil(distilled));
-            summary.distilled += before - found.len();
+            summary.distilled += before - calls(&found).len();
         }
         let stored = store_found(&config.dir, &path, target_name, found);
         let run = ran?;
