@@ -200,9 +200,11 @@ fn a_larger_budget_never_loses_what_a_smaller_one_found() {
             if let Some(smaller) = &smaller {
                 // As generated: the smaller run may have had to stop
                 // minimizing its last kept call when its budget ran out.
-                let kept: Vec<&Value> = smaller.kept.iter().map(|k| &k.generated).collect();
+                // Before distilling: a later call of the larger run may
+                // make one of the smaller run's redundant.
+                let kept: Vec<&Value> = smaller.undistilled.iter().map(|k| &k.generated).collect();
                 let again: Vec<&Value> = larger
-                    .kept
+                    .undistilled
                     .iter()
                     .map(|k| &k.generated)
                     .take(kept.len())

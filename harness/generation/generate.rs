@@ -24,6 +24,7 @@ use crate::coverage::counters::{self, Seen};
 use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
+use crate::generation::distil;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
 use crate::generation::mine::ArgsGrammar;
@@ -49,6 +50,10 @@ pub struct Kept {
     /// call's): a worker sends it with the entry, so that its parent counts
     /// what generation covered without running the call again.
     pub trace: Trace,
+    /// Every edge feature it reached, not only those new when it was kept
+    /// ([`counters`]; none without the counters): distilling
+    /// ([`crate::generation::distil`]) weighs a later call against it.
+    pub features: Vec<u32>,
 }
 
 /// A generated call that panicked or crashed, minimized.
@@ -138,8 +143,11 @@ pub struct Generation {
     pub executions: u64,
     /// Generated arguments that did not deserialize into the parameter types.
     pub undeserializable: u64,
-    /// Calls kept.
+    /// Calls kept (after distilling: [`crate::generation::distil`]).
     pub kept: Vec<Kept>,
+    /// Every call kept as the run went, in order, before distilling
+    /// dropped those that later ones cover: `kept` is a part of it.
+    pub undistilled: Vec<Kept>,
     /// Failures found.
     pub failures: Vec<Found>,
     /// Executions allowed in all: the execution budget, less what a
@@ -269,6 +277,11 @@ pub trait Observer {
     }
     /// A call was kept.
     fn kept(&mut self, _kept: &Kept) {}
+    /// Distilling, at the end of the run, dropped kept calls (later kept
+    /// calls cover what they did) and named others for the goals the
+    /// dropped ones had been named for ([`crate::generation::distil`]).
+    /// Not called when nothing is dropped.
+    fn distilled(&mut self, _distilled: &distil::Distilled) {}
     /// A failure was found (and minimized).
     fn failure(&mut self, _found: &Found) {}
     /// Progress, before each derivation: derivations drawn, calls run,
@@ -349,6 +362,7 @@ pub fn generate(
         pinned: [BTreeSet::new(), BTreeSet::new()],
         recording: Vec::new(),
         all_open: false,
+        existing_seen: Seen::default(),
     };
     // Whatever ends the run, later collections on this thread (a replay
     // for the report) record every comparison in full again.
@@ -438,6 +452,7 @@ pub fn generate(
         };
         generator.grammar_phase(grammar, &mut fuzzer, patience);
     }
+    generator.distil(existing);
     let index = generator.index;
     let covered = generator.branches_covered();
     generator
@@ -541,6 +556,9 @@ struct Generator<'o> {
     /// Whether every goal slot is recorded for now (the existing calls
     /// run as search starts: their traces are read for met goals too).
     all_open: bool,
+    /// The edge features the existing calls reached (with edge counters,
+    /// once they ran as search starts): distilling needs no kept call for them.
+    existing_seen: Seen,
 }
 
 /// Calls that weakly kill a mutant goal and are checked against the mutant
@@ -627,6 +645,7 @@ impl Generator<'_> {
         }
         self.all_open = false;
         self.record_what_open_goals_read();
+        self.existing_seen = self.run.seen.clone();
         self.starts = Some(starts.clone());
         starts
     }
@@ -829,10 +848,15 @@ impl Generator<'_> {
                         added,
                         generated: args.clone(),
                         trace: trace.clone(),
+                        features: Vec::new(),
                     },
                     &strong,
                     edges,
                 );
+                let kept = Kept {
+                    features: self.all_features(&kept.args, &edges),
+                    ..kept
+                };
                 self.run.after.extend(kept.added.iter().copied());
                 self.run.seen.add(&edges);
                 self.observer.kept(&kept);
@@ -1089,8 +1113,45 @@ impl Generator<'_> {
             added,
             generated: kept.generated,
             trace: smallest.trace,
+            features: Vec::new(),
         };
         (kept, smallest.edges)
+    }
+
+    /// Every edge feature the call with `args`, about to be kept, reaches:
+    /// it runs once more, as an execution of its own (under a key of its
+    /// own, as a strong check does), with no feature counted as seen.
+    /// `edges`, the features it reached first, are among them whatever the
+    /// second run shows. Without the counters, or past the budget: `edges`.
+    fn all_features(&mut self, args: &Value, edges: &[u32]) -> Vec<u32> {
+        if counters::total() == 0 || self.run.executions >= self.run.limit {
+            return edges.to_vec();
+        }
+        let key = Value::Tuple(vec![args.clone(), Value::Str("every edge feature".into())]);
+        self.run.executions += 1;
+        let target = self.target;
+        let none = Seen::default();
+        let mut call = || run_call(target, args, Some(&none));
+        let mut features = match self.observer.execute(self.run.executions, &key, &mut call) {
+            Ok(executed) if executed.failure.is_none() => executed.edges,
+            _ => Vec::new(),
+        };
+        features.extend_from_slice(edges);
+        features.sort_unstable();
+        features.dedup();
+        features
+    }
+
+    /// Distils the calls this run kept ([`crate::generation::distil`]): those
+    /// whose coverage later kept calls hold between them are dropped.
+    fn distil(&mut self, existing: &Existing) {
+        let kept = std::mem::take(&mut self.run.kept);
+        self.run.undistilled.clone_from(&kept);
+        let distilled = distil::distil_kept(self.reach, &existing.covered, &self.existing_seen, kept);
+        if !distilled.dropped.is_empty() {
+            self.observer.distilled(&distilled);
+        }
+        self.run.kept = distilled.kept;
     }
 
     /// Attempts the next kept call may spend on minimizing: at most
@@ -1234,7 +1295,10 @@ pub fn run_call(
 ) -> Result<Executed, NotRun> {
     let call = || coverage::collect(|| quietly(|| (target.replay)(ArgsInput::Value(args))));
     let ((result, trace), edges) = match seen {
-        Some(seen) => counters::around(seen, call),
+        Some(seen) => {
+            let (value, edges) = counters::around(seen, call);
+            (value, first_buckets(seen, edges))
+        }
         None => (call(), Vec::new()),
     };
     match result {
@@ -1257,6 +1321,22 @@ pub fn run_call(
         Err(ReplayError::Args { .. }) => Err(NotRun::Undeserializable),
         Err(ReplayError::Capture(_)) => Err(NotRun::Uncaptured),
     }
+}
+
+/// The features of `edges` ([`counters::around`]'s: a counter and the
+/// bucket of its hit count, ascending) that count for keeping a call: each
+/// counter's first bucket, whatever its count, where `seen` does not hold
+/// it. A call that only runs an edge more often than the kept calls did
+/// is not kept for it: on semver, distilled calls fell from 337 to 214
+/// (edges alone from 132 to 32) with llvm-cov's coverage 86.5% against 86.1%.
+fn first_buckets(seen: &Seen, edges: Vec<u32>) -> Vec<u32> {
+    let mut first: Vec<u32> = edges
+        .into_iter()
+        .map(|feature| feature - feature % 8)
+        .filter(|feature| !seen.contains(*feature))
+        .collect();
+    first.dedup();
+    first
 }
 
 /// Delta debugging over the value tree ([`shrink`]): the smallest
@@ -1300,5 +1380,23 @@ fn minimize(
         observation: best.0,
         failure: location,
         trace: best.1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A counter counts once, whatever its hit count's bucket: a call that
+    /// only hits a seen counter more often reaches nothing new.
+    #[test]
+    fn only_a_counters_first_bucket_counts_for_keeping() {
+        let mut seen = Seen::default();
+        seen.add(&[8 * 5]);
+        // Counter 3 hit twice and 4–7 times, counter 5 (seen) 3 times,
+        // counter 9 once.
+        let edges = vec![8 * 3 + 1, 8 * 3 + 3, 8 * 5 + 2, 8 * 9];
+        assert_eq!(first_buckets(&seen, edges), [8 * 3, 8 * 9]);
+        assert_eq!(first_buckets(&seen, vec![8 * 5 + 7]), Vec::<u32>::new());
     }
 }

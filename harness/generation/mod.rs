@@ -10,6 +10,7 @@
 
 pub mod borrowed;
 pub mod dictionary;
+pub mod distil;
 pub mod generate;
 pub mod grammar;
 pub mod mine;

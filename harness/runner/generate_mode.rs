@@ -319,6 +319,14 @@ pub(super) fn generate_for(
             n => format!(" ({n} call(s) kept for new edges outside instrumented code)"),
         },
     ));
+    // A line of its own: the generation line keeps the contract's form.
+    if summary.distilled > 0 {
+        out.push(format!(
+            "carve: {}: distilled: dropped {} more call(s) it had kept, as later kept calls \
+             cover what they did",
+            file.target, summary.distilled
+        ));
+    }
     let shared: Vec<String> = baseline
         .delegated_to(&before)
         .into_iter()

@@ -11,6 +11,7 @@ use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::env::{Budget, Config};
+use crate::generation::distil;
 use crate::generation::generate::{
     self, Executed, Found, Kept, NotRun, Observer, Settings,
 };
@@ -21,7 +22,7 @@ use crate::value::Value;
 use super::error::WorkerError;
 use super::journal::{args_hash, CallMarker, Crash, Journal};
 use super::liveness::Liveness;
-use super::protocol::{Channel, WireTrace, WorkerMessage, WorkerSetup};
+use super::protocol::{Channel, Distilled, WireTrace, WorkerMessage, WorkerSetup};
 use crate::registry::SiteNumbers;
 use super::triage;
 use super::{PROGRESS_EVERY, RESTART_COST, CRASH_SHRINK_SHARE};
@@ -374,6 +375,45 @@ impl Observer for Reporter<'_> {
             (&kept.observation, &kept.trace),
             |entry, trace| WorkerMessage::Kept { entry, trace },
         );
+    }
+
+    fn distilled(&mut self, distilled: &distil::Distilled) {
+        // The arguments as the entries sent with `Kept` hold them.
+        let args = |kept: &Kept| {
+            let origin = Origin::Generated {
+                seed: self.seed,
+                added: Vec::new(),
+            };
+            Entry::from_values(origin, &kept.args, &kept.observation).map(|entry| entry.args)
+        };
+        let distilled = (|| -> Result<Distilled, WorkerError> {
+            // Two calls whose arguments read the same are one entry: one
+            // that stays keeps it.
+            let staying: HashSet<String> = distilled.kept.iter().map(args).collect::<Result<_, _>>()?;
+            let mut dropped: Vec<String> = Vec::new();
+            for kept in &distilled.dropped {
+                let text = args(kept)?;
+                if !staying.contains(&text) && !dropped.contains(&text) {
+                    dropped.push(text);
+                }
+            }
+            Ok(Distilled {
+                dropped,
+                renamed: distilled
+                    .renamed
+                    .iter()
+                    .map(|&i| &distilled.kept[i])
+                    .map(|kept| {
+                        let added = kept.added.iter().map(|goal| self.reach.describe(*goal)).collect();
+                        Ok((args(kept)?, added))
+                    })
+                    .collect::<Result<_, WorkerError>>()?,
+            })
+        })();
+        match distilled {
+            Ok(distilled) => self.send(WorkerMessage::Distilled(distilled)),
+            Err(e) => fail(self.liveness, &e),
+        }
     }
 
     fn failure(&mut self, found: &Found) {

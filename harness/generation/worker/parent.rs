@@ -21,7 +21,7 @@ use super::error::WorkerError;
 use super::journal::{CallMarker, Crash, Scratch};
 use super::liveness::SILENCE_LIMIT;
 use super::progress::Progress;
-use super::protocol::{WorkerMessage, WorkerSetup};
+use super::protocol::{Distilled, WorkerMessage, WorkerSetup};
 use crate::registry::SiteNumbers;
 use super::triage::{self, Ended};
 use super::{TIMEOUT_FACTOR, MAX_UNCONFIRMED, WORKER_VAR, RESTART_COST, STDERR_TAIL};
@@ -49,6 +49,9 @@ pub struct Summary {
     pub history: Vec<Point>,
     /// What the workers said for the user to read, in the order sent.
     pub notes: Vec<String>,
+    /// Kept calls that distilling dropped at the end of the run (later
+    /// kept calls cover what they did): not in `stored`, not in the file.
+    pub distilled: usize,
 }
 
 /// The call timeout of generation for a target whose carve-file calls took
@@ -108,6 +111,7 @@ pub fn generate_in_workers(
     };
     let mut summary = Summary::default();
     let mut found = Vec::new();
+    let mut distilled = None;
     let numbers = SiteNumbers::new();
     // With other targets generating beside it, a bar would overwrite theirs.
     let mut progress = Progress::new(target_name, config.budget).in_lines(config.jobs != Some(1));
@@ -158,20 +162,37 @@ pub fn generate_in_workers(
                 found: &mut found,
                 notes: &mut summary.notes,
                 numbers: &numbers,
+                distilled: &mut distilled,
             },
         );
         // Saved before the next worker starts: it retraces the run, and
         // leaves out what the carve file holds by then.
-        let found = std::mem::take(&mut found)
+        let mut found: Vec<Found> = std::mem::take(&mut found)
             .into_iter()
             .map(|f| f.expected_by(&config.expected_panics))
             .collect();
+        let distilled = distilled.take();
+        if let Some(distilled) = &distilled {
+            // A call kept twice with the same arguments is one entry.
+            let calls = |found: &[Found]| -> HashSet<String> {
+                found.iter().map(|f| f.entry().args.clone()).collect()
+            };
+            let before = calls(&found).len();
+            found.retain_mut(|found| found.distil(distilled));
+            summary.distilled += before - calls(&found).len();
+        }
         let stored = store_found(&config.dir, &path, target_name, found);
         let run = ran?;
-        let stored = stored.map_err(|e| WorkerError::Worker {
+        let save_error = |e| WorkerError::Worker {
             target: target_name.to_owned(),
             message: WorkerError::Save(e).to_string(),
-        })?;
+        };
+        let stored = stored.map_err(save_error)?;
+        // What earlier workers of the run stored is in the file already.
+        if let Some(distilled) = &distilled {
+            summary.distilled +=
+                distil_stored(&config.dir, &path, &mut summary.stored, distilled).map_err(save_error)?;
+        }
         summary.stored.extend(stored);
         summary.executions = run.executions;
         summary.undeserializable = run.undeserializable;
@@ -401,6 +422,7 @@ impl WorkerRun {
                 received.found.push(Found::Failure(entry, trace));
             }
             WorkerMessage::Note { line } => received.notes.push(line),
+            WorkerMessage::Distilled(distilled) => *received.distilled = Some(distilled),
             WorkerMessage::Error { message } => return Err(message),
             WorkerMessage::Done {
                 executions,
@@ -423,6 +445,8 @@ struct Received<'a> {
     notes: &'a mut Vec<String>,
     /// The functions by number, to read traces with.
     numbers: &'a SiteNumbers,
+    /// What distilling changed, once the worker distilled.
+    distilled: &'a mut Option<Distilled>,
 }
 
 /// What a worker found, for the carve file, with what the call reached as
@@ -445,6 +469,22 @@ impl Found {
         };
         mark_if_expected(&mut entry, patterns);
         Found::Failure(entry, trace)
+    }
+
+    /// Applies `distilled`: `false` when it is a kept call distilling
+    /// dropped; a kept call it renamed is named for its new goals.
+    fn distil(&mut self, distilled: &Distilled) -> bool {
+        let Found::Kept(entry, _) = self else {
+            return true;
+        };
+        if distilled.dropped.contains(&entry.args) {
+            return false;
+        }
+        let renamed = distilled.renamed.iter().find(|(args, _)| *args == entry.args);
+        if let (Some((_, goals)), Origin::Generated { added, .. }) = (renamed, &mut entry.origin) {
+            added.clone_from(goals);
+        }
+        true
     }
 
     /// Its entry.
@@ -615,6 +655,43 @@ pub fn mark_expected(
     })
 }
 
+/// Applies `distilled` to what earlier workers of the run `stored` in the
+/// carve file at `path` (in the carve folder `dir`): the calls it dropped
+/// are taken out of the file, those it renamed named anew, in one write
+/// under the carve folder's lock; no other entry is touched. Returns how
+/// many calls it took out.
+fn distil_stored(
+    dir: &Path,
+    path: &Path,
+    stored: &mut Vec<Found>,
+    distilled: &Distilled,
+) -> Result<usize, StoreError> {
+    let before = stored.clone();
+    stored.retain_mut(|found| found.distil(distilled));
+    if *stored == before {
+        return Ok(0);
+    }
+    let ours: HashSet<String> = before.iter().map(|f| f.entry().args.clone()).collect();
+    let target = CarveFile::target_of(dir, path);
+    let taken_out = CarveFile::update(dir, path, &target, |entries| {
+        let mut taken_out = Vec::new();
+        entries.retain_mut(|entry| {
+            if !ours.contains(&entry.args) {
+                return true;
+            }
+            let mut found = Found::Kept(entry.clone(), Trace::default());
+            let keep = matches!(entry.origin, Origin::Found { .. }) || found.distil(distilled);
+            match keep {
+                true => *entry = found.entry().clone(),
+                false => taken_out.push(()),
+            }
+            keep
+        });
+        taken_out
+    })?;
+    Ok(taken_out.len())
+}
+
 /// Adds what workers `found` to the carve file at `path` in the carve
 /// folder `dir`, in the order found, each unless an entry already there has
 /// its arguments. Loaded, changed and written once, under the carve
@@ -721,6 +798,60 @@ mod tests {
         assert_eq!(again.unwrap(), []);
     }
 
+    /// Distilling takes the calls it dropped out of what an earlier worker
+    /// of the run stored, and names anew those it renamed, in the file and
+    /// in the run's summary; the system call, another seed's call and the
+    /// found failure are left as they are.
+    #[test]
+    fn distilling_takes_dropped_calls_out_of_what_earlier_workers_stored() {
+        let dir = std::env::temp_dir().join(format!("carve-distil-stored-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = CarveFile::path_for(&dir, "f");
+        let entry = |origin: Origin, x: u32| {
+            let outcome = crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
+            Entry::new(origin, &format!("(x: {x})"), outcome, None)
+        };
+        let generated = |seed: u64, added: &[&str]| Origin::Generated {
+            seed,
+            added: added.iter().map(|a| a.to_string()).collect(),
+        };
+        let found = Origin::Found {
+            seed: 1,
+            at: "src/lib.rs:1".into(),
+            expected: false,
+        };
+        let before = [entry(Origin::System("t".into()), 1), entry(generated(2, &[]), 2)];
+        CarveFile::write(&path, &CarveFile::render("f", &before)).unwrap();
+        let mut stored = store_found(
+            &dir,
+            &path,
+            "f",
+            vec![
+                Found::Kept(entry(generated(1, &["a"]), 3), Trace::default()),
+                Found::Failure(entry(found.clone(), 4), Trace::default()),
+                Found::Kept(entry(generated(1, &["b"]), 5), Trace::default()),
+            ],
+        )
+        .unwrap();
+        let distilled = Distilled {
+            // `(x: 2)` is another run's: not this run's to drop.
+            dropped: vec!["(x: 3)".into(), "(x: 2)".into()],
+            renamed: vec![("(x: 5)".into(), vec!["a".into(), "b".into()])],
+        };
+        let taken_out = distil_stored(&dir, &path, &mut stored, &distilled);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(taken_out.unwrap(), 1);
+        let after = [
+            Found::Failure(entry(found, 4), Trace::default()),
+            Found::Kept(entry(generated(1, &["a", "b"]), 5), Trace::default()),
+        ];
+        assert_eq!(stored, after);
+        let entries: Vec<Entry> = before.into_iter().chain(after.iter().map(|f| f.entry().clone())).collect();
+        assert_eq!(text, CarveFile::render("f", &entries));
+    }
+
     /// A found panic whose message a pattern matches is marked expected and
     /// counted apart from failures; a crash or another message is not.
     #[test]
@@ -787,10 +918,12 @@ mod tests {
         };
         let (mut found, mut notes) = (Vec::new(), Vec::new());
         let numbers = SiteNumbers::new();
+        let mut distilled = None;
         let mut received = Received {
             found: &mut found,
             notes: &mut notes,
             numbers: &numbers,
+            distilled: &mut distilled,
         };
         let mut read = |line: &str| {
             run.read(line, "a::f", &mut |_, _, _| {}, &mut received)

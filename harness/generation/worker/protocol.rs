@@ -88,6 +88,11 @@ pub enum WorkerMessage {
     /// A line for the user (`carve: <target>: …`), printed by the parent
     /// with the target's generation lines, in the order sent.
     Note { line: String },
+    /// At the end of the run, distilling dropped kept calls
+    /// ([`crate::generation::distil`]): the parent leaves them out of the
+    /// carve file (or takes them out, where an earlier worker of the run
+    /// stored them), and names the calls that stand in for them.
+    Distilled(Distilled),
     /// The worker could not go on (e.g. saving to the carve file failed).
     Error { message: String },
     /// Generation finished: calls made, arguments that did not deserialize.
@@ -95,6 +100,17 @@ pub enum WorkerMessage {
         executions: u64,
         undeserializable: u64,
     },
+}
+
+/// What distilling changed in a worker's kept calls, by their entries'
+/// arguments (`Entry::args`, unique in a carve file).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distilled {
+    /// The kept calls dropped.
+    pub dropped: Vec<String>,
+    /// The kept calls named for more goals: their arguments, and all the
+    /// goals they are now named for (`Origin::Generated`'s `added`).
+    pub renamed: Vec<(String, Vec<String>)>,
 }
 
 /// What a worker is to do: the one message its parent sends, on its stdin.
@@ -712,6 +728,10 @@ mod tests {
             WorkerMessage::Error {
                 message: "carved/x.ron: Permission denied (os error 13)".into(),
             },
+            WorkerMessage::Distilled(Distilled {
+                dropped: vec!["(\n    x: 1,\n)".into()],
+                renamed: vec![("(x: \"a\")".into(), vec!["src/lib.rs:3:8 `x > 1` true".into()])],
+            }),
             WorkerMessage::Done {
                 executions: 20_000,
                 undeserializable: 0,
