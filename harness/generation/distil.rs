@@ -26,7 +26,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 use crate::coverage::counters::Seen;
 use crate::coverage::reach::Reach;
-use crate::generation::generate::Kept;
+use crate::generation::kept::Kept;
 use crate::generation::shrink::Size;
 
 /// One thing a kept call covers, as distilling counts it: what the coverage

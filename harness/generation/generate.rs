@@ -25,6 +25,7 @@ use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
 use crate::generation::distil;
+pub use crate::generation::kept::Kept;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
 use crate::generation::mine::ArgsGrammar;
@@ -34,27 +35,6 @@ use crate::value::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Failure, Observation, Outcome, Site};
 use crate::registry::{Sites, Target};
 use crate::value::Value;
-
-/// A generated call worth keeping.
-#[derive(Debug, Clone)]
-pub struct Kept {
-    /// Its arguments.
-    pub args: Value,
-    /// What it did.
-    pub observation: Observation,
-    /// The goals it covered first.
-    pub added: Vec<u32>,
-    /// Its arguments before they were minimized (as generated).
-    pub generated: Value,
-    /// What it reached, as traced when it ran (minimized: the minimized
-    /// call's): a worker sends it with the entry, so that its parent counts
-    /// what generation covered without running the call again.
-    pub trace: Trace,
-    /// Every edge feature it reached, not only those new when it was kept
-    /// ([`counters`]; none without the counters): distilling
-    /// ([`crate::generation::distil`]) weighs a later call against it.
-    pub features: Vec<u32>,
-}
 
 /// A generated call that panicked or crashed, minimized.
 #[derive(Debug, Clone)]

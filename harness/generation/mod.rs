@@ -3,7 +3,7 @@
 //! ([`grammar`]), then searched ([`search`], by the [`moves`] of a value
 //! tree) for what is still uncovered;
 //! the [`dictionary`] of constants from the code and texts as tokens feed both;
-//! [`generate`] runs the phases, [`shrink`] minimizes failing inputs, and
+//! [`generate`] runs the phases and its [`kept`] calls are distilled ([`distil`]), [`shrink`] minimizes failing inputs, and
 //! [`worker`] runs it all in crash-proof child processes. A target no system
 //! test called starts from values [`borrowed`] from the others' calls, and
 //! targets whose reaches share a function leave it to one of them ([`owners`]).
@@ -12,6 +12,7 @@ pub mod borrowed;
 pub mod dictionary;
 pub mod distil;
 pub mod generate;
+pub mod kept;
 pub mod grammar;
 pub mod mine;
 pub mod moves;
