@@ -101,10 +101,9 @@ thread_local! {
     /// frame of [`collect`]; null outside it. A plain pointer in a `Cell`
     /// (no destructor, no borrow flag) keeps recording to a few instructions.
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
-    /// Buffers of the previous collection, reused.
-    static SPARE: RefCell<State> = const {
-        RefCell::new(State { distance: Vec::new(), touched: Vec::new(), recording: Vec::new() })
-    };
+    /// Buffers of the previous collection, reused; boxed, so that taking
+    /// them for a collection moves a pointer.
+    static SPARE: RefCell<Option<Box<State>>> = const { RefCell::new(None) };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
 }
@@ -118,6 +117,56 @@ struct State {
     /// records ([`set_recording`]); absent: [`Recording::Full`]. It stays
     /// with the buffers from one collection to the next.
     recording: Vec<Recording>,
+    /// Per integer comparison that records distances, at the global index
+    /// of its first goal slot: the operand differences closest to zero it
+    /// saw ([`Closest`]), turned into distances when the call ends.
+    integers: Vec<Closest>,
+    /// The comparisons with an entry in `integers`, in first-touch order.
+    integers_touched: Vec<IntegerSite>,
+    /// The slots [`settle_integers`] reached first, apart from `touched`
+    /// until both are sorted.
+    settled: Vec<u32>,
+}
+
+/// The operand differences `d = l − r` of one integer comparison closest to
+/// 0 from each side during a call. Every distance of an integer comparison
+/// (both outcomes, every goal slot) is a function of `d` alone, which is a
+/// whole number, and each of those functions is smallest, among the `d`s
+/// below 0, at the largest, and among those above 0, at the smallest (the
+/// table of [`distance`]: `d + 1`, `|d ± 1|`, …). So its smallest value over
+/// a call is its value at one of these three, and a comparison keeps three
+/// numbers per call where it kept eight smallest distances per evaluation.
+#[derive(Debug, Clone, Copy)]
+struct Closest {
+    /// The largest negative difference; −∞ when none.
+    below: f64,
+    /// The smallest positive difference; +∞ when none.
+    above: f64,
+    /// Whether the operands were ever equal.
+    zero: bool,
+    /// Whether the comparison was evaluated in this call at all.
+    seen: bool,
+}
+
+impl Closest {
+    const NONE: Closest = Closest {
+        below: f64::NEG_INFINITY,
+        above: f64::INFINITY,
+        zero: false,
+        seen: false,
+    };
+}
+
+/// What turning a [`Closest`] into distances needs to know of its comparison.
+#[derive(Debug, Clone, Copy)]
+struct IntegerSite {
+    /// The global index of its first goal slot (its `integers` entry).
+    first: u32,
+    /// The global index of its true outcome.
+    outcome: u32,
+    op: Op,
+    /// Whether its goal slots are recorded too ([`Recording::Full`]).
+    goals: bool,
 }
 
 /// What a comparison records while coverage is collected. Generation lowers
@@ -195,7 +244,7 @@ pub fn set_recording(comparisons: &[(&'static Sites, u32, Recording)]) {
         let Ok(mut spare) = spare.try_borrow_mut() else {
             return;
         };
-        let levels = &mut spare.recording;
+        let levels = &mut spare.get_or_insert_default().recording;
         levels.clear();
         for &(sites, index, recording) in comparisons {
             let at = (base(sites) + goal_slot(sites, index, 0)) as usize;
@@ -209,6 +258,18 @@ pub fn set_recording(comparisons: &[(&'static Sites, u32, Recording)]) {
 
 #[inline(always)]
 fn keep_smallest<const N: usize>(state: &mut State, first: usize, distances: [f64; N]) {
+    keep_smallest_in(&mut state.distance, &mut state.touched, first, distances);
+}
+
+/// [`keep_smallest`] on the slots `distance`, listing those reached for the
+/// first time in `touched`.
+#[inline(always)]
+fn keep_smallest_in<const N: usize>(
+    distance: &mut Vec<f64>,
+    touched: &mut Vec<u32>,
+    first: usize,
+    distances: [f64; N],
+) {
     if N == 0 {
         return;
     }
@@ -216,29 +277,29 @@ fn keep_smallest<const N: usize>(state: &mut State, first: usize, distances: [f6
     // one bounds check. Growing is out of line and does not check again on
     // the common path.
     if N == 1 {
-        let slot = match state.distance.get_mut(first) {
+        let slot = match distance.get_mut(first) {
             Some(slot) => slot,
-            None => &mut grow(&mut state.distance, first, N)[0],
+            None => &mut grow(distance, first, N)[0],
         };
         if distances[0] < *slot {
             if *slot == f64::INFINITY {
-                state.touched.push(first as u32);
+                touched.push(first as u32);
             }
             *slot = distances[0];
         }
         return;
     }
     let end = first + N;
-    if end > state.distance.len() {
-        grow(&mut state.distance, first, N);
+    if end > distance.len() {
+        grow(distance, first, N);
     }
-    // One bounds check for the whole range; `touched` is a separate field,
-    // so pushing to it cannot move the slots.
-    let slots = &mut state.distance[first..end];
+    // One bounds check for the whole range; `touched` is apart from the
+    // slots, so pushing to it cannot move them.
+    let slots = &mut distance[first..end];
     for ((offset, distance), slot) in distances.into_iter().enumerate().zip(slots) {
         if distance < *slot {
             if *slot == f64::INFINITY {
-                state.touched.push((first + offset) as u32);
+                touched.push((first + offset) as u32);
             }
             *slot = distance;
         }
@@ -255,6 +316,94 @@ fn grow(distance: &mut Vec<f64>, first: usize, n: usize) -> &mut [f64] {
         distance.resize(end, f64::INFINITY);
     }
     &mut distance[first..end]
+}
+
+/// `l − r` of an integer comparison `l op r` whose value is `value`, when
+/// every distance of it follows from that difference alone: the operands
+/// are integers or chars, and their difference agrees with their order and
+/// with the value (it may not for 128-bit values too far apart for an f64).
+#[inline(always)]
+fn integer_difference(op: Op, value: bool, cmp: Cmp) -> Option<f64> {
+    let Cmp { diff, dist, order, step } = cmp;
+    let agrees = step == distance::Step::Integer
+        && dist == diff.abs()
+        && order == diff.partial_cmp(&0.0)
+        && order.is_some_and(|order| op.holds(order) == value);
+    agrees.then_some(diff)
+}
+
+/// Keeps `d` in the comparison's [`Closest`] if it is closer to 0 than what
+/// the call saw before on its side.
+#[inline(always)]
+fn keep_closest(state: &mut State, site: IntegerSite, d: f64) {
+    let at = site.first as usize;
+    let closest = match state.integers.get_mut(at) {
+        Some(closest) => closest,
+        None => grow_integers(&mut state.integers, at),
+    };
+    let first_touch = !closest.seen;
+    closest.seen = true;
+    if d < 0.0 {
+        if d > closest.below {
+            closest.below = d;
+        }
+    } else if d > 0.0 {
+        if d < closest.above {
+            closest.above = d;
+        }
+    } else {
+        closest.zero = true;
+    }
+    if first_touch {
+        state.integers_touched.push(site);
+    }
+}
+
+/// Room for the [`Closest`] at `at` (rare: once per table and thread).
+#[cold]
+#[inline(never)]
+fn grow_integers(integers: &mut Vec<Closest>, at: usize) -> &mut Closest {
+    if at >= integers.len() {
+        integers.resize(at + 1, Closest::NONE);
+    }
+    &mut integers[at]
+}
+
+/// Turns the call's [`Closest`] differences into the smallest distances of
+/// their outcomes and goal slots, as if each evaluation had recorded its own,
+/// and clears them for the next call.
+fn settle_integers(state: &mut State) {
+    if state.integers_touched.is_empty() {
+        return;
+    }
+    let mut sites = std::mem::take(&mut state.integers_touched);
+    for site in sites.drain(..) {
+        let closest = std::mem::replace(&mut state.integers[site.first as usize], Closest::NONE);
+        let seen = [
+            (closest.below > f64::NEG_INFINITY).then_some(closest.below),
+            closest.zero.then_some(0.0),
+            (closest.above < f64::INFINITY).then_some(closest.above),
+        ];
+        // The smallest of each distance over the (up to) three
+        // differences, then kept once.
+        let mut outcomes = [f64::INFINITY; 2];
+        let mut goals = [f64::INFINITY; slot::COUNT as usize];
+        for d in seen.into_iter().flatten() {
+            let cmp = Cmp::numeric(d);
+            let value = cmp.order.is_some_and(|order| site.op.holds(order));
+            smallest(&mut outcomes, branch_distances(value, site.op, Some(cmp)));
+            if site.goals {
+                smallest(&mut goals, goal_distances(site.op, value, Some(cmp), cmp.order));
+            }
+        }
+        let State { distance, settled, .. } = &mut *state;
+        keep_smallest_in(distance, settled, site.outcome as usize, outcomes);
+        if site.goals {
+            keep_smallest_in(distance, settled, site.first as usize, goals);
+        }
+    }
+    // The emptied list goes back, so that its room is reused.
+    state.integers_touched = sites;
 }
 
 /// Records that the function of `sites` was entered (its instrumented twin
@@ -401,7 +550,7 @@ pub fn compare_with_goals(
     order: impl FnOnce() -> Option<std::cmp::Ordering>,
 ) -> bool {
     let base = base(sites);
-    let state = state();
+    let mut state = state();
     let first = (base + goal_slot(sites, index, 0)) as usize;
     let recording = match &state {
         Some(state) => state.recording.get(first).copied().unwrap_or_default(),
@@ -417,6 +566,21 @@ pub fn compare_with_goals(
         return value;
     }
     let info = info();
+    // Integers keep the differences closest to 0 and turn them into
+    // distances once, when the call ends ([`Closest`]).
+    if !mutating {
+        let difference = info.and_then(|cmp| integer_difference(op, value, cmp));
+        if let (Some(state), Some(d)) = (state.as_deref_mut(), difference) {
+            let site = IntegerSite {
+                first: first as u32,
+                outcome: base + id,
+                op,
+                goals: recording == Recording::Full,
+            };
+            keep_closest(state, site, d);
+            return value;
+        }
+    }
     let order = match info {
         Some(cmp) => cmp.order,
         None if op.is_relational() => order(),
@@ -681,6 +845,63 @@ fn sort_small(indices: &mut [u32]) {
     }
 }
 
+/// Each of `kept` made the smaller of it and its counterpart in `new`.
+#[inline(always)]
+fn smallest<const N: usize>(kept: &mut [f64; N], new: [f64; N]) {
+    for (kept, new) in kept.iter_mut().zip(new) {
+        if new < *kept {
+            *kept = new;
+        }
+    }
+}
+
+/// The elements of two ascending lists, in ascending order.
+fn merged<'a>(a: &'a [u32], b: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if y < x => {
+                j += 1;
+                y
+            }
+            (Some(&x), _) => {
+                i += 1;
+                x
+            }
+            (None, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => return None,
+        };
+        Some(next)
+    })
+}
+
+/// The outcomes at global `indices` (ascending, `count` of them, from
+/// `first`) with their distances, which are reset for the next call.
+fn reached_at(
+    tables: &[(u32, &'static Sites)],
+    distance: &mut [f64],
+    (first, count): (u32, usize),
+    indices: impl Iterator<Item = u32>,
+) -> Vec<(&'static Sites, u32, f64)> {
+    let mut reached = Vec::with_capacity(count);
+    // Sorted indices come table by table (bases ascend), ids ascending
+    // within each: one walk over the tables, from the first index's,
+    // finds each index's table.
+    let mut table = tables.partition_point(|(base, _)| *base <= first).saturating_sub(1);
+    for index in indices {
+        while tables.get(table + 1).is_some_and(|(base, _)| *base <= index) {
+            table += 1;
+        }
+        let (base, sites) = tables[table];
+        let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
+        reached.push((sites, index - base, d));
+    }
+    reached
+}
+
 /// Runs `f` with coverage collected on this thread and returns what it reached.
 ///
 /// ```
@@ -707,38 +928,37 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
         let _stop = Stop(true);
         return (f(), Trace::default());
     }
-    let mut state = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let mut state = SPARE.with(|s| s.borrow_mut().take()).unwrap_or_default();
     COLLECTING.fetch_add(1, Ordering::Relaxed);
     ACTIVE.with(|a| a.set(true));
-    STATE.with(|s| s.set(std::ptr::addr_of_mut!(state)));
+    STATE.with(|s| s.set(std::ptr::addr_of_mut!(*state)));
     let stop = Stop(false);
     let value = f();
     drop(stop);
+    settle_integers(&mut state);
     let mut reached: Vec<(&'static Sites, u32, f64)> = TABLES.with(|tables| {
         let mut tables = tables.borrow_mut();
         if tables.len() != REGISTERED.load(Ordering::Acquire) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        let State { distance, touched, .. } = &mut state;
-        // Sorted indices come table by table (bases ascend), ids ascending
-        // within each: one walk over the tables, from the first index's,
-        // finds each index's table.
+        let State { distance, touched, settled, .. } = &mut *state;
+        // What settling added is sorted on its own (it is short and nearly
+        // in order), and walked beside the call's own.
         sort_small(touched);
-        let mut reached = Vec::with_capacity(touched.len());
-        let first = touched.first().copied().unwrap_or(0);
-        let mut table = tables.partition_point(|(base, _)| *base <= first).saturating_sub(1);
-        for &index in touched.iter() {
-            while tables.get(table + 1).is_some_and(|(base, _)| *base <= index) {
-                table += 1;
-            }
-            let (base, sites) = tables[table];
-            let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
-            reached.push((sites, index - base, d));
-        }
+        let reached = if settled.is_empty() {
+            let first = touched.first().copied().unwrap_or(0);
+            reached_at(&tables, distance, (first, touched.len()), touched.iter().copied())
+        } else {
+            sort_small(settled);
+            let first = touched.first().map_or(settled[0], |&t| t.min(settled[0]));
+            let count = touched.len() + settled.len();
+            reached_at(&tables, distance, (first, count), merged(touched, settled))
+        };
+        settled.clear();
         touched.clear();
         reached
     });
-    SPARE.with(|s| *s.borrow_mut() = state);
+    SPARE.with(|s| *s.borrow_mut() = Some(state));
     // The trace is ordered by table address, then id: a stable sort by
     // address keeps the ids in order, and is not needed at all when the
     // tables were registered in address order (one table always is).
@@ -859,10 +1079,112 @@ mod tests {
             assert!(trace.entries().iter().all(|(_, _, d)| *d == 0.0));
             assert_eq!(trace.functions().collect::<Vec<_>>().len(), 1, "only `second` was entered");
         }
-        let mut many: Vec<u32> = (0..40).rev().chain([7, 3, 3]).collect();
-        sort_small(&mut many[..5]);
-        assert_eq!(many[..5], [35, 36, 37, 38, 39]);
-        sort_small(&mut many);
-        assert!(many.is_sorted());
+    }
+
+    #[test]
+    fn touched_indices_sort_and_merge_whatever_their_order() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(3);
+        let descending: Vec<u32> = (0..40).rev().chain([7, 3, 3]).collect();
+        let runs: Vec<u32> = (0..9).chain(27..35).chain([6]).chain(9..27).collect();
+        let random: Vec<Vec<u32>> = (0..200)
+            .map(|_| {
+                let len = rng.random_range(0..80);
+                (0..len).map(|_| rng.random_range(0..50)).collect()
+            })
+            .collect();
+        for indices in [vec![], vec![5], descending, runs].into_iter().chain(random) {
+            let split = rng.random_range(0..=indices.len());
+            let mut expected = indices.clone();
+            expected.sort_unstable();
+            let mut sorted = indices.clone();
+            sort_small(&mut sorted);
+            assert_eq!(sorted, expected);
+            // Any split of it, each part sorted, then merged.
+            let (mut head, mut tail) = (indices[..split].to_vec(), indices[split..].to_vec());
+            sort_small(&mut head);
+            sort_small(&mut tail);
+            assert_eq!(merged(&head, &tail).collect::<Vec<_>>(), expected);
+        }
+    }
+
+    #[test]
+    fn integer_comparisons_record_what_each_evaluation_would_have_recorded() {
+        use crate::registry::{Condition, Form};
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        const BRANCH: Branch = Branch {
+            kind: BranchKind::Condition,
+            condition: "l op r",
+            side: Side::True,
+            line: 1,
+            col: 1,
+            parent: u32::MAX,
+        };
+        // Three comparisons: outcomes 0..6, goal slots from 7 on (their
+        // operators here only reserve the slots).
+        const fn compare(branch: u32, index: u32) -> Condition {
+            Condition { branch, form: Form::Compare { op: Op::Eq, index } }
+        }
+        static SITES: Sites = Sites::new("t::m", "ints", "f.rs", (1, 1), &[BRANCH; 6], &[])
+            .with_conditions(&[compare(0, 0), compare(2, 1), compare(4, 2)]);
+        const OPS: [Op; 6] = [Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge];
+        const LEVELS: [Recording; 3] = [Recording::Full, Recording::Outcomes, Recording::Taken];
+        let mut rng = StdRng::seed_from_u64(11);
+        for _ in 0..500 {
+            let ops: [Op; 3] = std::array::from_fn(|_| OPS[rng.random_range(0..OPS.len())]);
+            let levels: [Recording; 3] =
+                std::array::from_fn(|_| LEVELS[rng.random_range(0..LEVELS.len())]);
+            let evaluations: Vec<(u32, i64, i64)> = (0..rng.random_range(0..12))
+                .map(|_| {
+                    let wide = rng.random_range(0..8) == 0;
+                    let span = if wide { i64::MAX / 2 } else { 3 };
+                    (rng.random_range(0..3), rng.random_range(-span..=span), rng.random_range(-3..=3))
+                })
+                .collect();
+            // What recording each evaluation on its own and keeping the
+            // smallest distance per slot gives.
+            let mut expected = std::collections::BTreeMap::<u32, f64>::new();
+            let mut keep = |at: u32, d: f64| {
+                if d.is_finite() {
+                    let slot = expected.entry(at).or_insert(f64::INFINITY);
+                    *slot = slot.min(d);
+                }
+            };
+            for &(k, l, r) in &evaluations {
+                let op = ops[k as usize];
+                let cmp = Cmp::numeric((l - r) as f64);
+                let value = op.holds(l.cmp(&r));
+                let outcome = 2 * k;
+                match levels[k as usize] {
+                    Recording::Taken => keep(outcome + u32::from(!value), 0.0),
+                    level => {
+                        let [t, f] = branch_distances(value, op, Some(cmp));
+                        keep(outcome, t);
+                        keep(outcome + 1, f);
+                        if level == Recording::Full {
+                            let goals = goal_distances(op, value, Some(cmp), cmp.order);
+                            for (slot, d) in (0..).zip(goals) {
+                                keep(goal_slot(&SITES, k, slot), d);
+                            }
+                        }
+                    }
+                }
+            }
+            let levels: Vec<_> = (0..3).map(|k| (&SITES, k, levels[k as usize])).collect();
+            set_recording(&levels);
+            let (_, trace) = collect(|| {
+                for &(k, l, r) in &evaluations {
+                    let op = ops[k as usize];
+                    let value = op.holds(l.cmp(&r));
+                    compare_with_goals(&SITES, 2 * k, k, value, op, || Some(Cmp::numeric((l - r) as f64)), || None);
+                }
+            });
+            set_recording(&[]);
+            let got: Vec<(u32, f64)> = trace.entries().iter().map(|&(_, id, d)| (id, d)).collect();
+            let expected: Vec<(u32, f64)> = expected.into_iter().collect();
+            assert_eq!(got, expected, "{ops:?} {evaluations:?}");
+        }
     }
 }
