@@ -891,11 +891,17 @@ fn reached_at(
     // within each: one walk over the tables, from the first index's,
     // finds each index's table.
     let mut table = tables.partition_point(|(base, _)| *base <= first).saturating_sub(1);
+    let Some(&(mut base, mut sites)) = tables.get(table) else {
+        return reached;
+    };
+    let next_base = |table: usize| tables.get(table + 1).map_or(u32::MAX, |(base, _)| *base);
+    let mut end = next_base(table);
     for index in indices {
-        while tables.get(table + 1).is_some_and(|(base, _)| *base <= index) {
+        while index >= end {
             table += 1;
+            (base, sites) = tables[table];
+            end = next_base(table);
         }
-        let (base, sites) = tables[table];
         let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
         reached.push((sites, index - base, d));
     }
