@@ -88,7 +88,7 @@ impl Param {
     /// for [`Param::pass`], for a type with references inside.
     pub fn lent(&self, value: &Ident) -> Option<TokenStream> {
         let lend = self.lend.as_ref()?;
-        let lent = format_ident!("{}_lent", value);
+        let lent = lent_binding(value);
         let expr = lend.expr(quote!(&#value));
         // Outside the call's coverage, as rebuilding the owned value is.
         Some(quote!(let #lent = ::carve::_macro_support::setup(|| #expr);))
@@ -97,7 +97,7 @@ impl Param {
     /// The expression passing `value` (an owned binding) to the target.
     pub fn pass(&self, value: &Ident) -> TokenStream {
         if self.lend.is_some() {
-            let lent = format_ident!("{}_lent", value);
+            let lent = lent_binding(value);
             return match self.pass {
                 Pass::Ref => quote!(&#lent),
                 _ => quote!(#lent),
@@ -110,6 +110,11 @@ impl Param {
             Pass::RefMut => quote!(&mut #value),
         }
     }
+}
+
+/// The binding [`Param::lent`] makes and [`Param::pass`] passes.
+fn lent_binding(value: &Ident) -> Ident {
+    format_ident!("{}_lent", value)
 }
 
 /// Checks a target's signature and describes its parameters. Pattern
