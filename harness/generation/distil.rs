@@ -227,24 +227,7 @@ mod tests {
         assert_eq!(distil::<u32>(&[]), Vec::<usize>::new());
     }
 
-    const fn branch(side: crate::registry::Side) -> crate::registry::Branch {
-        crate::registry::Branch {
-            kind: crate::registry::BranchKind::Condition,
-            condition: "x > 9",
-            side,
-            line: 2,
-            col: 8,
-            parent: u32::MAX,
-        }
-    }
-    static SITES: crate::registry::Sites = crate::registry::Sites::new(
-        "demo",
-        "f",
-        "src/lib.rs",
-        (1, 3),
-        &[branch(crate::registry::Side::True), branch(crate::registry::Side::False)],
-        &[],
-    );
+    static SITES: crate::registry::Sites = crate::generation::testing::x_gt_9("f");
 
     /// A kept call of `f` with argument `x` that took the outcomes `taken`
     /// and reached the edge features `features`, named for `added`.

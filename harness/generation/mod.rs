@@ -20,4 +20,6 @@ pub mod owners;
 pub mod search;
 pub mod shape;
 pub mod shrink;
+#[cfg(test)]
+mod testing;
 pub mod worker;

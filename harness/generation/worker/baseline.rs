@@ -336,6 +336,7 @@ mod tests {
     use super::*;
     use crate::env::Budget;
     use crate::outcome::Observation;
+    use crate::generation::testing;
 
     /// Calls of [`COUNTED`] made so far.
     static COUNTED_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -368,24 +369,7 @@ mod tests {
 
     /// Calls of [`BRANCHY`] made so far.
     static BRANCHY_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    const fn branch(side: crate::registry::Side) -> crate::registry::Branch {
-        crate::registry::Branch {
-            kind: crate::registry::BranchKind::Condition,
-            condition: "x > 9",
-            side,
-            line: 2,
-            col: 8,
-            parent: u32::MAX,
-        }
-    }
-    static BRANCHY_SITES: crate::registry::Sites = crate::registry::Sites::new(
-        "demo",
-        "branchy",
-        "src/lib.rs",
-        (1, 3),
-        &[branch(crate::registry::Side::True), branch(crate::registry::Side::False)],
-        &[],
-    );
+    static BRANCHY_SITES: crate::registry::Sites = crate::generation::testing::x_gt_9("branchy");
     /// `if x > 9 { … } else { … }`, instrumented by hand.
     static BRANCHY: Target = Target {
         module_path: "demo",
@@ -421,24 +405,21 @@ mod tests {
     #[test]
     fn what_generation_stored_counts_from_its_traces_without_a_call() {
         use std::sync::atomic::Ordering::SeqCst;
-        let dir = std::env::temp_dir().join(format!("carve-traced-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let (scratch, dir) = testing::scratch();
         let path = CarveFile::path_for(&dir, "branchy");
-        let returned = || crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
-        let system = Entry::new(Origin::System("t".into()), "(x: 1)", returned(), None);
+        let system = testing::returned(Origin::System("t".into()), 1);
         CarveFile::write(&path, &CarveFile::render("branchy", &[system])).unwrap();
         let file = CarveFile::load(&dir, &path).unwrap();
         let registry = Registry::collect();
         let baseline = || Baseline::replay(&registry, &BRANCHY, &file, &dir, 1).unwrap();
         let (mut replayed, mut traced) = (baseline(), baseline());
-        std::fs::remove_dir_all(&dir).unwrap();
+        drop(scratch);
         assert_eq!(replayed.existing().count(None), (1, 2));
         let generated = Origin::Generated {
             seed: 1,
             added: vec![],
         };
-        let kept = Entry::new(generated, "(x: 22)", returned(), None);
+        let kept = testing::returned(generated, 22);
         // As the worker traced the call when it ran it.
         let (_, trace) = coverage::collect(|| (BRANCHY.replay)(ArgsInput::Ron(&kept.args)));
         let calls = BRANCHY_CALLS.load(SeqCst);
@@ -459,9 +440,7 @@ mod tests {
     #[test]
     fn a_worker_start_replays_no_existing_call() {
         use std::sync::atomic::Ordering::SeqCst;
-        let dir = std::env::temp_dir().join(format!("carve-start-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let (scratch, dir) = testing::scratch();
         let path = CarveFile::path_for(&dir, "counted");
         let entry = |args: &str, outcome: &str| {
             let outcome = crate::carving::store::StoredOutcome::parse(outcome).unwrap();
@@ -476,7 +455,7 @@ mod tests {
         let file = CarveFile::load(&dir, &path).unwrap();
         let registry = Registry::collect();
         let baseline = Baseline::replay(&registry, &COUNTED, &file, &dir, 1).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
+        drop(scratch);
         // The crashing call is not run.
         assert_eq!(COUNTED_CALLS.load(SeqCst), 2);
         let existing = baseline.existing();

@@ -722,6 +722,7 @@ fn store_found(
 mod tests {
     use super::*;
     use crate::carving::store::Origin;
+    use crate::generation::testing;
 
     fn config(timeout: Option<&str>) -> Config {
         let lookup = |name: &str| match name {
@@ -747,14 +748,9 @@ mod tests {
     /// run, an earlier worker of this one) is left out and not counted.
     #[test]
     fn found_entries_are_stored_in_one_write_each_call_once() {
-        let dir = std::env::temp_dir().join(format!("carve-store-found-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_scratch, dir) = testing::scratch();
         let path = CarveFile::path_for(&dir, "f");
-        let entry = |origin: Origin, x: u32| {
-            let outcome = crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
-            Entry::new(origin, &format!("(x: {x})"), outcome, None)
-        };
+        let entry = testing::returned;
         let generated = || Origin::Generated {
             seed: 1,
             added: vec![],
@@ -780,7 +776,6 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         // Nothing new: nothing counted.
         let again = store_found(&dir, &path, "f", vec![Found::Kept(entry(generated(), 3), Trace::default())]);
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             stored.unwrap(),
             [
@@ -804,14 +799,9 @@ mod tests {
     /// found failure are left as they are.
     #[test]
     fn distilling_takes_dropped_calls_out_of_what_earlier_workers_stored() {
-        let dir = std::env::temp_dir().join(format!("carve-distil-stored-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_scratch, dir) = testing::scratch();
         let path = CarveFile::path_for(&dir, "f");
-        let entry = |origin: Origin, x: u32| {
-            let outcome = crate::carving::store::StoredOutcome::parse("Returned(())").unwrap();
-            Entry::new(origin, &format!("(x: {x})"), outcome, None)
-        };
+        let entry = testing::returned;
         let generated = |seed: u64, added: &[&str]| Origin::Generated {
             seed,
             added: added.iter().map(|a| a.to_string()).collect(),
@@ -841,7 +831,6 @@ mod tests {
         };
         let taken_out = distil_stored(&dir, &path, &mut stored, &distilled);
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(taken_out.unwrap(), 1);
         let after = [
             Found::Failure(entry(found, 4), Trace::default()),
