@@ -90,6 +90,9 @@ pub struct Search {
     /// [`dictionary::slot`], and whether it is text-form. Text-form ones
     /// move token by token.
     texts: BTreeMap<usize, (BTreeMap<String, Vec<String>>, bool)>,
+    /// Per plain string parameter: what search inserts whole, between its
+    /// tokens ([`Search::insert_piece`]).
+    pieces: BTreeMap<usize, Vec<String>>,
 }
 
 /// A call's arguments with their fitness for the goal being climbed to.
@@ -150,6 +153,7 @@ impl Search {
             types: ParamTypes::default(),
             climbs: BTreeMap::new(),
             texts: BTreeMap::new(),
+            pieces: BTreeMap::new(),
         };
         for individual in seeds {
             search.offer(&individual);
@@ -189,6 +193,20 @@ impl Search {
         }
         for (index, (name, texts)) in texts {
             let text_form = matches!(self.types.get(name), Some(ParamType::Text { .. }));
+            if !text_form {
+                // The fragments of its own carved texts (as the grammar
+                // appends them) and the dictionary's strings: a list item
+                // or a keyword that characters inserted one by one build
+                // only through texts that fail before they succeed.
+                let pieces: BTreeSet<String> = texts
+                    .iter()
+                    .flat_map(|text| dictionary::fragments(text))
+                    .chain(dictionary.strings.iter().filter(|s| s.chars().count() > 1).cloned())
+                    .collect();
+                if !pieces.is_empty() {
+                    self.pieces.insert(index, pieces.into_iter().collect());
+                }
+            }
             let pools = dictionary::pools(texts, dictionary)
                 .into_iter()
                 .map(|(slot, tokens)| (slot, tokens.into_iter().collect()))
@@ -251,6 +269,28 @@ impl Search {
             return None;
         }
         *text = edited;
+        Some(out)
+    }
+
+    /// Whether `var` lies in a plain string argument with pieces to insert.
+    fn has_pieces(&self, var: &Path) -> bool {
+        var.first().is_some_and(|i| self.pieces.contains_key(i))
+    }
+
+    /// The plain string argument that `var` lies in with one of its
+    /// pieces (a fragment of its carved texts, `, <3`, or a string of the
+    /// dictionary) inserted between two of its tokens; `None` when it has
+    /// none.
+    fn insert_piece(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        let index = *var.first()?;
+        let pieces = self.pieces.get(&index)?;
+        let piece = pieces.get(self.rng.random_range(0..pieces.len()))?.clone();
+        let mut out = current.clone();
+        let Some(Value::Str(text)) = get_mut(&mut out, &[index]) else {
+            return None;
+        };
+        let at = self.rng.random_range(0..=dictionary::tokens(text).len());
+        *text = dictionary::edited(text, at, &piece, true);
         Some(out)
     }
 
@@ -360,6 +400,9 @@ impl Search {
             if let Some(moved) = self.token_move(current, var) {
                 return Some(moved);
             }
+        }
+        if self.has_pieces(var) && self.rng.random_ratio(1, 4) {
+            return self.insert_piece(current, var);
         }
         match self.rng.random_range(0..4u32) {
             0 => self.insert_or_delete(current, var),
@@ -507,6 +550,11 @@ impl Search {
         let var = &vars[self.rng.random_range(0..vars.len())];
         if self.moves_by_token(var) {
             if let Some(moved) = self.token_move(value, var) {
+                return moved;
+            }
+        }
+        if self.has_pieces(var) && self.rng.random_ratio(1, 8) {
+            if let Some(moved) = self.insert_piece(value, var) {
                 return moved;
             }
         }

@@ -29,6 +29,7 @@ mod html;
 mod insta_config;
 mod lcov;
 mod leftovers;
+mod lists;
 mod mutants;
 mod notes;
 mod partition;
