@@ -231,23 +231,59 @@ const FRAGMENT_TOKENS: usize = 4;
 /// the next token (`-alpha`), and with up to [`FRAGMENT_TOKENS`] tokens
 /// (`-alpha.1`), stopping before white space and ending with a word.
 pub fn fragments(text: &str) -> Vec<String> {
+    fragments_or_items(text, false)
+}
+
+/// The list items of `text`: from each separator followed by white space
+/// (`, <1.8` of `>=1.2.3, <1.8.0`), the separator, the white space and the
+/// item's first word (with the separators before it), and up to
+/// [`FRAGMENT_TOKENS`] tokens of the item, so that inserting one adds one
+/// whole item. Search inserts them into plain strings only
+/// ([`crate::generation::search`]): the grammar and text-form parameters
+/// keep to [`fragments`].
+pub fn items(text: &str) -> Vec<String> {
+    fragments_or_items(text, true)
+}
+
+/// [`fragments`], or [`items`] when `items`.
+fn fragments_or_items(text: &str, items: bool) -> Vec<String> {
     let tokens = tokens(text);
+    let word = |k: &Kind| matches!(k, Kind::Digits | Kind::Letters);
     let mut out = Vec::new();
     for (i, (kind, _)) in tokens.iter().enumerate() {
-        let word = |k: &Kind| matches!(k, Kind::Digits | Kind::Letters);
-        if *kind != Kind::Other || !tokens.get(i + 1).is_some_and(|(k, _)| word(k)) {
+        if *kind != Kind::Other {
             continue;
         }
-        let mut end = tokens[i..]
+        // Where the tokens the fragment counts begin, and its first word.
+        let (body, first) = match tokens.get(i + 1) {
+            Some((k, _)) if word(k) && !items => (i + 1, i + 1),
+            // A list item: its first word after at most two separators
+            // (`<` of `, <1`, `>=` of `, >=2`).
+            Some((Kind::Space, _)) if items => {
+                let first = (i + 2..tokens.len().min(i + 5)).find(|&at| word(&tokens[at].0));
+                match first {
+                    Some(first) if tokens[i + 2..first].iter().all(|(k, _)| *k == Kind::Other) => {
+                        (i + 2, first)
+                    }
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        let mut end = tokens[body..]
             .iter()
             .take(FRAGMENT_TOKENS)
             .position(|(k, _)| *k == Kind::Space)
-            .map_or((i + FRAGMENT_TOKENS).min(tokens.len()), |at| i + at);
+            .map_or(
+                (i + FRAGMENT_TOKENS).max(first + FRAGMENT_TOKENS - 1).min(tokens.len()),
+                |at| body + at,
+            )
+            .max(first + 1);
         // It ends with a word: `.3` of `.3, `, not `.3,`.
-        while end > i + 2 && !word(&tokens[end - 1].0) {
+        while end > first + 1 && !word(&tokens[end - 1].0) {
             end -= 1;
         }
-        for last in [i + 2, end] {
+        for last in [first + 1, end] {
             let fragment: String = tokens[i..last].iter().map(|(_, t)| *t).collect();
             if out.last() != Some(&fragment) {
                 out.push(fragment);
@@ -329,9 +365,19 @@ mod tests {
     }
 
     #[test]
+    fn list_items_are_a_separator_its_white_space_and_what_follows() {
+        assert_eq!(items(">=1.2.3, <1.8.0"), [", <1", ", <1.8"]);
+        assert_eq!(items("a, >=2 b; c"), [", >=2", "; c"]);
+        assert_eq!(items("1, 2.3.4.5"), [", 2", ", 2.3"]);
+        assert!(items("a, , b").iter().all(|f| !f.starts_with(", ,")));
+        assert!(items("1.8.0-alpha.1").is_empty());
+    }
+
+    #[test]
     fn fragments_are_separators_with_what_follows() {
         assert_eq!(fragments("1.8.0-alpha.1"), [".8", ".8.0", ".0", ".0-alpha", "-alpha", "-alpha.1", ".1"]);
         assert_eq!(fragments(">=1.2.3, <1.8.0"), ["=1", "=1.2", ".2", ".2.3", ".3", "<1", "<1.8", ".8", ".8.0", ".0"]);
+        assert!(fragments("a, >=2 b; c").iter().all(|f| !f.contains(' ')));
         assert!(fragments("abc").is_empty());
         let mut d = Dictionary::default();
         d.fragments.extend(fragments("1.0.0-rc.1"));

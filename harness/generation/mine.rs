@@ -359,11 +359,15 @@ impl Grammarizer {
             .take(MAX_TEMPLATES);
         // A plain string's fragments are those of its own carved texts
         // (`1.2.3` + `.3`: one part more than any carved text has, which
-        // a condition like `parts.next().is_some()` rejects); no fragment
-        // of a text-form parameter's texts is of its kind.
+        // a condition like `parts.next().is_some()` rejects), and its list
+        // items (`, <1.8`: one item more); no fragment of a text-form
+        // parameter's texts is of its kind.
         if !separators {
-            let own: BTreeSet<String> =
-                templates.clone().flat_map(|text| dictionary::fragments(text)).collect();
+            let own: BTreeSet<String> = templates
+                .clone()
+                .flat_map(|text| [dictionary::fragments(text), dictionary::items(text)])
+                .flatten()
+                .collect();
             match own.is_empty() {
                 true => pools.remove(dictionary::FRAGMENT_SLOT),
                 false => pools.insert(dictionary::FRAGMENT_SLOT.into(), own),
@@ -990,6 +994,37 @@ mod tests {
             parts.len() == 4 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
         };
         assert!(texts.iter().any(|t| four_parts(&t)), "{texts:?}");
+    }
+
+    #[test]
+    fn plain_strings_get_one_of_their_list_items_after_them() {
+        // `>=1, <3` once more with an item after it (`>=1, <3, <3`): a
+        // limit on the count of items, which no fragment without the
+        // white space reaches.
+        let calls = [Value::Struct("args", vec![("s", Value::Str(">=1, <3".into()))])];
+        let (grammar, _) =
+            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default())
+                .expect("a grammar");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
+            .expect("a usable grammar");
+        let texts: Vec<String> = (0..100)
+            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct("args", fields)) => match &fields[..] {
+                    [("s", Value::Str(s))] => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let three_items = |t: &&String| {
+            let items: Vec<&str> = t.split(", ").collect();
+            items.len() == 3
+                && items.iter().all(|i| {
+                    let n = i.trim_start_matches(['>', '<', '=']);
+                    !n.is_empty() && n.len() < i.len() && n.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
+        assert!(texts.iter().any(|t| three_items(&t)), "{texts:?}");
     }
 
     #[test]

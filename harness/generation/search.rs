@@ -90,6 +90,9 @@ pub struct Search {
     /// [`dictionary::slot`], and whether it is text-form. Text-form ones
     /// move token by token.
     texts: BTreeMap<usize, (BTreeMap<String, Vec<String>>, bool)>,
+    /// Per plain string parameter: what search inserts whole, between its
+    /// tokens ([`Search::insert_piece`]).
+    pieces: BTreeMap<usize, Vec<String>>,
 }
 
 /// A call's arguments with their fitness for the goal being climbed to.
@@ -150,6 +153,7 @@ impl Search {
             types: ParamTypes::default(),
             climbs: BTreeMap::new(),
             texts: BTreeMap::new(),
+            pieces: BTreeMap::new(),
         };
         for individual in seeds {
             search.offer(&individual);
@@ -189,6 +193,21 @@ impl Search {
         }
         for (index, (name, texts)) in texts {
             let text_form = matches!(self.types.get(name), Some(ParamType::Text { .. }));
+            if !text_form {
+                // The fragments of its own carved texts (as the grammar
+                // appends them) and the dictionary's strings: a list item
+                // or a keyword that characters inserted one by one build
+                // only through texts that fail before they succeed.
+                let pieces: BTreeSet<String> = texts
+                    .iter()
+                    .flat_map(|text| [dictionary::fragments(text), dictionary::items(text)])
+                    .flatten()
+                    .chain(dictionary.strings.iter().filter(|s| s.chars().count() > 1).cloned())
+                    .collect();
+                if !pieces.is_empty() {
+                    self.pieces.insert(index, pieces.into_iter().collect());
+                }
+            }
             let pools = dictionary::pools(texts, dictionary)
                 .into_iter()
                 .map(|(slot, tokens)| (slot, tokens.into_iter().collect()))
@@ -251,6 +270,39 @@ impl Search {
             return None;
         }
         *text = edited;
+        Some(out)
+    }
+
+    /// Whether `var` lies in a plain string argument with pieces to insert.
+    fn has_pieces(&self, var: &Path) -> bool {
+        var.first().is_some_and(|i| self.pieces.contains_key(i))
+    }
+
+    /// The plain string argument that `var` lies in with one of its
+    /// pieces (a fragment of its carved texts, `, <3`, or a string of the
+    /// dictionary) inserted whole: between two of its tokens (a list
+    /// item), or `inside` words too, between any two of its characters (a
+    /// separator inside a word); `None` when it has none.
+    fn insert_piece(&mut self, current: &Value, var: &Path, inside: bool) -> Option<Value> {
+        let index = *var.first()?;
+        let pieces = self.pieces.get(&index)?;
+        let piece = pieces.get(self.rng.random_range(0..pieces.len()))?.clone();
+        let mut out = current.clone();
+        let Some(Value::Str(text)) = get_mut(&mut out, &[index]) else {
+            return None;
+        };
+        // Inside a word: a URL's scheme carved as `https` takes a `.` or
+        // `+` only there once a letter after it fails the check first
+        // (`httpÎ`), and that outcome has no gradient.
+        if inside {
+            let mut chars: Vec<char> = text.chars().collect();
+            let at = self.rng.random_range(0..=chars.len());
+            chars.splice(at..at, piece.chars());
+            *text = chars.into_iter().collect();
+            return Some(out);
+        }
+        let at = self.rng.random_range(0..=dictionary::tokens(text).len());
+        *text = dictionary::edited(text, at, &piece, true);
         Some(out)
     }
 
@@ -361,7 +413,15 @@ impl Search {
                 return Some(moved);
             }
         }
+        if self.has_pieces(var) && self.rng.random_ratio(1, 4) {
+            return self.insert_piece(current, var, false);
+        }
         match self.rng.random_range(0..4u32) {
+            // Half of a plain string's other insertions are pieces too,
+            // anywhere: list items keep their share above.
+            0 if self.has_pieces(var) && self.rng.random_bool(0.5) => {
+                self.insert_piece(current, var, true)
+            }
             0 => self.insert_or_delete(current, var),
             1 => self.switch_variant(current),
             _ => self
@@ -508,6 +568,14 @@ impl Search {
         if self.moves_by_token(var) {
             if let Some(moved) = self.token_move(value, var) {
                 return moved;
+            }
+        }
+        // Pieces between tokens, and as often anywhere.
+        for inside in [false, true] {
+            if self.has_pieces(var) && self.rng.random_ratio(1, 8) {
+                if let Some(moved) = self.insert_piece(value, var, inside) {
+                    return moved;
+                }
             }
         }
         let delta = self.random_step(jump_bits(value, var, 16));
@@ -874,6 +942,41 @@ mod plain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_are_inserted_whole_between_tokens_and_inside_words() {
+        let text = "https://x.org";
+        let args = |s: &str| Value::Struct("args", vec![("url", Value::Str(s.into()))]);
+        let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
+            .with_text_tokens(&[args(text)], &Dictionary::default());
+        assert_eq!(search.pieces[&0], [".org", "/x", "/x.org"]);
+        let (mut inside, mut appended) = (false, false);
+        for _ in 0..400 {
+            let Some(Value::Struct(_, fields)) = search.structural_move(&args(text), &vec![0, 2])
+            else {
+                continue;
+            };
+            let Value::Str(out) = &fields[0].1 else {
+                panic!("not a string: {fields:?}");
+            };
+            // Other moves insert one character at most.
+            if out.len() < text.len() + 2 {
+                continue;
+            }
+            // One piece, whole, at one place.
+            let whole = (0..=text.len()).any(|at| {
+                search.pieces[&0]
+                    .iter()
+                    .any(|p| *out == format!("{}{p}{}", &text[..at], &text[at..]))
+            });
+            assert!(whole, "{out:?}");
+            // A separator inside the scheme's word (`ht.orgtps://x.org`).
+            let scheme = out.split("://").next().unwrap_or_default();
+            inside |= scheme.starts_with('h') && !scheme.starts_with("https");
+            appended |= out.starts_with(text);
+        }
+        assert!(inside && appended, "inside a word: {inside}, after the last token: {appended}");
+    }
 
     #[test]
     fn byte_strings_take_insertions_and_deletions() {
