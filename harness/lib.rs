@@ -125,6 +125,7 @@ pub use carve_derive::instrument;
 pub use carve_derive::system_test;
 
 pub use shapes::Twin;
+pub use value::arrays;
 
 /// The `main` of a carve test binary (`harness = false`): runs system tests
 /// and carved calls under a libtest-compatible harness.

@@ -328,7 +328,7 @@ pub fn analyze(
 }
 
 /// Whether `ty` is an `impl Fn…` (a closure), which no instantiation can carve.
-fn is_closure(ty: &Type) -> bool {
+pub fn is_closure(ty: &Type) -> bool {
     let ty = match ty {
         Type::Reference(r) => &*r.elem,
         ty => ty,

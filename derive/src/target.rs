@@ -1060,6 +1060,12 @@ fn uncarvable(
         .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
     {
         "generic"
+    } else if sig.inputs.iter().any(|input| {
+        matches!(input, FnArg::Typed(t)
+            if has_impl_trait(&t.ty) && !crate::params::is_closure(&t.ty))
+    }) {
+        // camino's `join(&self, path: impl AsRef<Utf8Path>)`.
+        "`impl Trait` parameter"
     } else if lifetimes && sig.receiver().is_some() {
         // The receiver's type borrows: its values cannot be rebuilt owned.
         "borrowing receiver"
@@ -1229,6 +1235,10 @@ mod tests {
             Some("where clause")
         );
         assert_eq!(at_u32(syn::parse_quote!(fn is_left(&self) -> bool)), None);
+        assert_eq!(
+            why(syn::parse_quote!(fn join(&self, p: impl AsRef<str>) -> String)).as_deref(),
+            Some("`impl Trait` parameter")
+        );
         assert_eq!(
             why(syn::parse_quote!(fn as_pin_ref(self: Pin<&Self>) -> Pin<&u32>)).as_deref(),
             Some("the receiver `self: Pin<&Self>`")
