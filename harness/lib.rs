@@ -124,6 +124,9 @@ pub use carve_derive::instrument;
 /// `E: Debug`; `#[ignore]` and `#[should_panic]` work as with `#[test]`.
 pub use carve_derive::system_test;
 
+pub use shapes::Twin;
+pub use value::arrays;
+
 /// The `main` of a carve test binary (`harness = false`): runs system tests
 /// and carved calls under a libtest-compatible harness.
 ///

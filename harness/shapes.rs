@@ -70,6 +70,47 @@ pub fn leak<T>(value: T) -> &'static T {
     Box::leak(Box::new(value))
 }
 
+/// The owned type a `&self` receiver of `Self` is rebuilt as on replay and
+/// lent from: `Self` for every sized type, and for an unsized one the owned
+/// type that derefs to it (`String` for `str`, `PathBuf` for `Path`). A
+/// crate's own unsized type names its twin, as camino's `Utf8Path` does
+/// (without it, a `&self` method of the type fails to compile with "the
+/// size for values of type … cannot be known", "required for `Utf8Path` to
+/// implement `carve::Twin`"):
+///
+/// ```
+/// # mod camino { pub struct Utf8Path(str); pub struct Utf8PathBuf(String); }
+/// # use camino::{Utf8Path, Utf8PathBuf};
+/// // #[cfg(feature = "carve")]
+/// impl carve::Twin for Utf8Path {
+///     type Owned = Utf8PathBuf;
+/// }
+/// ```
+pub trait Twin {
+    /// The owned type.
+    type Owned;
+}
+
+impl<T> Twin for T {
+    type Owned = T;
+}
+
+impl Twin for str {
+    type Owned = String;
+}
+
+impl<T> Twin for [T] {
+    type Owned = Vec<T>;
+}
+
+impl Twin for std::path::Path {
+    type Owned = std::path::PathBuf;
+}
+
+impl Twin for std::ffi::OsStr {
+    type Owned = std::ffi::OsString;
+}
+
 /// A type's name as `std::any::type_name` gives it, with each path
 /// shortened to its last segment (`alloc::string::String` → `String`,
 /// `alloc::vec::Vec<u8>` → `Vec<u8>`), as carve names instantiations.

@@ -8,7 +8,7 @@ use syn::{ItemImpl, Type};
 /// `Account` for `impl Account` (or `impl Trait for Account`), `[u8]` for
 /// `impl Trait for [u8]`.
 pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
-    match &*item.self_ty {
+    match peel(&item.self_ty) {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
         // Extension traits of slices and arrays (`impl Checksum for [u8]`).
         ty @ (Type::Slice(_) | Type::Array(_)) => Some(short_type(ty)),
@@ -20,6 +20,19 @@ pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
             "carve handles methods of a named type, a slice or an array only (`impl Account`, `impl Checksum for [u8]`)",
         )
     })
+}
+
+/// `ty` without the invisible group a macro's `$t:ty` puts around it (an
+/// `impl Trait for $t` expanded once per type, as itoa's `impl_Integer!`)
+/// and without parentheses.
+pub fn peel(mut ty: &Type) -> &Type {
+    loop {
+        match ty {
+            Type::Group(g) => ty = &g.elem,
+            Type::Paren(p) => ty = &p.elem,
+            _ => return ty,
+        }
+    }
 }
 
 /// A type as carve writes it in a target's name: each path by its last

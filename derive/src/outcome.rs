@@ -9,6 +9,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
 use crate::first_span;
+use crate::names::peel;
 use crate::params::{is_byte_string, is_u8, type_args};
 
 /// A closure `|value: &R| -> Result<Value, CaptureError>` capturing a
@@ -105,17 +106,6 @@ impl Capture {
     fn binding(&mut self) -> syn::Ident {
         self.bindings += 1;
         format_ident!("__carve_v{}", self.bindings)
-    }
-}
-
-/// `ty` without parentheses or groups around it.
-fn peel(mut ty: &Type) -> &Type {
-    loop {
-        match ty {
-            Type::Paren(p) => ty = &p.elem,
-            Type::Group(g) => ty = &g.elem,
-            _ => return ty,
-        }
     }
 }
 

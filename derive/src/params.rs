@@ -203,9 +203,18 @@ pub fn analyze(
                     ReceiverKind::Reference(_, _, None) => Pass::Ref,
                     ReceiverKind::Reference(_, _, Some(_)) => Pass::RefMut,
                     _ => {
+                        // `self: Pin<&Self>` (either's `as_pin_ref`).
+                        let written = display_signature(&syn::parse_quote!(fn f(#receiver)));
+                        let written = written
+                            .trim_start_matches("fn f(")
+                            .trim_end_matches(')')
+                            .to_owned();
                         errors.spanned(
                             &*receiver,
-                            "carve can carve `self`, `&self` and `&mut self` receivers only",
+                            format!(
+                                "carve cannot carve the receiver `{written}`: it carves `self`, \
+                                 `&self` and `&mut self` receivers only"
+                            ),
                         );
                         continue;
                     }
@@ -214,8 +223,15 @@ pub fn analyze(
                     name: "self".into(),
                     binding: Ident::new("self", receiver.self_token.span),
                     pattern: None,
-                    // `impl Trait for str`: a `&self` is lent from a `String`.
-                    owned: unsized_twin(self_ty).unwrap_or_else(|| self_ty.clone()),
+                    // `impl Trait for str`: a `&self` is lent from a `String`;
+                    // a crate's own unsized type (camino's `Utf8Path`) from the
+                    // type its `carve::Twin` names.
+                    owned: unsized_twin(self_ty).unwrap_or_else(|| match self_ty {
+                        Type::Path(_) if pass == Pass::Ref && !is_byte_string(self_ty) => {
+                            syn::parse_quote!(<#self_ty as ::carve::Twin>::Owned)
+                        }
+                        _ => self_ty.clone(),
+                    }),
                     pass,
                     leaked: false,
                     lend: None,
@@ -261,7 +277,7 @@ pub fn analyze(
                         };
                         let mut ty = inst.apply(&ty);
                         if let Some(self_ty) = self_ty {
-                            SelfType(self_ty).visit_type_mut(&mut ty);
+                            SelfType(self_ty, None).visit_type_mut(&mut ty);
                         }
                         ty
                     }
@@ -317,7 +333,7 @@ pub fn analyze(
 }
 
 /// Whether `ty` is an `impl Fn…` (a closure), which no instantiation can carve.
-fn is_closure(ty: &Type) -> bool {
+pub fn is_closure(ty: &Type) -> bool {
     let ty = match ty {
         Type::Reference(r) => &*r.elem,
         ty => ty,
@@ -328,18 +344,37 @@ fn is_closure(ty: &Type) -> bool {
 }
 
 /// Replaces `Self` in `ty` by the impl's type `self_ty`.
-pub fn replace_self(ty: &mut Type, self_ty: &Type) {
-    SelfType(self_ty).visit_type_mut(ty);
+/// In a trait impl (`trait_path`), `Self::Err` becomes `<Type as
+/// Trait>::Err`: a generic target names its return type at an
+/// instantiation, where `Self::Err` would still be the generic one.
+pub fn replace_self(ty: &mut Type, self_ty: &Type, trait_path: Option<&syn::Path>) {
+    SelfType(self_ty, trait_path).visit_type_mut(ty);
 }
 
-/// Replaces `Self` by the impl's type (an instantiation of it).
-struct SelfType<'a>(&'a Type);
+/// Replaces `Self` by the impl's type (an instantiation of it), and
+/// `Self::Assoc` by the trait's associated type of it.
+struct SelfType<'a>(&'a Type, Option<&'a syn::Path>);
 
 impl VisitMut for SelfType<'_> {
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = &*ty {
             if p.qself.is_none() && p.path.is_ident("Self") {
                 *ty = self.0.clone();
+                return;
+            }
+            let starts_with_self = p.qself.is_none()
+                && p.path.leading_colon.is_none()
+                && p.path.segments.len() > 1
+                && p.path.segments[0].ident == "Self"
+                && p.path.segments[0].arguments.is_none();
+            if let (true, Some(trait_path)) = (starts_with_self, self.1) {
+                let self_ty = self.0;
+                let mut rest = p.path.segments.clone().into_iter().skip(1);
+                let Some(first) = rest.next() else {
+                    return;
+                };
+                let rest: Vec<_> = rest.collect();
+                *ty = syn::parse_quote!(<#self_ty as #trait_path>::#first #(::#rest)*);
                 return;
             }
         }

@@ -61,6 +61,9 @@ pub struct Spec {
     /// How replay names the function, without turbofish (`cgi_decode`,
     /// `<Stack<u32>>::push`).
     pub call_path: TokenStream,
+    /// For a method of a trait impl: the trait at this instantiation, so
+    /// that `Self::Err` can be named as `<Type as Trait>::Err`.
+    pub self_trait: Option<syn::Path>,
 }
 
 /// One registered target: a function, or one instantiation of a generic one.
@@ -250,7 +253,7 @@ impl TargetFn {
             let self_replace = |ty: &Type| -> Type {
                 let mut ty = spec.inst.apply(ty);
                 if let Some((self_ty, _)) = &spec.self_ty {
-                    crate::params::replace_self(&mut ty, self_ty);
+                    crate::params::replace_self(&mut ty, self_ty, spec.self_trait.as_ref());
                 }
                 ty
             };
@@ -679,6 +682,7 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         inst,
         self_ty: None,
         call_path: quote!(#ident),
+        self_trait: None,
     });
     let base_name = ident.to_string().trim_start_matches("r#").to_owned();
     let target = TargetFn::new(
@@ -801,6 +805,8 @@ fn expand_impl(
     args: TargetArgs,
     mut errors: Errors,
 ) -> syn::Result<TokenStream> {
+    // `impl Trait for $t` in a macro: the type itself, not its group.
+    *item.self_ty = crate::names::peel(&item.self_ty).clone();
     // Lifetimes are fine: carved values own their data, and the statics
     // name the type with `'static` or elided lifetimes. Type parameters are
     // carved at the types `generics(…)` names.
@@ -885,7 +891,7 @@ fn expand_impl(
             (true, Type::Path(_)) => short_type(&inst.apply(&item.self_ty)),
             _ => type_name.clone(),
         };
-        let (prefix, call_prefix) = match &item.trait_ {
+        let (prefix, call_prefix, self_trait) = match &item.trait_ {
             Some((path, _)) => {
                 let mut call_trait = with_lifetimes_in_path(path, "'_");
                 let mut named = path.clone();
@@ -896,14 +902,16 @@ fn expand_impl(
                 (
                     format!("{type_name}::{}", trait_name(&named)),
                     quote!(<#call_ty as #call_trait>::),
+                    Some(named),
                 )
             }
-            None => (type_name, quote!(<#call_ty>::)),
+            None => (type_name, quote!(<#call_ty>::), None),
         };
         Spec {
             inst,
             self_ty: Some((owned_ty, prefix)),
             call_path: call_prefix,
+            self_trait,
         }
     });
     let base_type_ty = owned_ty.clone();
@@ -985,6 +993,7 @@ fn expand_impl(
                         let prefix = &spec.call_path;
                         quote!(#prefix #ident)
                     },
+                    self_trait: spec.self_trait.clone(),
                 });
             }
         }
@@ -1051,22 +1060,62 @@ fn uncarvable(
         .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
     {
         "generic"
+    } else if sig.inputs.iter().any(|input| {
+        matches!(input, FnArg::Typed(t)
+            if has_impl_trait(&t.ty) && !crate::params::is_closure(&t.ty))
+    }) {
+        // camino's `join(&self, path: impl AsRef<Utf8Path>)`.
+        "`impl Trait` parameter"
     } else if lifetimes && sig.receiver().is_some() {
         // The receiver's type borrows: its values cannot be rebuilt owned.
         "borrowing receiver"
+    } else if inst.is_some_and(|inst| bounds_block_parameters(sig, inst)) {
+        // Either's `into_iter(self) where L: IntoIterator`: at `L = u32`
+        // the method does not exist, and calling it would not compile.
+        "where clause"
     } else {
         let mut probe = Errors::default();
         analyze(&mut sig.clone(), Some(self_ty), inst, &mut probe);
         let error = probe.check().err()?;
         // `carve cannot carve parameter `f`: …` → ``parameter `f` ``.
         let message = error.to_string();
+        // The first `:` outside backticks ends it (`self: Pin<&Self>` is
+        // quoted).
         let what = message
             .strip_prefix("carve cannot carve ")
-            .and_then(|rest| rest.split(':').next())
+            .map(|rest| {
+                let mut quoted = false;
+                let end = rest.find(|c| {
+                    quoted ^= c == '`';
+                    c == ':' && !quoted
+                });
+                &rest[..end.unwrap_or(rest.len())]
+            })
             .unwrap_or("cannot be carved");
         return Some(what.to_owned());
     };
     Some(why.to_owned())
+}
+
+/// Whether `sig`'s `where` clause bounds a generic parameter of the impl
+/// block (bound to a type by `inst`) or `Self`: whether the method exists
+/// at an instantiation depends on bounds the macro cannot check.
+fn bounds_block_parameters(sig: &Signature, inst: &Inst) -> bool {
+    fn names(tokens: TokenStream, inst: &Inst) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => {
+                i == "Self" || inst.bindings.iter().any(|(name, _)| *name == i)
+            }
+            proc_macro2::TokenTree::Group(g) => names(g.stream(), inst),
+            _ => false,
+        })
+    }
+    sig.generics.where_clause.as_ref().is_some_and(|w| {
+        w.predicates.iter().any(|p| match p {
+            syn::WherePredicate::Type(t) => names(t.bounded_ty.to_token_stream(), inst),
+            _ => false,
+        })
+    })
 }
 
 /// `ty` with every lifetime replaced by `lifetime` (`'static` to name an
@@ -1169,6 +1218,30 @@ mod tests {
         assert_eq!(
             why(syn::parse_quote!(fn iter(&self) -> impl Iterator<Item = u32>)).as_deref(),
             Some("the return type")
+        );
+        let inst = Inst {
+            bindings: vec![(syn::parse_quote!(L), syn::parse_quote!(u32))],
+        };
+        let at_u32 =
+            |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), false, Some(&inst));
+        assert_eq!(
+            at_u32(syn::parse_quote!(fn into_iter(self) -> L::IntoIter where L: IntoIterator))
+                .as_deref(),
+            Some("where clause")
+        );
+        assert_eq!(
+            at_u32(syn::parse_quote!(fn iter(&self) -> u8 where for<'a> &'a L: IntoIterator))
+                .as_deref(),
+            Some("where clause")
+        );
+        assert_eq!(at_u32(syn::parse_quote!(fn is_left(&self) -> bool)), None);
+        assert_eq!(
+            why(syn::parse_quote!(fn join(&self, p: impl AsRef<str>) -> String)).as_deref(),
+            Some("`impl Trait` parameter")
+        );
+        assert_eq!(
+            why(syn::parse_quote!(fn as_pin_ref(self: Pin<&Self>) -> Pin<&u32>)).as_deref(),
+            Some("the receiver `self: Pin<&Self>`")
         );
         let borrowed = uncarvable(
             &syn::parse_quote!(fn count(&self) -> usize),

@@ -394,7 +394,7 @@ impl Case {
             return match write_new_snapshot(settings, &snap, check) {
                 Ok(()) => {
                     checker.accepted.add(&self.target_name, &self.snapshot_folder);
-                    self.check_stored_outcome(&text, &snap)
+                    self.check_stored_outcome(&text, &snap, true)
                 }
                 Err(e) => Err(CaseFailure(format!(
                     "{}: could not write the new snapshot of `{call}`: {e}",
@@ -407,7 +407,7 @@ impl Case {
         // target with N calls cost O(N²). insta sees every call it must
         // judge: a new or changed outcome, or one its settings act on.
         if stored_snapshot_matches(&snap, &text, &checker.dir) {
-            return self.check_stored_outcome(&text, &snap);
+            return self.check_stored_outcome(&text, &snap, false);
         }
         let existed = snap.exists();
         settings.set_snapshot_path(&folder);
@@ -415,7 +415,7 @@ impl Case {
         let checked =
             quietly(|| panic::catch_unwind(AssertUnwindSafe(|| settings.bind(check))));
         match checked {
-            Ok(()) => self.check_stored_outcome(&text, &snap),
+            Ok(()) => self.check_stored_outcome(&text, &snap, false),
             // insta wrote no pending snapshot to review (CI, or
             // `INSTA_UPDATE=no`): recording is the one way to a snapshot.
             Err(_) if !existed && !snap.with_extension("snap.new").exists() => {
@@ -457,12 +457,33 @@ impl Case {
     /// Checks that the carve file says what the snapshot `snap` says, once
     /// the call's observation (`text`, its RON) matched it: the snapshot is
     /// the oracle, but an outcome edited by hand into the carve file must
-    /// not pass unnoticed as if it were checked.
-    fn check_stored_outcome(&self, text: &str, snap: &Path) -> Result<(), CaseFailure> {
+    /// not pass unnoticed as if it were checked. `fresh`: the snapshot was
+    /// just written from this replay, so a disagreement is between the
+    /// call as carved and the same call replayed.
+    fn check_stored_outcome(&self, text: &str, snap: &Path, fresh: bool) -> Result<(), CaseFailure> {
         if stored_outcome_agrees(&self.entry, text) {
             return Ok(());
         }
         let stored = stored_observation(&self.entry);
+        if fresh {
+            // unicode-segmentation's `GraphemeIndices` shows the address of
+            // its text in its `Debug`: no two runs agree.
+            return Err(CaseFailure(format!(
+                "{}:{}: replaying `{}` with the arguments carved for it gave `{}`, not the \
+                 outcome carved with them (`{}`): what it returns depends on more than its \
+                 arguments (an address, the time, a random value, global state), so no \
+                 snapshot can check it (its new snapshot {} holds this run's outcome, and the \
+                 next run will differ again). Make what it returns the same on every run (a \
+                 `Debug` that shows no address), or leave it out: remove its \
+                 `#[carve::target]`. (If the carve file was edited by hand, record again.)",
+                display_path(&self.file),
+                self.entry.outcome_position,
+                self.target_name,
+                shorten(text.trim()),
+                shorten(self.entry.outcome.text.trim()),
+                display_path(snap),
+            )));
+        }
         // Recording rewrites only the entries system tests carved.
         let way_out = match self.entry.origin.system_test() {
             Some(_) => "Rewrite it with `CARVE=record cargo test`, or fix it by hand.",

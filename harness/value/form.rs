@@ -188,8 +188,9 @@ where
     /// Compiles: `T` is carvable.
     pub fn check(&self) {}
 
-    /// Captures a value as its text.
-    pub fn capture(&self, value: &T) -> Result<Value, CaptureError> {
+    /// Captures a value as its text, or a view of one (a `&self` of an
+    /// unsized type lent from `T`, see [`crate::Twin`]).
+    pub fn capture<V: Display + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
         Ok(Value::Str(value.to_string()))
     }
 

@@ -15,6 +15,7 @@
 //! assert_eq!(ron::to_string(&v).unwrap(), r#"Some("a+b")"#);
 //! ```
 
+pub mod arrays;
 mod de;
 pub mod depth;
 pub mod form;

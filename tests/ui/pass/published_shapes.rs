@@ -1,0 +1,84 @@
+// Shapes met on published crates that must compile with carve's attributes
+// on them: impl blocks a macro writes once per type (itoa's `impl Sealed for
+// $t`), `Self::Err` in the return type of a generic trait impl (unicase's
+// `FromStr for UniCase<S>`), and the methods of a generic block whose
+// `where` clause its instantiation does not meet (either's `into_iter`
+// where `L: IntoIterator`), which are skipped.
+use std::fmt;
+use std::str::FromStr;
+
+pub trait Sealed {
+    fn write(self) -> u32;
+}
+
+pub trait Twice {
+    fn twice(&self) -> i64;
+}
+
+macro_rules! impl_integer {
+    ($t:ty) => {
+        #[carve::instrument]
+        impl Sealed for $t {
+            fn write(self) -> u32 {
+                if self > 9 {
+                    2
+                } else {
+                    1
+                }
+            }
+        }
+
+        #[carve::target]
+        impl Twice for $t {
+            fn twice(&self) -> i64 {
+                i64::from(*self) * 2
+            }
+        }
+    };
+}
+
+impl_integer!(u8);
+impl_integer!(i32);
+
+#[derive(Debug)]
+pub struct Folded<S>(S);
+
+impl<S: fmt::Display> fmt::Display for Folded<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[carve::target(generics(S = String), generics(S = u8))]
+impl<S: FromStr> FromStr for Folded<S> {
+    type Err = S::Err;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse().map(Folded)
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum Pair<L, R> {
+    Left(L),
+    Right(R),
+}
+
+#[carve::target(generics(L = u32, R = String))]
+impl<L, R> Pair<L, R> {
+    pub fn is_left(&self) -> bool {
+        matches!(self, Pair::Left(_))
+    }
+
+    pub fn into_iter(self) -> Pair<L::IntoIter, R::IntoIter>
+    where
+        L: IntoIterator,
+        R: IntoIterator<Item = L::Item>,
+    {
+        match self {
+            Pair::Left(l) => Pair::Left(l.into_iter()),
+            Pair::Right(r) => Pair::Right(r.into_iter()),
+        }
+    }
+}
+
+fn main() {}
