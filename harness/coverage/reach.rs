@@ -421,48 +421,81 @@ impl Reach {
                 u32::MAX => 0,
                 branch => sites.depth(branch) + 1,
             };
-            return self
-                .entry_fitness(*f, trace, &mut Vec::new())
-                .deeper(levels);
+            return self.entry_fitness(*f, trace).deeper(levels);
         }
         let (f, id) = self.index_of(goal);
-        self.fitness_in(f, id, trace, &mut Vec::new())
+        self.fitness_in(f, id, trace)
     }
 
-    fn fitness_in(&self, f: usize, id: u32, trace: &Trace, visiting: &mut Vec<usize>) -> Fitness {
+    fn fitness_in(&self, f: usize, id: u32, trace: &Trace) -> Fitness {
         let sites = self.functions[f];
         if trace.entered(sites) || f == 0 {
             return fitness_within(sites, id, trace);
         }
         // Not entered: how close did the call come to a call site of it?
         let levels = sites.depth(id) + 1;
-        self.entry_fitness(f, trace, visiting).deeper(levels)
+        self.entry_fitness(f, trace).deeper(levels)
     }
 
-    /// How close a call that did not enter function `f` came to calling it.
-    fn entry_fitness(&self, f: usize, trace: &Trace, visiting: &mut Vec<usize>) -> Fitness {
-        if visiting.contains(&f) {
-            return Fitness::WORST;
-        }
-        visiting.push(f);
-        let mut best = Fitness::WORST;
-        for &(caller, parent) in &self.callers[f] {
-            let candidate = match parent {
-                Some(p) => self.fitness_in(caller, p, trace, visiting),
-                // Called at the caller's top level: entering the caller is
-                // the step before.
-                None if trace.entered(self.functions[caller]) => Fitness {
-                    level: 0,
-                    distance: 1.0,
-                },
-                None => self.entry_fitness(caller, trace, visiting).deeper(1),
-            };
-            if candidate.better_than(best) {
-                best = candidate;
+    /// How close a call that did not enter function `f` came to calling it:
+    /// the best over the paths of callers that lead to it from a function
+    /// the call entered.
+    ///
+    /// Each step of a path adds at least one level, so the best path is a
+    /// shortest path, found by relaxing the callers of `f`'s ancestors until
+    /// nothing improves (Bellman–Ford): linear in the call graph per round,
+    /// where walking every path was exponential in it (a crate whose
+    /// functions call each other densely never finished a call's fitness).
+    fn entry_fitness(&self, f: usize, trace: &Trace) -> Fitness {
+        // `f` and every function with a path of calls to it.
+        let mut ancestors = vec![f];
+        let mut listed = vec![false; self.functions.len()];
+        listed[f] = true;
+        let mut next = 0;
+        while let Some(&g) = ancestors.get(next) {
+            next += 1;
+            for &(caller, _) in &self.callers[g] {
+                if !listed[caller] {
+                    listed[caller] = true;
+                    ancestors.push(caller);
+                }
             }
         }
-        visiting.pop();
-        best
+        let mut entry = vec![Fitness::WORST; self.functions.len()];
+        loop {
+            let mut improved = false;
+            for &g in &ancestors {
+                for &(caller, parent) in &self.callers[g] {
+                    let candidate = self.through_caller(caller, parent, trace, &entry);
+                    if candidate.better_than(entry[g]) {
+                        entry[g] = candidate;
+                        improved = true;
+                    }
+                }
+            }
+            if !improved {
+                return entry[f];
+            }
+        }
+    }
+
+    /// The fitness for entering a function through its call in `caller`,
+    /// made under outcome `parent` (`None`: at the caller's top level),
+    /// given the entry fitness found so far of each function (`entry`).
+    fn through_caller(&self, caller: usize, parent: Option<u32>, trace: &Trace, entry: &[Fitness]) -> Fitness {
+        let sites = self.functions[caller];
+        let entered = trace.entered(sites);
+        match parent {
+            Some(p) if entered || caller == 0 => fitness_within(sites, p, trace),
+            Some(p) => entry[caller].deeper(sites.depth(p) + 1),
+            // Called at the caller's top level: entering the caller is
+            // the step before.
+            None if entered => Fitness {
+                level: 0,
+                distance: 1.0,
+            },
+            None => entry[caller].deeper(1),
+        }
     }
 }
 
@@ -626,5 +659,36 @@ mod tests {
         assert_eq!((taken.distance(&GT, 0), taken.distance(&GT, 1)), (None, Some(0.0)));
         assert_eq!(full.slot_distance(&GT, 0, slot::BOUNDARY), Some(0.0));
         assert!(reach.covered(&full).contains(&boundary));
+    }
+
+    /// Twenty-five functions, each calling every later one: 2^23 paths of
+    /// calls lead from the target to the last, and its fitness is the
+    /// shortest of them (called straight from the entered target).
+    #[test]
+    fn entry_fitness_of_a_dense_call_graph_is_its_shortest_path() {
+        const N: usize = 25;
+        let names: Vec<&'static str> = (0..N).map(|i| &*format!("f{i}").leak()).collect();
+        let calls = |i: usize| -> &'static [CallSite] {
+            let calls: Vec<CallSite> = names[i + 1..]
+                .iter()
+                .map(|&callee| CallSite { callee, parent: u32::MAX })
+                .collect();
+            calls.leak()
+        };
+        let tables: Vec<&'static Sites> = (0..N)
+            .map(|i| {
+                let branches = [branch(Side::True, u32::MAX), branch(Side::False, u32::MAX)];
+                let sites = Sites::new("k::m", names[i], "m.rs", (1, 5), Vec::from(branches).leak(), calls(i));
+                &*Box::leak(Box::new(sites))
+            })
+            .collect();
+        let reach = Reach::new(tables[0], [], &tables[1..]);
+        let last = reach.goal(tables[N - 1], 0).expect("the last function is in reach");
+        let (_, trace) = collect(|| coverage::enter(tables[0]));
+        // Entered the target, which calls the last function at its top
+        // level (one step), whose outcome is one level into it.
+        assert_eq!(reach.fitness(last, &trace), Fitness { level: 1, distance: 1.0 });
+        // Nothing entered: no path starts anywhere.
+        assert_eq!(reach.fitness(last, &Trace::default()), Fitness::WORST);
     }
 }
