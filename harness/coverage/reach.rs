@@ -410,62 +410,36 @@ impl Reach {
 
     /// The fitness of a call for `goal`.
     pub fn fitness(&self, goal: u32, trace: &Trace) -> Fitness {
-        if let Some((f, g)) = self.extra_goal(goal) {
-            let sites = self.functions[*f];
-            if *f == 0 || trace.entered(sites) {
-                return g.fitness(sites, trace);
-            }
-            // An operation at the body's top (`u32::MAX`) runs whenever the
-            // function does.
-            let levels = match g.branch {
-                u32::MAX => 0,
-                branch => sites.depth(branch) + 1,
-            };
-            return self.entry_fitness(*f, trace).deeper(levels);
-        }
-        let (f, id) = self.index_of(goal);
-        self.fitness_in(f, id, trace)
+        self.fitnesses(trace).of(goal)
     }
 
-    fn fitness_in(&self, f: usize, id: u32, trace: &Trace) -> Fitness {
-        let sites = self.functions[f];
-        if trace.entered(sites) || f == 0 {
-            return fitness_within(sites, id, trace);
+    /// The fitnesses of one call for any of the goals: what they share (how
+    /// close the call came to entering each function) is worked out once,
+    /// when a goal first needs it.
+    pub fn fitnesses<'a>(&'a self, trace: &'a Trace) -> Fitnesses<'a> {
+        Fitnesses {
+            reach: self,
+            trace,
+            entry: std::cell::OnceCell::new(),
         }
-        // Not entered: how close did the call come to a call site of it?
-        let levels = sites.depth(id) + 1;
-        self.entry_fitness(f, trace).deeper(levels)
     }
 
-    /// How close a call that did not enter function `f` came to calling it:
+    /// How close the call came to entering each function it did not enter:
     /// the best over the paths of callers that lead to it from a function
     /// the call entered.
     ///
     /// Each step of a path adds at least one level, so the best path is a
-    /// shortest path, found by relaxing the callers of `f`'s ancestors until
-    /// nothing improves (Bellman–Ford): linear in the call graph per round,
-    /// where walking every path was exponential in it (a crate whose
-    /// functions call each other densely never finished a call's fitness).
-    fn entry_fitness(&self, f: usize, trace: &Trace) -> Fitness {
-        // `f` and every function with a path of calls to it.
-        let mut ancestors = vec![f];
-        let mut listed = vec![false; self.functions.len()];
-        listed[f] = true;
-        let mut next = 0;
-        while let Some(&g) = ancestors.get(next) {
-            next += 1;
-            for &(caller, _) in &self.callers[g] {
-                if !listed[caller] {
-                    listed[caller] = true;
-                    ancestors.push(caller);
-                }
-            }
-        }
+    /// shortest path, found for every function at once by relaxing the
+    /// callers until nothing improves (Bellman–Ford): linear in the call
+    /// graph per round, where walking every path was exponential in it (a
+    /// crate whose functions call each other densely never finished a call's
+    /// fitness).
+    fn entry_fitnesses(&self, trace: &Trace) -> Vec<Fitness> {
         let mut entry = vec![Fitness::WORST; self.functions.len()];
         loop {
             let mut improved = false;
-            for &g in &ancestors {
-                for &(caller, parent) in &self.callers[g] {
+            for (g, callers) in self.callers.iter().enumerate() {
+                for &(caller, parent) in callers {
                     let candidate = self.through_caller(caller, parent, trace, &entry);
                     if candidate.better_than(entry[g]) {
                         entry[g] = candidate;
@@ -474,7 +448,7 @@ impl Reach {
                 }
             }
             if !improved {
-                return entry[f];
+                return entry;
             }
         }
     }
@@ -496,6 +470,45 @@ impl Reach {
             },
             None => entry[caller].deeper(1),
         }
+    }
+}
+
+/// One call's fitnesses for the goals of a [`Reach`] ([`Reach::fitnesses`]).
+pub struct Fitnesses<'a> {
+    reach: &'a Reach,
+    trace: &'a Trace,
+    /// Per function of the reach, how close the call came to entering it.
+    entry: std::cell::OnceCell<Vec<Fitness>>,
+}
+
+impl Fitnesses<'_> {
+    /// The call's fitness for `goal`.
+    pub fn of(&self, goal: u32) -> Fitness {
+        let Fitnesses { reach, trace, .. } = *self;
+        if let Some((f, g)) = reach.extra_goal(goal) {
+            let sites = reach.functions[*f];
+            if *f == 0 || trace.entered(sites) {
+                return g.fitness(sites, trace);
+            }
+            // An operation at the body's top (`u32::MAX`) runs whenever the
+            // function does.
+            let levels = match g.branch {
+                u32::MAX => 0,
+                branch => sites.depth(branch) + 1,
+            };
+            return self.entry(*f).deeper(levels);
+        }
+        let (f, id) = reach.index_of(goal);
+        let sites = reach.functions[f];
+        if trace.entered(sites) || f == 0 {
+            return fitness_within(sites, id, trace);
+        }
+        // Not entered: how close did the call come to a call site of it?
+        self.entry(f).deeper(sites.depth(id) + 1)
+    }
+
+    fn entry(&self, f: usize) -> Fitness {
+        self.entry.get_or_init(|| self.reach.entry_fitnesses(self.trace))[f]
     }
 }
 

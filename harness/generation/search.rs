@@ -371,8 +371,9 @@ impl Search {
             self.uncovered.remove(id);
             self.archive.remove(id);
         }
+        let fitnesses = self.reach.fitnesses(&individual.trace);
         for &id in &self.uncovered {
-            let f = self.reach.fitness(id, &individual.trace);
+            let f = fitnesses.of(id);
             // A failing call at distance 0 reached the outcome without covering it.
             let usable = f.level != u32::MAX && !(individual.failed && f.covered());
             let better = self
