@@ -969,18 +969,16 @@ mod tests {
         assert!(alternatives("<args.n>").contains(&"999".to_string()));
     }
 
-    #[test]
-    fn plain_strings_get_a_fragment_of_their_own_carved_texts_after_them() {
-        // `1.2.3` once more with a part after it (`1.2.3.3`): the parser's
-        // "too many parts" branch, which no one-character move reaches
-        // without breaking the parts before it.
-        let calls = [Value::Struct("args", vec![("s", Value::Str("1.2.3".into()))])];
+    /// 100 texts the grammar mined from one carved call `f(s: <carved>)`
+    /// derives for `s`.
+    fn derived_texts(carved: &str) -> Vec<String> {
+        let calls = [Value::Struct("args", vec![("s", Value::Str(carved.into()))])];
         let (grammar, _) =
             ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default())
                 .expect("a grammar");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
             .expect("a usable grammar");
-        let texts: Vec<String> = (0..100)
+        (0..100)
             .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
                 Ok(Value::Struct("args", fields)) => match &fields[..] {
                     [("s", Value::Str(s))] => Some(s.clone()),
@@ -988,7 +986,15 @@ mod tests {
                 },
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn plain_strings_get_a_fragment_of_their_own_carved_texts_after_them() {
+        // `1.2.3` once more with a part after it (`1.2.3.3`): the parser's
+        // "too many parts" branch, which no one-character move reaches
+        // without breaking the parts before it.
+        let texts = derived_texts("1.2.3");
         let four_parts = |t: &&String| {
             let parts: Vec<&str> = t.split('.').collect();
             parts.len() == 4 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
@@ -1001,21 +1007,7 @@ mod tests {
         // `>=1, <3` once more with an item after it (`>=1, <3, <3`): a
         // limit on the count of items, which no fragment without the
         // white space reaches.
-        let calls = [Value::Struct("args", vec![("s", Value::Str(">=1, <3".into()))])];
-        let (grammar, _) =
-            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default())
-                .expect("a grammar");
-        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
-            .expect("a usable grammar");
-        let texts: Vec<String> = (0..100)
-            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
-                Ok(Value::Struct("args", fields)) => match &fields[..] {
-                    [("s", Value::Str(s))] => Some(s.clone()),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
+        let texts = derived_texts(">=1, <3");
         let three_items = |t: &&String| {
             let items: Vec<&str> = t.split(", ").collect();
             items.len() == 3
