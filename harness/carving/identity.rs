@@ -20,6 +20,7 @@
 //! assert_eq!(CallId::of_value(&made), laid_out);
 //! ```
 
+use crate::carving::fragment::{quoted_end, raw_string_end, whitespace_end};
 use crate::carving::layout;
 use crate::carving::store::Entry;
 use crate::value::text::to_ron;
@@ -111,38 +112,39 @@ pub fn stored_observation(entry: &Entry) -> String {
     }
 }
 
-/// RON text in canonical form: whitespace, comments and trailing commas
-/// outside literals removed.
+/// RON text in canonical form: whitespace, comments (`//` and `/* */`) and
+/// trailing commas outside literals removed; strings, raw strings
+/// (`r#"…"#`), byte strings and chars kept as written. Scans RON's tokens
+/// as [`fragment`](super::fragment) does.
 pub fn canonical_text(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' | '\'' => {
-                out.push(c);
-                while let Some(d) = chars.next() {
-                    out.push(d);
-                    if d == '\\' {
-                        out.extend(chars.next());
-                    } else if d == c {
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'/') => {
-                chars.by_ref().take_while(|&d| d != '\n').for_each(drop);
-            }
-            c if c.is_whitespace() => {}
-            // A trailing comma is whitespace too: `(a: 1,)` is `(a: 1)`.
-            ',' if matches!(next_significant(&chars), Some(')' | ']' | '}')) => {}
-            c => out.push(c),
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(next) = whitespace_end(text, i) {
+            i = next;
+            continue;
         }
+        let end = match bytes[i] {
+            quote @ (b'"' | b'\'') => quoted_end(bytes, i + 1, quote),
+            // A trailing comma is whitespace too: `(a: 1,)` is `(a: 1)`. A
+            // comma before a comment is kept, as it always was (snapshot
+            // ids of entries edited so must not change).
+            b',' if matches!(
+                bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace()),
+                Some(b')' | b']' | b'}')
+            ) =>
+            {
+                i += 1;
+                continue;
+            }
+            _ => raw_string_end(text, i)
+                .unwrap_or_else(|| i + text[i..].chars().next().map_or(1, char::len_utf8)),
+        };
+        out.push_str(&text[i..end]);
+        i = end;
     }
     out
-}
-
-fn next_significant(chars: &std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
-    chars.clone().find(|c| !c.is_whitespace())
 }
 
 #[cfg(test)]
@@ -164,6 +166,25 @@ mod tests {
         // A comma before a comment is kept, as it always was: snapshot ids
         // of entries edited so must not change.
         assert_eq!(canonical_text("(a: 1, // one\n)"), "(a:1,)");
+    }
+
+    #[test]
+    fn raw_strings_are_kept_as_written() {
+        // Inside a raw string `"` does not end it and `\` escapes nothing:
+        // the spaces after them are the value's.
+        assert_eq!(canonical_text("(s: r#\"a \" b\"#)"), "(s:r#\"a \" b\"#)");
+        assert_ne!(CallId::of_args("(s: r#\"a \" b\"#)"), CallId::of_args("(s: r#\"a \"b\"#)"));
+        assert_eq!(canonical_text("(s: r\"a\\ b\" , t: 1)"), "(s:r\"a\\ b\",t:1)");
+        assert_eq!(canonical_text("(s: br##\"x \"# y\"## )"), "(s:br##\"x \"# y\"##)");
+        // A raw identifier and an `r` ending a word are not raw strings.
+        assert_eq!(canonical_text("(r#type: 1, attr: \"a b\")"), "(r#type:1,attr:\"a b\")");
+    }
+
+    #[test]
+    fn block_comments_are_ignored_like_line_comments() {
+        assert_eq!(canonical_text("(a: /* one /* nested */ */ 1)"), "(a:1)");
+        assert_eq!(CallId::of_args("(a: 1 /* the answer */)"), CallId::of_args("(a: 1)"));
+        assert_eq!(canonical_text("(s: \"/* kept */\")"), "(s:\"/* kept */\")");
     }
 
     /// Snapshot ids are file names in users' repositories: these are the

@@ -97,8 +97,8 @@ static COLLECTING: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
-    /// The state of the collection in progress on this thread, owned by the
-    /// frame of [`collect`]; null outside it. A plain pointer in a `Cell`
+    /// The state of the collection in progress on this thread, a `Box`
+    /// owned by the frame of [`collect`]; null outside it. A plain pointer in a `Cell`
     /// (no destructor, no borrow flag) keeps recording to a few instructions.
     static STATE: Cell<*mut State> = const { Cell::new(std::ptr::null_mut()) };
     /// Buffers of the previous collection, reused; boxed, so that taking
@@ -209,7 +209,8 @@ fn state<'a>() -> Option<&'a mut State> {
     if state.is_null() {
         return None;
     }
-    // SAFETY: `collect` points STATE at a `State` in its own frame, on this
+    // SAFETY: `collect` points STATE at the `State` in a `Box` its frame
+    // owns (the heap address does not move while the box is held), on this
     // thread, only while `f` runs, and resets it (even on unwind) before it
     // touches the `State` again; the recording functions call nothing that
     // could reach the pointer while they hold the reference, so it is the
