@@ -214,9 +214,15 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
     let serde = table_like(&doc, "dependencies")
         .and_then(|d| d.get("serde"))
         .cloned();
-    let mut feature = vec!["dep:carve"];
+    let mut feature = vec!["dep:carve".to_owned()];
     match &serde {
-        None => feature.push("dep:serde"),
+        None => {
+            feature.push("dep:serde".to_owned());
+            // serde support of the crate's own under another name
+            // (`serde_core`, a renamed `serde1 = { package = "serde" }`):
+            // its types implement serde only with it turned on.
+            feature.extend(other_serde_support(&doc));
+        }
         Some(serde) => {
             let optional = serde
                 .as_table_like()
@@ -240,14 +246,17 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
                             .is_some_and(|a| a.iter().any(|v| v.as_str() == Some("dep:serde")))
                     })
                 });
-                feature.push(if explicit || implicit {
-                    "serde"
-                } else {
-                    "dep:serde"
-                });
+                feature.push(
+                    if explicit || implicit {
+                        "serde"
+                    } else {
+                        "dep:serde"
+                    }
+                    .to_owned(),
+                );
             }
             if derive {
-                feature.push("serde/derive");
+                feature.push("serde/derive".to_owned());
             }
         }
     }
@@ -270,7 +279,7 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
         changes.push(format!("[dependencies] serde = {serde}"));
     }
 
-    let list = Array::from_iter(feature.iter().copied());
+    let list = Array::from_iter(feature.iter().map(String::as_str));
     table_like_mut(&mut doc, "features", "dependencies")?.insert("carve", value(list.clone()));
     changes.push(format!("[features] carve = {list}"));
 
@@ -299,6 +308,59 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
         manifest: doc.to_string(),
         changes,
     })
+}
+
+/// The feature that turns on an optional dependency on `serde` or
+/// `serde_core` under a name other than `serde`: the crate's feature named
+/// `serde` when it lists the dependency, else the first one that does,
+/// else the dependency's implicit feature. `None` when there is no such
+/// dependency or it is always on.
+fn other_serde_support(doc: &DocumentMut) -> Option<String> {
+    let (key, _) = table_like(doc, "dependencies")?
+        .iter()
+        .find(|(key, dependency)| {
+            let package = dependency
+                .as_table_like()
+                .and_then(|t| t.get("package"))
+                .and_then(Item::as_str)
+                .unwrap_or(key);
+            let optional = dependency
+                .as_table_like()
+                .and_then(|t| t.get("optional"))
+                .and_then(Item::as_bool)
+                == Some(true);
+            *key != "serde" && matches!(package, "serde" | "serde_core") && optional
+        })?;
+    let turns_on = |list: &Item| {
+        list.as_array().is_some_and(|a| {
+            a.iter().filter_map(|v| v.as_str()).any(|v| {
+                v.strip_prefix("dep:").unwrap_or(v) == key
+                    || v.split_once(['/', '?']).is_some_and(|(k, _)| k == key)
+            })
+        })
+    };
+    let features = table_like(doc, "features");
+    let listing: Vec<&str> = features
+        .map(|f| {
+            f.iter()
+                .filter(|(_, list)| turns_on(list))
+                .map(|(name, _)| name)
+                .collect()
+        })
+        .unwrap_or_default();
+    let named_serde = listing.iter().find(|&&name| name == "serde");
+    let by_dep = features.is_some_and(|f| {
+        f.iter().any(|(_, list)| {
+            list.as_array()
+                .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(&format!("dep:{key}"))))
+        })
+    });
+    match named_serde.or(listing.first()) {
+        Some(name) => Some((*name).to_owned()),
+        // No `dep:` anywhere: cargo made the implicit feature.
+        None if !by_dep => Some(key.to_owned()),
+        None => None,
+    }
 }
 
 fn table_like<'a>(doc: &'a DocumentMut, key: &str) -> Option<&'a dyn TableLike> {
@@ -505,6 +567,45 @@ serde = { version = "1", optional = true }
         assert_eq!(
             feature("[dependencies.serde]\npackage = \"serde_core\"\nversion = \"1\"\noptional = true\n"),
             r#"[features] carve = ["dep:carve", "serde"]"#
+        );
+    }
+
+    #[test]
+    fn serde_support_under_another_name_is_turned_on_beside_a_serde_of_carves() {
+        let feature = |text: &str| {
+            let edit = edit(text, &path(), false).unwrap();
+            let added = edit
+                .changes
+                .iter()
+                .any(|c| c.starts_with("[dependencies] serde ="));
+            let feature = edit
+                .changes
+                .into_iter()
+                .find(|c| c.starts_with("[features]"));
+            (feature.unwrap(), added)
+        };
+        // serde_core behind the crate's feature `serde` (smol_str, uuid).
+        assert_eq!(
+            feature("[features]\nstd = []\nserde = [\"dep:serde_core\"]\n[dependencies]\nserde_core = { version = \"1\", optional = true }\n"),
+            (r#"[features] carve = ["dep:carve", "dep:serde", "serde"]"#.to_owned(), true)
+        );
+        // A renamed serde and its implicit feature.
+        assert_eq!(
+            feature("[dependencies]\nserde1 = { package = \"serde\", version = \"1\", optional = true }\n"),
+            (r#"[features] carve = ["dep:carve", "dep:serde", "serde1"]"#.to_owned(), true)
+        );
+        // Turned on by a feature of another name, as `crate/feature` too.
+        assert_eq!(
+            feature("[features]\nwith-serde = [\"serde_core/std\", \"dep:serde_core\"]\n[dependencies.serde_core]\nversion = \"1\"\noptional = true\n"),
+            (r#"[features] carve = ["dep:carve", "dep:serde", "with-serde"]"#.to_owned(), true)
+        );
+        // Always on: nothing to turn on.
+        assert_eq!(
+            feature("[dependencies]\nserde_core = \"1\"\n"),
+            (
+                r#"[features] carve = ["dep:carve", "dep:serde"]"#.to_owned(),
+                true
+            )
         );
     }
 
