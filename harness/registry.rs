@@ -612,11 +612,15 @@ impl Skipped {
     /// `carve: skipped in impl Meters: scale (generic), ZERO (const fn) — …`,
     /// the line the record summary prints.
     pub fn line(&self) -> String {
-        let methods: Vec<String> = self
-            .methods
-            .iter()
-            .map(|(name, why)| format!("{name} ({why})"))
-            .collect();
+        let mut methods: Vec<String> = Vec::with_capacity(self.methods.len());
+        for (name, why) in self.methods {
+            // A method written twice under `#[cfg]`s (one per platform)
+            // is one method to the reader.
+            let method = format!("{name} ({why})");
+            if !methods.contains(&method) {
+                methods.push(method);
+            }
+        }
         format!(
             "carve: skipped in impl {}: {} — mark methods with #[carve::target] to choose",
             path_in_crate(self.module_path, self.impl_name),
@@ -792,7 +796,7 @@ mod tests {
         let skipped = Skipped {
             module_path: "mycrate::units",
             impl_name: "Meters",
-            methods: &[("scale", "generic"), ("zero", "const fn")],
+            methods: &[("scale", "generic"), ("zero", "const fn"), ("scale", "generic")],
         };
         assert_eq!(
             skipped.line(),
