@@ -81,4 +81,22 @@ impl<L, R> Pair<L, R> {
     }
 }
 
+/// One method written per platform (as `std`-like crates do): only the
+/// copy that is compiled is a target.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Platform(pub u8);
+
+#[carve::target]
+impl Platform {
+    #[cfg(unix)]
+    pub fn separator(&self) -> char {
+        if self.0 > 1 { '/' } else { ':' }
+    }
+
+    #[cfg(not(unix))]
+    pub fn separator(&self) -> char {
+        '\\'
+    }
+}
+
 fn main() {}
