@@ -144,11 +144,6 @@ impl TargetFn {
         let generic =
             !fn_generics.is_empty() || !impl_trait_params.is_empty() || !impl_generics.is_empty();
         let bound = specs.iter().any(|s| !s.inst.bindings.is_empty());
-        if let Some(a) = &sig.asyncness {
-            if generic {
-                errors.spanned(a, "carve cannot carve a generic `async fn` yet: carve an `async fn` that is not generic");
-            }
-        }
         if runtime.is_some() && sig.asyncness.is_none() {
             errors.spanned(
                 runtime.as_ref(),

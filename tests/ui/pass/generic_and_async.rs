@@ -36,8 +36,29 @@ pub async fn echo(text: String) -> Result<String, String> {
     Ok(text)
 }
 
+#[carve::target(generics(T = u32), generics(T = String))]
+pub async fn longest<T: Clone + PartialOrd>(items: Vec<T>) -> Option<T> {
+    let mut best: Option<T> = None;
+    for item in items {
+        if best.as_ref().is_none_or(|b| item > *b) {
+            best = Some(item);
+        }
+    }
+    best
+}
+
+#[carve::target(generics(T = u8))]
+impl<T: Clone + Send> Stack<T> {
+    pub async fn peek_async(&self) -> Option<T> {
+        self.items.last().cloned()
+    }
+}
+
 #[carve::system_test]
 async fn echoes() {
+    assert_eq!(longest(vec![1u32, 3, 2]).await, Some(3));
+    assert_eq!(longest(vec!["a".to_string()]).await, Some("a".to_string()));
+    assert_eq!(Stack { items: vec![1u8] }.peek_async().await, Some(1));
     assert_eq!(echo("a".into()).await, Ok("a".into()));
     assert_eq!(first(Cow::Borrowed("x")), Some('x'));
 }

@@ -1,5 +1,5 @@
 //! `async fn` targets: one that needs no runtime (it yields to its
-//! executor between bytes) and one that needs tokio's timer.
+//! executor between bytes), a generic one, and one that needs tokio's timer.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -48,6 +48,19 @@ pub async fn backoff(attempt: u32) -> u64 {
     ms
 }
 
+/// The first item above `floor`, yielding between items: a generic
+/// `async fn`, carved at the types its attribute lists.
+#[cfg_attr(feature = "carve", carve::target(generics(T = u32), generics(T = String)))]
+pub async fn first_above<T: PartialOrd + Send>(items: Vec<T>, floor: T) -> Option<T> {
+    for item in items {
+        if item > floor {
+            return Some(item);
+        }
+        YieldNow(false).await;
+    }
+    None
+}
+
 /// Carving keeps an `async fn` target's future `Send` (it can still be
 /// spawned on a multi-threaded runtime): this does not compile otherwise.
 #[allow(dead_code)]
@@ -55,4 +68,5 @@ fn futures_stay_send() {
     fn send<T: Send>(_: T) {}
     send(checksum(Vec::new()));
     send(backoff(0));
+    send(first_above(vec![1u32], 0));
 }
