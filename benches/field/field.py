@@ -109,8 +109,13 @@ fn parses_and_formats_timestamps() {
         features='carve = ["dep:carve", "serde"]',
         deps=None,
         targets={
-            "src/lib.rs": ["impl Version {", "impl VersionReq {", "impl Comparator {"],
-            "src/parse.rs": ["impl FromStr for Version", "impl FromStr for VersionReq", "impl FromStr for Comparator"],
+            "src/lib.rs": ["impl Version {", "impl VersionReq {", "impl Comparator {", "impl Prerelease {",
+                           "impl BuildMetadata {"],
+            "src/parse.rs": ["impl FromStr for Version", "impl FromStr for VersionReq", "impl FromStr for Comparator",
+                             "impl FromStr for Prerelease", "impl FromStr for BuildMetadata"],
+            # Pre-release and build-metadata precedence: public, and
+            # `matches` reaches it too.
+            "src/impls.rs": ["impl Ord for Prerelease", "impl Ord for BuildMetadata"],
         },
         instrument={
             "src/parse.rs": ["fn numeric_identifier", "fn wildcard", "fn dot", "fn identifier", "fn op(", "fn comparator", "fn version_req"],
@@ -118,8 +123,6 @@ fn parses_and_formats_timestamps() {
                             "fn matches_greater", "fn matches_less", "fn matches_tilde", "fn matches_caret", "fn pre_is_compatible"],
             "src/display.rs": ["impl Display for Version", "impl Display for VersionReq", "impl Display for Comparator",
                                "fn pad(", "fn digits"],
-            # Pre-release and build-metadata precedence: `matches` reaches it.
-            "src/impls.rs": ["impl Ord for Prerelease", "impl Ord for BuildMetadata"],
             "src/error.rs": ["impl Display for Error"],
         },
         system_test='''
