@@ -30,7 +30,26 @@ impl Encoder {
     }
 }
 
+/// Hands out what it captured (data-encoding's `Encoder::new`): the twin's
+/// closure must stay `FnOnce`.
+pub struct Appender<'a> {
+    output: &'a mut String,
+}
+
+#[carve::instrument]
+impl<'a> Appender<'a> {
+    pub fn new(output: &'a mut String) -> Self {
+        if output.is_empty() {
+            output.push('>');
+        }
+        Appender { output }
+    }
+}
+
 fn main() {
+    let mut text = String::new();
+    Appender::new(&mut text).output.push('a');
+    assert_eq!(text, ">a");
     let mut encoder = Encoder { buffer: Vec::new(), length: 0 };
     encoder.append(b"ab");
     assert_eq!(encoder.total(b"c"), 2);
