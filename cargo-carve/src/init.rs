@@ -94,11 +94,12 @@ pub fn run(args: &InitArgs) -> Result<(), String> {
     let text = std::fs::read_to_string(&manifest_path)
         .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
     let test_file = root.join("tests/carve.rs");
-    let edit = edit(&text, &source, test_file.exists())?;
+    let edition_2015 = package.edition == Edition::E2015;
+    let edit = edit(&text, &source, test_file.exists(), edition_2015)?;
     let skeleton = skeleton(
         package.name.as_str(),
         &lib.name.replace('-', "_"),
-        package.edition == Edition::E2015,
+        edition_2015,
     );
 
     // tests/carve.rs first, without overwriting: a file that appeared since
@@ -177,8 +178,14 @@ fn is_carve_checkout(dir: &Path) -> bool {
 }
 
 /// The manifest `text` with carve set up, or why `init` leaves it alone
-/// (`test_file_exists`: tests/carve.rs is there).
-pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit, String> {
+/// (`test_file_exists`: tests/carve.rs is there; `edition_2015`: the
+/// package's edition is 2015).
+pub fn edit(
+    text: &str,
+    source: &Source,
+    test_file_exists: bool,
+    edition_2015: bool,
+) -> Result<Edit, String> {
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e| format!("Cargo.toml does not parse: {e}"))?;
@@ -293,6 +300,20 @@ pub fn edit(text: &str, source: &Source, test_file_exists: bool) -> Result<Edit,
         .collect::<Vec<_>>()
         .join(", ");
     if doc.get("test").is_none() {
+        // In edition 2015, one [[test]] turns off finding tests/*.rs, unless
+        // `autotests` is set: keep the crate's own integration tests.
+        if edition_2015 {
+            if let Some(package) = doc.get_mut("package").and_then(Item::as_table_like_mut) {
+                if !package.contains_key("autotests") {
+                    package.insert("autotests", value(true));
+                    changes.push(
+                        "[package] autotests = true (edition 2015: without it, the [[test]] \
+                         below would turn off the crate's other tests/*.rs)"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
         // The first [[test]] goes last in the file, after every other table.
         let last = doc.iter().filter_map(|(_, item)| last_position(item)).max();
         test.set_position(last.map(|p| p + 1));
@@ -465,7 +486,7 @@ mod tests {
     }
 
     fn edited(text: &str) -> String {
-        let edit = edit(text, &path(), false).unwrap();
+        let edit = edit(text, &path(), false, false).unwrap();
         format!("{}---\n{}", edit.manifest, edit.changes.join("\n"))
     }
 
@@ -542,7 +563,7 @@ serde = { version = "1", optional = true }
     #[test]
     fn serde_behind_dep_or_always_on_or_serde_core() {
         let feature = |text: &str| {
-            let edit = edit(text, &path(), false).unwrap();
+            let edit = edit(text, &path(), false, false).unwrap();
             edit.changes
                 .into_iter()
                 .find(|c| c.starts_with("[features]"))
@@ -651,7 +672,13 @@ lto = true
         [[test]] name = "carve", harness = false, required-features = ["carve"]
         "#);
         // No [dependencies] at all: both new tables after [package].
-        let edit = edit("[package]\nname = \"x\"\n\n[workspace]\n", &path(), false).unwrap();
+        let edit = edit(
+            "[package]\nname = \"x\"\n\n[workspace]\n",
+            &path(),
+            false,
+            false,
+        )
+        .unwrap();
         let order: Vec<&str> = edit
             .manifest
             .lines()
@@ -674,6 +701,7 @@ lto = true
         let edit = edit(
             "[package]\nname = \"x\"\n\n[features]\nserde = [\"dep:serde\"]\n\n[dependencies.serde]\nversion = \"1\"\noptional = true\n\n[target.'cfg(unix)'.dependencies.libc]\nversion = \"0.2\"\n",
             &path(),
+            false,
             false,
         )
         .unwrap();
@@ -708,6 +736,7 @@ lto = true
             "[package]\nname = \"x\"\n",
             &Source::Version("0.1".into()),
             false,
+            false,
         )
         .unwrap();
         assert_eq!(
@@ -728,8 +757,49 @@ carve = { path = "../carve", optional = true }
 name = "carve"
 harness = false
 "#;
-        insta::assert_snapshot!(edit(text, &path(), true).unwrap_err(), @"cargo carve init changed nothing: tests/carve.rs exists; Cargo.toml has a [[test]] named `carve`; Cargo.toml has a feature `carve`; Cargo.toml has a dependency `carve`. carve looks set up already (run `cargo carve record`); to start over, remove them.");
-        insta::assert_snapshot!(edit("[package]\nname = \"x\"\n", &path(), true).unwrap_err(), @"cargo carve init changed nothing: tests/carve.rs exists. carve looks set up already (run `cargo carve record`); to start over, remove it.");
+        insta::assert_snapshot!(edit(text, &path(), true, false).unwrap_err(), @"cargo carve init changed nothing: tests/carve.rs exists; Cargo.toml has a [[test]] named `carve`; Cargo.toml has a feature `carve`; Cargo.toml has a dependency `carve`. carve looks set up already (run `cargo carve record`); to start over, remove them.");
+        insta::assert_snapshot!(edit("[package]\nname = \"x\"\n", &path(), true, false).unwrap_err(), @"cargo carve init changed nothing: tests/carve.rs exists. carve looks set up already (run `cargo carve record`); to start over, remove it.");
+    }
+
+    #[test]
+    fn an_edition_2015_crate_keeps_finding_its_own_tests() {
+        // strsim 0.11.1 (no `edition`, tests/lib.rs): cargo builds only the
+        // [[test]] targets listed once one is, and warns.
+        let text = "[package]\nname = \"strsim\"\nversion = \"0.11.1\"\n";
+        let edit_2015 = edit(text, &path(), false, true).unwrap();
+        assert!(
+            edit_2015.manifest.starts_with(
+                "[package]\nname = \"strsim\"\nversion = \"0.11.1\"\nautotests = true\n"
+            ),
+            "{}",
+            edit_2015.manifest
+        );
+        assert!(
+            edit_2015
+                .changes
+                .iter()
+                .any(|c| c.starts_with("[package] autotests = true (edition 2015")),
+            "{:?}",
+            edit_2015.changes
+        );
+        // Later editions find tests/*.rs anyway; a crate that chose, or
+        // that already lists its tests, is left as it is.
+        for (text, edition_2015) in [
+            (text.to_owned(), false),
+            (format!("{text}autotests = false\n"), true),
+            (format!("{text}\n[[test]]\nname = \"lib\"\n"), true),
+        ] {
+            let edit = edit(&text, &path(), false, edition_2015).unwrap();
+            assert_eq!(
+                edit.manifest.matches("autotests").count(),
+                text.matches("autotests").count(),
+                "{text}"
+            );
+            assert!(
+                !edit.changes.iter().any(|c| c.contains("autotests")),
+                "{text}"
+            );
+        }
     }
 
     #[test]

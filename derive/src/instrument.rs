@@ -1068,17 +1068,27 @@ pub fn instrument_fn(
         // from `&mut self`) can hand it out for the function's lifetime
         // only from a `move` closure; nothing reads the arguments after it.
         let move_kw = crate::params::returns_borrow(output).then(|| quote!(move));
+        // In a closure, an assignment to a captured place that a later one
+        // overwrites (`self.length = 0;`) is an unused assignment, where in
+        // the function it is not: the original body, compiled beside it,
+        // still gets the crate's own warnings. The closure stays an argument
+        // of `call_outlined`, whose `FnOnce` bound lets it hand out what it
+        // captured (`fn new(out: &'a mut String) -> Encoder<'a>`).
         let body = match output {
             _ if is_async => instrumented,
             syn::ReturnType::Type(_, ty) if crate::generics::has_impl_trait(ty) => instrumented,
             syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
-                    ::carve::_macro_support::call_outlined(|| -> () #instrumented)
+                    #[allow(unused_assignments)]
+                    let __carve_returned = ::carve::_macro_support::call_outlined(|| -> () #instrumented);
+                    __carve_returned
                 } else #block
             }),
             syn::ReturnType::Type(_, ty) => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
-                    ::carve::_macro_support::call_outlined(#move_kw || -> #ty #instrumented)
+                    #[allow(unused_assignments)]
+                    let __carve_returned = ::carve::_macro_support::call_outlined(#move_kw || -> #ty #instrumented);
+                    __carve_returned
                 } else #block
             }),
         };

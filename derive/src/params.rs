@@ -359,7 +359,7 @@ impl VisitMut for SelfType<'_> {
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = &*ty {
             if p.qself.is_none() && p.path.is_ident("Self") {
-                *ty = self.0.clone();
+                *ty = located_at(self.0, first_span(&*ty));
                 return;
             }
             let starts_with_self = p.qself.is_none()
@@ -380,6 +380,29 @@ impl VisitMut for SelfType<'_> {
         }
         syn::visit_mut::visit_type_mut(self, ty);
     }
+}
+
+/// `ty` with every token located at `span` (where `Self` was written), its
+/// name resolution kept: an error about the type of a method's `-> Self`
+/// then points at that method, not at the impl block's header.
+fn located_at(ty: &Type, span: Span) -> Type {
+    fn relocate(tokens: TokenStream, span: Span) -> TokenStream {
+        use proc_macro2::{Group, TokenTree};
+        tokens
+            .into_iter()
+            .map(|mut token| {
+                if let TokenTree::Group(group) = &token {
+                    let mut new = Group::new(group.delimiter(), relocate(group.stream(), span));
+                    new.set_span(group.span().located_at(span));
+                    token = TokenTree::Group(new);
+                } else {
+                    token.set_span(token.span().located_at(span));
+                }
+                token
+            })
+            .collect()
+    }
+    syn::parse2(relocate(ty.to_token_stream(), span)).unwrap_or_else(|_| ty.clone())
 }
 
 /// The owned type carved arguments of a parameter type `ty` deserialize

@@ -120,6 +120,7 @@ fn worker(
         reported: None,
         last_seen: (0, 0, 0),
         numbers: SiteNumbers::new(),
+        checking_mutant: false,
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
     observer.journal.flush().map_err(WorkerError::WorkerIo)?;
@@ -213,6 +214,8 @@ struct Reporter<'a> {
     last_seen: (u64, u64, usize),
     /// The functions by number, for the traces sent.
     numbers: SiteNumbers,
+    /// Whether the calls running now check a mutant of the code.
+    checking_mutant: bool,
 }
 
 impl Reporter<'_> {
@@ -330,7 +333,7 @@ impl Observer for Reporter<'_> {
             self.replayed.insert(hash);
             result
         } else {
-            self.marker.started(ordinal, hash);
+            self.marker.started(ordinal, hash, self.checking_mutant);
             self.liveness.call_started();
             let result = run();
             self.liveness.call_ended();
@@ -353,6 +356,10 @@ impl Observer for Reporter<'_> {
 
     fn cap(&self) -> u64 {
         self.cap
+    }
+
+    fn checking_mutant(&mut self, mutant: bool) {
+        self.checking_mutant = mutant;
     }
 
     fn mutant_crashes(&self) -> Option<u32> {

@@ -3,7 +3,9 @@
 // $t`), `Self::Err` in the return type of a generic trait impl (unicase's
 // `FromStr for UniCase<S>`), and the methods of a generic block whose
 // `where` clause its instantiation does not meet (either's `into_iter`
-// where `L: IntoIterator`), which are skipped.
+// where `L: IntoIterator`), which are skipped; and a constructor of a
+// lifetime-generic block returning `Self` that borrows its argument
+// (deunicode's `AsciiCharsIter::new(s: &'a str) -> Self`).
 use std::fmt;
 use std::str::FromStr;
 
@@ -96,6 +98,29 @@ impl Platform {
     #[cfg(not(unix))]
     pub fn separator(&self) -> char {
         '\\'
+    }
+}
+
+/// deunicode 1.6.2's `AsciiCharsIter`: borrows the text it walks, and is
+/// `Display` only.
+pub struct AsciiChars<'a> {
+    rest: &'a str,
+}
+
+impl fmt::Display for AsciiChars<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rest)
+    }
+}
+
+#[carve::target]
+impl<'a> AsciiChars<'a> {
+    pub fn new(text: &'a str) -> Self {
+        AsciiChars { rest: text }
+    }
+
+    pub fn first(text: &'a str) -> Option<Self> {
+        text.get(..1).map(|rest| AsciiChars { rest })
     }
 }
 
