@@ -594,7 +594,7 @@ serde = { version = "1", optional = true }
     #[test]
     fn serde_support_under_another_name_is_turned_on_beside_a_serde_of_carves() {
         let feature = |text: &str| {
-            let edit = edit(text, &path(), false).unwrap();
+            let edit = edit(text, &path(), false, false).unwrap();
             let added = edit
                 .changes
                 .iter()
