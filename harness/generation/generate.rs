@@ -233,10 +233,6 @@ pub trait Observer {
     ) -> Result<Executed, NotRun> {
         run()
     }
-    /// The executions that follow run a mutant of the code (`true`), or the
-    /// target as written again (`false`): a worker says which when one of
-    /// them crashes it.
-    fn checking_mutant(&mut self, _mutant: bool) {}
     /// At most how many candidates that crash the minimizer may try on
     /// `failure`: each takes a worker down (none without workers).
     fn crash_shrinks(&self, _failure: &Failure) -> u32 {
@@ -1215,10 +1211,7 @@ fn kills(
     ]);
     run.executions += 1;
     let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args, None));
-    observer.checking_mutant(true);
-    let mutated = observer.execute(run.executions, &key, &mut call);
-    observer.checking_mutant(false);
-    match mutated {
+    match observer.execute(run.executions, &key, &mut call) {
         Ok(mutated) => (
             mutated.fingerprint != fingerprint,
             mutated.crashed(),

@@ -309,7 +309,7 @@ pub(super) fn generate_for(
         summary.undeserializable,
         match summary.crashes {
             0 => String::new(),
-            n => format!(" ({n} worker crash(es) survived){}", summary.in_mutants()),
+            n => format!(" ({n} worker crash(es) survived)"),
         },
         summary.unconfirmed(),
         // Last, as the other counts that only some runs have: the line

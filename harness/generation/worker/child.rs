@@ -120,7 +120,6 @@ fn worker(
         reported: None,
         last_seen: (0, 0, 0),
         numbers: SiteNumbers::new(),
-        checking_mutant: false,
     };
     let generation = generate::generate(target, target_name, &existing, settings, &mut observer);
     observer.journal.flush().map_err(WorkerError::WorkerIo)?;
@@ -214,8 +213,6 @@ struct Reporter<'a> {
     last_seen: (u64, u64, usize),
     /// The functions by number, for the traces sent.
     numbers: SiteNumbers,
-    /// Whether the calls running now check a mutant of the code.
-    checking_mutant: bool,
 }
 
 impl Reporter<'_> {
@@ -333,7 +330,7 @@ impl Observer for Reporter<'_> {
             self.replayed.insert(hash);
             result
         } else {
-            self.marker.started(ordinal, hash, self.checking_mutant);
+            self.marker.started(ordinal, hash);
             self.liveness.call_started();
             let result = run();
             self.liveness.call_ended();
@@ -356,10 +353,6 @@ impl Observer for Reporter<'_> {
 
     fn cap(&self) -> u64 {
         self.cap
-    }
-
-    fn checking_mutant(&mut self, mutant: bool) {
-        self.checking_mutant = mutant;
     }
 
     fn mutant_crashes(&self) -> Option<u32> {

@@ -396,9 +396,6 @@ pub struct Marked {
     pub hash: u64,
     /// The number of the call that ended last.
     pub ended: u64,
-    /// Whether the call that started last ran a mutant of the code (a check
-    /// of carve's mutation analysis), not the target as written.
-    pub mutant: bool,
 }
 
 impl Marked {
@@ -408,7 +405,7 @@ impl Marked {
     }
 }
 
-const MARKER_LEN: usize = 32;
+const MARKER_LEN: usize = 24;
 
 impl CallMarker {
     /// Creates the (zeroed) marker in the scratch folder `dir`, for the
@@ -430,7 +427,6 @@ impl CallMarker {
             started: word(0),
             hash: word(1),
             ended: word(2),
-            mutant: word(3) != 0,
         })
     }
 
@@ -473,7 +469,7 @@ impl CallMarker {
     fn set(&mut self, word: usize, value: u64) {
         #[cfg(unix)]
         {
-            // SAFETY: `word` < 4, inside the mapping; page-aligned start.
+            // SAFETY: `word` < 3, inside the mapping; page-aligned start.
             unsafe { &*self.words.add(word) }.store(value, std::sync::atomic::Ordering::Release);
         }
         #[cfg(not(unix))]
@@ -484,11 +480,9 @@ impl CallMarker {
         }
     }
 
-    /// Call `number` with arguments `hash` starts now (`mutant`: it runs a
-    /// mutant of the code).
-    pub fn started(&mut self, number: u64, hash: u64, mutant: bool) {
+    /// Call `number` with arguments `hash` starts now.
+    pub fn started(&mut self, number: u64, hash: u64) {
         self.set(1, hash);
-        self.set(3, u64::from(mutant));
         self.set(0, number);
     }
 
@@ -501,28 +495,6 @@ impl CallMarker {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The parent reads what the worker marked last: the call, and whether
-    /// it ran a mutant.
-    #[test]
-    fn the_call_marker_reads_back_with_its_kind() {
-        let scratch = Scratch::create("journal::marker").unwrap();
-        CallMarker::reset(scratch.dir()).unwrap();
-        let mut marker = CallMarker::open(scratch.dir()).unwrap();
-        marker.started(3, 9, true);
-        let marked = CallMarker::read(scratch.dir()).unwrap();
-        assert_eq!(
-            (marked.in_call(), marked.mutant),
-            (Some((3, 9)), true)
-        );
-        marker.ended(3);
-        marker.started(4, 11, false);
-        let marked = CallMarker::read(scratch.dir()).unwrap();
-        assert_eq!(
-            (marked.in_call(), marked.mutant),
-            (Some((4, 11)), false)
-        );
-    }
 
     #[test]
     fn varints_read_back() {

@@ -37,9 +37,6 @@ pub struct Summary {
     /// Worker processes that crashed, confirmed: the crashing call, run
     /// again in a fresh worker, crashed it too.
     pub crashes: u32,
-    /// Of `crashes`, those of calls that ran a mutant of the code (a check
-    /// of the mutation analysis, not a call of the target as written).
-    pub mutant_crashes: u32,
     /// Timeouts that did not happen again when their call ran again in a
     /// fresh worker: not kept (a loaded machine, not a hang).
     pub unconfirmed_timeouts: u32,
@@ -250,7 +247,6 @@ pub fn generate_in_workers(
             continue;
         }
         summary.crashes += 1;
-        summary.mutant_crashes += u32::from(marked.mutant);
         let triage = triage::classify(ended, &run.stderr_tail, timeout);
         setup.crashes.push(Crash {
             hash,
@@ -272,12 +268,11 @@ pub fn generate_in_workers(
         if summary.crashes > 0 && summary.executions.saturating_add(restarts) >= n {
             progress.finish();
             eprintln!(
-                "carve: {target_name}: generation ended early: {} worker crash(es){} took {} of \
+                "carve: {target_name}: generation ended early: {} worker crash(es) took {} of \
                  the {n} executions in the budget ({RESTART_COST} per restart); what was found \
                  is saved",
                 summary.crashes,
-                summary.in_mutants(),
-                restarts.min(n),
+                restarts.min(n)
             );
             return Ok(summary);
         }
@@ -287,19 +282,6 @@ pub fn generate_in_workers(
 }
 
 impl Summary {
-    /// How many of the worker crashes happened in checks of mutants (a
-    /// mutated loop condition that never ends), after their count:
-    /// `" (all in checks of mutants of the code, not in calls of the
-    /// target)"`; empty when none did.
-    pub fn in_mutants(&self) -> String {
-        let what = "in checks of mutants of the code, not in calls of the target";
-        match self.mutant_crashes {
-            0 => String::new(),
-            n if n == self.crashes => format!(" (all {what})"),
-            n => format!(" ({n} of them {what})"),
-        }
-    }
-
     /// Calls kept.
     pub fn kept(&self) -> usize {
         self.stored
@@ -958,25 +940,6 @@ mod tests {
         assert_eq!(notes, ["one", "two"]);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].entry().args, "(x: 1)");
-    }
-
-    #[test]
-    fn crashes_in_checks_of_mutants_are_named_as_such() {
-        let mut summary = Summary {
-            crashes: 3,
-            ..Summary::default()
-        };
-        assert_eq!(summary.in_mutants(), "");
-        summary.mutant_crashes = 1;
-        assert_eq!(
-            summary.in_mutants(),
-            " (1 of them in checks of mutants of the code, not in calls of the target)"
-        );
-        summary.mutant_crashes = 3;
-        assert_eq!(
-            summary.in_mutants(),
-            " (all in checks of mutants of the code, not in calls of the target)"
-        );
     }
 
     #[test]

@@ -101,14 +101,3 @@ fn hang_the_first_time_with(n: u32) {
         }
     }
 }
-
-/// Counts up to `n` by twos: healthy on every input, but a mutant of its
-/// loop condition (`i != n`) never ends on an odd `n`.
-#[cfg_attr(feature = "carve", carve::target)]
-pub fn count_up(n: u8) -> u32 {
-    let mut i = 0;
-    while i < u32::from(n) {
-        i += 2;
-    }
-    i
-}
