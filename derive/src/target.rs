@@ -355,7 +355,14 @@ impl TargetFn {
                     let inner = capture_closure(Some(concrete), true, true);
                     quote!(|__carve_g: &#written| (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g)))
                 }
-                _ => capture_closure(i.ret.as_ref(), true, true),
+                // The impl's lifetimes are `'static` in `ret` (`Doc<'static>`
+                // for `Self`), which the body's `Doc<'input>` is not: any
+                // lifetime, where it reads the returned value.
+                _ => capture_closure(
+                    i.ret.as_ref().map(|t| with_lifetimes(t, "'_")).as_ref(),
+                    true,
+                    true,
+                ),
             };
             quote!(__carve_frame.finish(
                 __carve_result,

@@ -3,7 +3,9 @@
 // $t`), `Self::Err` in the return type of a generic trait impl (unicase's
 // `FromStr for UniCase<S>`), and the methods of a generic block whose
 // `where` clause its instantiation does not meet (either's `into_iter`
-// where `L: IntoIterator`), which are skipped.
+// where `L: IntoIterator`), which are skipped; a constructor that returns
+// `Self` of a block generic over a lifetime (roxmltree's `Document::parse`,
+// `impl<'input> Document<'input>`, returning `Result<Self>`).
 use std::fmt;
 use std::str::FromStr;
 
@@ -78,6 +80,27 @@ impl<L, R> Pair<L, R> {
             Pair::Left(l) => Pair::Left(l.into_iter()),
             Pair::Right(r) => Pair::Right(r.into_iter()),
         }
+    }
+}
+
+#[derive(Debug)]
+pub struct Document<'input> {
+    text: &'input str,
+}
+
+type ParseResult<T> = Result<T, String>;
+
+#[carve::target]
+impl<'input> Document<'input> {
+    pub fn parse(text: &'input str) -> ParseResult<Self> {
+        match text.is_empty() {
+            true => Err("empty".to_owned()),
+            false => Ok(Document { text }),
+        }
+    }
+
+    pub fn input_text(&self) -> &'input str {
+        self.text
     }
 }
 
