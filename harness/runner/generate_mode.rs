@@ -307,9 +307,14 @@ pub(super) fn generate_for(
         },
         summary.executions,
         summary.undeserializable,
-        match summary.crashes {
-            0 => String::new(),
-            n => format!(" ({n} worker crash(es) survived)"),
+        match (summary.crashes, summary.unbuildable) {
+            (0, 0) => String::new(),
+            (n, 0) => format!(" ({n} worker crash(es) survived)"),
+            (0, u) => format!(" ({u} of those arguments took a worker down while carve built them)"),
+            (n, u) => format!(
+                " ({n} worker crash(es) survived; {u} of those arguments took a worker down while \
+                 carve built them)"
+            ),
         },
         summary.unconfirmed(),
         // Last, as the other counts that only some runs have: the line

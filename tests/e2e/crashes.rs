@@ -104,6 +104,38 @@ fn aborts_stack_overflows_and_hangs_are_three_failures() {
     assert!(line.contains("worker crash(es) survived"), "{line}");
 }
 
+/// An argument whose `Deserialize` aborts (`Slots`, at every even count
+/// over 1000, as slab 0.4.12's `Deserialize` of a key near `usize::MAX` runs until the
+/// timeout) takes a worker down while carve builds it, not in the call: no
+/// failure of `fill`, no `Found` entry, and the generation line says so.
+#[test]
+fn arguments_that_crash_while_built_are_no_failures_of_the_target() {
+    let p = recorded("crashes-unbuildable");
+    let run = p.test(
+        &[
+            ("CARVE", "generate"),
+            ("CARVE_BUDGET", "1000"),
+            ("CARVE_TIMEOUT", "30s"),
+        ],
+        &["fill"],
+    );
+    let file = p.read("carved/fill.ron");
+    println!("{}\n{file}", run.output());
+    run.assert_success();
+    assert_eq!(found(&file), Vec::<(String, String)>::new());
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("carve: fill: branch coverage "))
+        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    assert!(line.contains("found 0 failure(s)"), "{line}");
+    assert!(
+        line.contains("of those arguments took a worker down while carve built them)"),
+        "{line}"
+    );
+    assert!(!line.contains("worker crash(es) survived"), "{line}");
+}
+
 /// Crashes do not make generation depend on when workers die: the same
 /// seed on two copies gives the same carve files, byte for byte.
 #[test]

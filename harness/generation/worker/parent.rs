@@ -37,6 +37,10 @@ pub struct Summary {
     /// Worker processes that crashed, confirmed: the crashing call, run
     /// again in a fresh worker, crashed it too.
     pub crashes: u32,
+    /// Worker processes that died while carve built a call's arguments
+    /// (their `Deserialize` or `FromStr` hung or aborted): no failure of the
+    /// target; the call counts as arguments that did not deserialize.
+    pub unbuildable: u32,
     /// Timeouts that did not happen again when their call ran again in a
     /// fresh worker: not kept (a loaded machine, not a hang).
     pub unconfirmed_timeouts: u32,
@@ -107,6 +111,7 @@ pub fn generate_in_workers(
         timeout_ms: 0,
         restart: false,
         crashes: Vec::new(),
+        unbuildable: Vec::new(),
         start: start_at,
     };
     let mut summary = Summary::default();
@@ -120,7 +125,7 @@ pub fn generate_in_workers(
     let start = Instant::now();
     let mut first = true;
     loop {
-        let spent_on_restarts = u64::from(summary.crashes) * RESTART_COST;
+        let spent_on_restarts = summary.restarts() * RESTART_COST;
         let cap = match config.budget {
             Budget::Executions(n) => n.saturating_sub(spent_on_restarts),
             Budget::Time(_) => u64::MAX,
@@ -216,6 +221,24 @@ pub fn generate_in_workers(
         };
         // The call it died in was made too.
         summary.executions = summary.executions.max(number);
+        if marked.in_setup() {
+            // Not in the call: while carve built its arguments (slab's
+            // `Deserialize` of a key near `usize::MAX` fills memory until the
+            // timeout). No failure of the target: the next worker takes the
+            // call as arguments that do not deserialize. A call waiting for
+            // confirmation before it ran and returned.
+            if let Some(unconfirmed) = pending.take() {
+                summary.count_unconfirmed(&unconfirmed);
+            }
+            summary.unbuildable += 1;
+            setup.unbuildable.push(hash);
+            if let Budget::Executions(n) = config.budget {
+                if number.saturating_add(summary.restarts() * RESTART_COST) >= n {
+                    break;
+                }
+            }
+            continue;
+        }
         // A crash is kept only once a fresh worker, retracing the run to
         // the same call, crashed on it too: a call that overran the timeout
         // once on a loaded machine is no hang.
@@ -254,7 +277,7 @@ pub fn generate_in_workers(
             message: triage.message,
         });
         if let Budget::Executions(n) = config.budget {
-            if number.saturating_add(u64::from(summary.crashes) * RESTART_COST) >= n {
+            if number.saturating_add(summary.restarts() * RESTART_COST) >= n {
                 break;
             }
         }
@@ -264,13 +287,17 @@ pub fn generate_in_workers(
         summary.count_unconfirmed(&unconfirmed);
     }
     if let Budget::Executions(n) = config.budget {
-        let restarts = u64::from(summary.crashes) * RESTART_COST;
-        if summary.crashes > 0 && summary.executions.saturating_add(restarts) >= n {
+        let restarts = summary.restarts() * RESTART_COST;
+        if summary.restarts() > 0 && summary.executions.saturating_add(restarts) >= n {
             progress.finish();
+            let unbuildable = match summary.unbuildable {
+                0 => String::new(),
+                n => format!(" and {n} argument(s) that took a worker down while carve built them"),
+            };
             eprintln!(
-                "carve: {target_name}: generation ended early: {} worker crash(es) took {} of \
-                 the {n} executions in the budget ({RESTART_COST} per restart); what was found \
-                 is saved",
+                "carve: {target_name}: generation ended early: {} worker crash(es){unbuildable} \
+                 took {} of the {n} executions in the budget ({RESTART_COST} per restart); what \
+                 was found is saved",
                 summary.crashes,
                 restarts.min(n)
             );
@@ -314,6 +341,12 @@ impl Summary {
     /// Panics found that an `expected_panics` pattern matches.
     pub fn expected(&self) -> usize {
         self.stored.len() - self.kept() - self.failures()
+    }
+
+    /// Workers restarted after one died: confirmed crashes, and arguments
+    /// that took a worker down while they were built.
+    fn restarts(&self) -> u64 {
+        u64::from(self.crashes) + u64::from(self.unbuildable)
     }
 
     fn count_unconfirmed(&mut self, crash: &Pending) {
