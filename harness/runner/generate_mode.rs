@@ -310,10 +310,10 @@ pub(super) fn generate_for(
         match (summary.crashes, summary.unbuildable) {
             (0, 0) => String::new(),
             (n, 0) => format!(" ({n} worker crash(es) survived)"),
-            (0, u) => format!(" ({u} of those arguments took a worker down while carve built them)"),
+            (0, u) => format!(" ({u} argument(s) took a worker down while carve built them: left out)"),
             (n, u) => format!(
-                " ({n} worker crash(es) survived; {u} of those arguments took a worker down while \
-                 carve built them)"
+                " ({n} worker crash(es) survived; {u} argument(s) took a worker down while carve \
+                 built them: left out)"
             ),
         },
         summary.unconfirmed(),
