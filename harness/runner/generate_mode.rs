@@ -307,15 +307,7 @@ pub(super) fn generate_for(
         },
         summary.executions,
         summary.undeserializable,
-        match (summary.crashes, summary.unbuildable) {
-            (0, 0) => String::new(),
-            (n, 0) => format!(" ({n} worker crash(es) survived)"),
-            (0, u) => format!(" ({u} argument(s) took a worker down while carve built them: left out)"),
-            (n, u) => format!(
-                " ({n} worker crash(es) survived; {u} argument(s) took a worker down while carve \
-                 built them: left out)"
-            ),
-        },
+        summary.restart_note(),
         summary.unconfirmed(),
         // Last, as the other counts that only some runs have: the line
         // reads the same up to here with and without edge counters.

@@ -352,6 +352,10 @@ impl Observer for Reporter<'_> {
         result
     }
 
+    fn checking_mutant(&mut self, on: bool) {
+        self.marker.mutant(on);
+    }
+
     fn crash_shrinks(&self, failure: &Failure) -> u32 {
         let hang = failure.kind == FailureKind::Timeout;
         crash_allowance(self.budget, hang, self.timeout)

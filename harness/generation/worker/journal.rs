@@ -399,6 +399,8 @@ pub struct Marked {
     /// Nonzero while carve's own work around the call ran ([`in_setup`]):
     /// rebuilding its arguments, capturing its state after it.
     pub setup: u64,
+    /// Nonzero while the call ran against a mutant ([`CallMarker::mutant`]).
+    pub mutant: u64,
 }
 
 impl Marked {
@@ -412,9 +414,15 @@ impl Marked {
     pub fn in_setup(&self) -> bool {
         self.in_call().is_some() && self.setup != 0
     }
+
+    /// Whether the call the worker died in ran against a mutant: a mutated
+    /// condition that never ends (natord's loops), no failure of the target.
+    pub fn in_mutant(&self) -> bool {
+        self.in_call().is_some() && self.mutant != 0
+    }
 }
 
-const MARKER_LEN: usize = 32;
+const MARKER_LEN: usize = 40;
 
 /// The marker's setup word in this worker, once it opened its marker; null
 /// elsewhere.
@@ -468,6 +476,7 @@ impl CallMarker {
             hash: word(1),
             ended: word(2),
             setup: word(3),
+            mutant: word(4),
         })
     }
 
@@ -511,7 +520,7 @@ impl CallMarker {
     fn set(&mut self, word: usize, value: u64) {
         #[cfg(unix)]
         {
-            // SAFETY: `word` < 4, inside the mapping; page-aligned start.
+            // SAFETY: `word` < 5, inside the mapping; page-aligned start.
             unsafe { &*self.words.add(word) }.store(value, std::sync::atomic::Ordering::Release);
         }
         #[cfg(not(unix))]
@@ -532,6 +541,11 @@ impl CallMarker {
     /// Call `number` ended.
     pub fn ended(&mut self, number: u64) {
         self.set(2, number);
+    }
+
+    /// The calls from now on run against a mutant (`true`), or not.
+    pub fn mutant(&mut self, on: bool) {
+        self.set(4, u64::from(on));
     }
 }
 

@@ -41,6 +41,10 @@ pub struct Summary {
     /// (their `Deserialize` or `FromStr` hung or aborted): no failure of the
     /// target; the call counts as arguments that did not deserialize.
     pub unbuildable: u32,
+    /// Worker processes that a call run against a mutant took down,
+    /// confirmed: a mutated condition that never ends. No failure of the
+    /// target; the check counts as killing the mutant.
+    pub mutant_crashes: u32,
     /// Timeouts that did not happen again when their call ran again in a
     /// fresh worker: not kept (a loaded machine, not a hang).
     pub unconfirmed_timeouts: u32,
@@ -269,7 +273,10 @@ pub fn generate_in_workers(
             }
             continue;
         }
-        summary.crashes += 1;
+        match marked.in_mutant() {
+            true => summary.mutant_crashes += 1,
+            false => summary.crashes += 1,
+        }
         let triage = triage::classify(ended, &run.stderr_tail, timeout);
         setup.crashes.push(Crash {
             hash,
@@ -294,8 +301,12 @@ pub fn generate_in_workers(
                 0 => String::new(),
                 n => format!(" and {n} argument(s) that took a worker down while carve built them"),
             };
+            let mutants = match summary.mutant_crashes {
+                0 => String::new(),
+                n => format!(" and {n} check(s) against mutants that hung or crashed a worker"),
+            };
             eprintln!(
-                "carve: {target_name}: generation ended early: {} worker crash(es){unbuildable} \
+                "carve: {target_name}: generation ended early: {} worker crash(es){unbuildable}{mutants} \
                  took {} of the {n} executions in the budget ({RESTART_COST} per restart); what \
                  was found is saved",
                 summary.crashes,
@@ -343,10 +354,36 @@ impl Summary {
         self.stored.len() - self.kept() - self.failures()
     }
 
+    /// ` (2 worker crash(es) survived; …)` for the generation line: what
+    /// took workers down, apart from the target's failures; empty when
+    /// nothing did.
+    pub fn restart_note(&self) -> String {
+        let mut parts = Vec::new();
+        if self.crashes > 0 {
+            parts.push(format!("{} worker crash(es) survived", self.crashes));
+        }
+        if self.unbuildable > 0 {
+            parts.push(format!(
+                "{} argument(s) took a worker down while carve built them: left out",
+                self.unbuildable
+            ));
+        }
+        if self.mutant_crashes > 0 {
+            parts.push(format!(
+                "{} check(s) against mutants hung or crashed a worker: mutants killed, no failure",
+                self.mutant_crashes
+            ));
+        }
+        match parts.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", parts.join("; ")),
+        }
+    }
+
     /// Workers restarted after one died: confirmed crashes, and arguments
     /// that took a worker down while they were built.
     fn restarts(&self) -> u64 {
-        u64::from(self.crashes) + u64::from(self.unbuildable)
+        u64::from(self.crashes) + u64::from(self.unbuildable) + u64::from(self.mutant_crashes)
     }
 
     fn count_unconfirmed(&mut self, crash: &Pending) {

@@ -136,3 +136,18 @@ pub fn fill(slots: Slots) -> u32 {
         1
     }
 }
+
+/// Counts the spaces `s` starts with. Healthy at every input, but its
+/// mutant `c != Some(' ')` never ends once the text is read (natord
+/// 1.0.9's loops that skip white space): a check of it hangs its worker.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn leading_spaces(s: &str) -> usize {
+    let mut chars = s.chars();
+    let mut c = chars.next();
+    let mut n = 0;
+    while c == Some(' ') {
+        n += 1;
+        c = chars.next();
+    }
+    n
+}
