@@ -258,7 +258,7 @@ fn a_target_that_always_crashes_ends_within_its_budget() {
         .and_then(|r| r.split(' ').next()?.parse().ok())
         .unwrap();
     assert!(
-        took >= restarts * 100 && took <= 1000 && took % 100 == 0,
+        took >= restarts * 100 && took <= 1000 && took.is_multiple_of(100),
         "{stopped}"
     );
     assert!(
