@@ -208,7 +208,9 @@ pub mod _macro_support {
     /// reach), and targets called meanwhile (a `FromStr` calling one) are
     /// not carved.
     pub fn setup<R>(f: impl FnOnce() -> R) -> R {
-        crate::coverage::paused(|| crate::carving::record::capturing(f))
+        crate::generation::worker::journal::in_setup(|| {
+            crate::coverage::paused(|| crate::carving::record::capturing(f))
+        })
     }
 
     /// Calls a target's body (a closure, so that `return` and `?` keep their meaning).

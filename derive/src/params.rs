@@ -146,10 +146,33 @@ pub fn analyze(
         errors.spanned(v, "carve cannot carve a variadic function");
     }
     // A generic parameter is reported once, at its declaration (which
-    // names the attribute that binds it), not again at each use.
+    // names the attribute that binds it), not again at each use. One bound
+    // by `Fn…` is a closure, which no `generics(…)` can name: the function
+    // cannot be carved, and naming its other parameters would not help.
+    let closures: Vec<(&Ident, &'static str)> = match inst {
+        Some(_) => Vec::new(),
+        None => sig
+            .generics
+            .type_params()
+            .filter_map(|t| {
+                closure_bound(t, sig.generics.where_clause.as_ref()).map(|f| (&t.ident, f))
+            })
+            .collect(),
+    };
+    for (ident, bound) in &closures {
+        errors.spanned(
+            ident,
+            format!(
+                "`{ident}` is a closure type (bound by `{bound}`): functions and closures cannot \
+                 be carved, at any `generics(…)`. Carve the functions that call this one with \
+                 a closure, or use `#[carve::instrument]` instead of `#[carve::target]` to \
+                 measure its branch coverage"
+            ),
+        );
+    }
     for param in &sig.generics.params {
         match param {
-            GenericParam::Type(_) if inst.is_some() => {}
+            GenericParam::Type(_) if inst.is_some() || !closures.is_empty() => {}
             GenericParam::Type(t) => {
                 errors.spanned(
                     t,
@@ -332,15 +355,46 @@ pub fn analyze(
     params
 }
 
+/// The `Fn…` trait that bounds the type parameter `param`, inline or in
+/// `where_clause` (`Skip: for<'a> FnMut(&'a T) -> bool`): a closure type.
+fn closure_bound(
+    param: &syn::TypeParam,
+    where_clause: Option<&syn::WhereClause>,
+) -> Option<&'static str> {
+    let in_where = where_clause.into_iter().flat_map(|w| &w.predicates).filter_map(|p| match p {
+        syn::WherePredicate::Type(p)
+            if matches!(&p.bounded_ty, Type::Path(t) if t.qself.is_none() && t.path.is_ident(&param.ident)) =>
+        {
+            Some(&p.bounds)
+        }
+        _ => None,
+    });
+    std::iter::once(&param.bounds)
+        .chain(in_where)
+        .flatten()
+        .find_map(fn_trait)
+}
+
+/// `Fn`, `FnMut` or `FnOnce`, where `bound` is one of them.
+fn fn_trait(bound: &syn::TypeParamBound) -> Option<&'static str> {
+    let syn::TypeParamBound::Trait(t) = bound else {
+        return None;
+    };
+    match t.path.segments.last()?.ident.to_string().as_str() {
+        "Fn" => Some("Fn"),
+        "FnMut" => Some("FnMut"),
+        "FnOnce" => Some("FnOnce"),
+        _ => None,
+    }
+}
+
 /// Whether `ty` is an `impl Fn…` (a closure), which no instantiation can carve.
 pub fn is_closure(ty: &Type) -> bool {
     let ty = match ty {
         Type::Reference(r) => &*r.elem,
         ty => ty,
     };
-    matches!(ty, Type::ImplTrait(t) if t.bounds.iter().any(|b| matches!(b,
-        syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s|
-            matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce")))))
+    matches!(ty, Type::ImplTrait(t) if t.bounds.iter().any(|b| fn_trait(b).is_some()))
 }
 
 /// Replaces `Self` in `ty` by the impl's type `self_ty`.

@@ -350,14 +350,14 @@ impl TargetFn {
                     let inner = capture_closure(Some(concrete), true, true);
                     quote!(|__carve_g: &#written| (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g)))
                 }
-                // `Self` as written, which in the method names the impl's
-                // type with the block's own lifetimes: the carved type has
-                // them `'static`, and a value borrowing an argument
-                // (`fn new(s: &'a str) -> Self`) would have to outlive it.
-                (Some(_), ReturnType::Type(_, written)) if names_self(written) => {
-                    capture_closure(Some(written), true, true)
-                }
-                _ => capture_closure(i.ret.as_ref(), true, true),
+                // The impl's lifetimes are `'static` in `ret` (`Doc<'static>`
+                // for `Self`), which the body's `Doc<'input>` is not: any
+                // lifetime, where it reads the returned value.
+                _ => capture_closure(
+                    i.ret.as_ref().map(|t| with_lifetimes(t, "'_")).as_ref(),
+                    true,
+                    true,
+                ),
             };
             quote!(__carve_frame.finish(
                 __carve_result,
@@ -740,18 +740,6 @@ fn is_method(item: &ItemFn) -> bool {
     syn::visit::Visit::visit_signature(&mut find, &item.sig);
     syn::visit::Visit::visit_block(&mut find, &item.block);
     find.0
-}
-
-/// Whether the type `ty` names `Self`.
-fn names_self(ty: &Type) -> bool {
-    fn any_self(tokens: proc_macro2::TokenStream) -> bool {
-        tokens.into_iter().any(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) => ident == "Self",
-            proc_macro2::TokenTree::Group(group) => any_self(group.stream()),
-            _ => false,
-        })
-    }
-    any_self(ty.to_token_stream())
 }
 
 /// Whether `path` is `name` or `carve::name`.

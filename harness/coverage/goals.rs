@@ -533,6 +533,28 @@ mod tests {
     }
 
     #[test]
+    fn the_order_of_operands_without_a_known_distance_is_asked_outside_the_call() {
+        // ordered-float 5.5.1: `partial_cmp` calls `cmp`, whose `self <
+        // other` carve instruments. Asking that comparison's order inside
+        // the collection ran `cmp` instrumented again, which asked again,
+        // until the stack overflowed.
+        let (inside, trace) = collect(|| {
+            crate::coverage::enter(&SITES);
+            let mut inside = None;
+            let value = compare_with_goals(&SITES, 0, 0, false, Op::Gt, || None, || {
+                inside = Some(crate::coverage::active());
+                Some(std::cmp::Ordering::Less)
+            });
+            (value, inside)
+        });
+        assert_eq!(inside, (false, Some(false)), "asked once, with the collection paused");
+        // The comparison itself is recorded, with its order.
+        let goal = goals(&SITES).remove(0);
+        assert_eq!(goal.kind, GoalKind::Boundary);
+        assert_eq!(goal.fitness(&SITES, &trace).level, 0);
+    }
+
+    #[test]
     fn equality_of_unordered_operands_has_no_relational_mutants() {
         // `a == b` where the type has no known order: only `!=` applies.
         let (_, trace) = collect(|| {

@@ -233,6 +233,10 @@ pub trait Observer {
     ) -> Result<Executed, NotRun> {
         run()
     }
+    /// A call runs against a mutant (`true`) until it returned (`false`):
+    /// a worker marks it, so that a mutant that hangs or crashes the worker
+    /// is not taken for a crash of the target.
+    fn checking_mutant(&mut self, _on: bool) {}
     /// At most how many candidates that crash the minimizer may try on
     /// `failure`: each takes a worker down (none without workers).
     fn crash_shrinks(&self, _failure: &Failure) -> u32 {
@@ -1211,7 +1215,10 @@ fn kills(
     ]);
     run.executions += 1;
     let mut call = || coverage::with_mutant(sites, mutation, || run_call(target, args, None));
-    match observer.execute(run.executions, &key, &mut call) {
+    observer.checking_mutant(true);
+    let executed = observer.execute(run.executions, &key, &mut call);
+    observer.checking_mutant(false);
+    match executed {
         Ok(mutated) => (
             mutated.fingerprint != fingerprint,
             mutated.crashed(),

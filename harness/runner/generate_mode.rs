@@ -307,10 +307,7 @@ pub(super) fn generate_for(
         },
         summary.executions,
         summary.undeserializable,
-        match summary.crashes {
-            0 => String::new(),
-            n => format!(" ({n} worker crash(es) survived)"),
-        },
+        summary.restart_note(),
         summary.unconfirmed(),
         // Last, as the other counts that only some runs have: the line
         // reads the same up to here with and without edge counters.

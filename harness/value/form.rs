@@ -60,12 +60,16 @@ pub trait CarvableArg {}
 /// A serde type that is only half one; carve implements this for no type
 /// (see [`CarvableArg`]).
 #[diagnostic::on_unimplemented(
-    message = "carve cannot carve a parameter of type `{Self}`: it is `serde::Serialize` but not `serde::Deserialize`",
-    label = "`{Self}` does not implement `serde::Deserialize`, so carved calls cannot be replayed",
+    message = "carve cannot carve a parameter of type `{Self}`: it is `serde::Serialize` but not `serde::Deserialize` (from owned data: `DeserializeOwned`)",
+    label = "`{Self}` does not implement `serde::de::DeserializeOwned`, so carved calls cannot be replayed",
     note = "ways out: derive `serde::Deserialize` for it too \
             (`#[cfg_attr(feature = \"carve\", derive(serde::Serialize, serde::Deserialize))]`); \
             or mark the function `#[carve::instrument]` instead of `#[carve::target]` \
-            to measure its coverage without carving its calls"
+            to measure its coverage without carving its calls",
+    note = "a type that derives `serde::Deserialize` but holds a `&'static str` or another \
+            borrowed field (roxmltree's `Error`) deserializes only from data that outlives it, \
+            not from carve's files: derive it where every field owns its data (`String`, \
+            `Cow<'static, str>`), or leave the function uncarved"
 )]
 pub trait DeserializableArg {}
 

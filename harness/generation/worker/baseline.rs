@@ -467,6 +467,7 @@ mod tests {
             timeout_ms: 1000,
             restart: false,
             crashes: vec![],
+            unbuildable: vec![],
             start: baseline.start(&existing).unwrap(),
         };
         for _start in 0..3 {

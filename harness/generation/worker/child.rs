@@ -111,6 +111,7 @@ fn worker(
         restart: setup.restart,
         cap: setup.cap,
         crashes: setup.crashes.into_iter().map(|c| (c.hash, c)).collect(),
+        unbuildable: setup.unbuildable.into_iter().collect(),
         journal: Journal::open(scratch).map_err(WorkerError::WorkerIo)?,
         marker: CallMarker::open(scratch).map_err(WorkerError::WorkerIo)?,
         replayed: HashSet::new(),
@@ -196,6 +197,9 @@ struct Reporter<'a> {
     cap: u64,
     /// Calls that crashed a worker of this run, by argument hash.
     crashes: HashMap<u64, Crash>,
+    /// Calls whose arguments took a worker of this run down while they were
+    /// built, by argument hash.
+    unbuildable: HashSet<u64>,
     journal: Journal,
     marker: CallMarker,
     /// Hashes of the arguments of calls answered from the journal: their
@@ -314,7 +318,9 @@ impl Observer for Reporter<'_> {
         run: &mut dyn FnMut() -> Result<Executed, NotRun>,
     ) -> Result<Executed, NotRun> {
         let hash = args_hash(args);
-        let result = if let Some(crash) = self.crashes.get(&hash) {
+        let result = if self.unbuildable.contains(&hash) {
+            Err(NotRun::Undeserializable)
+        } else if let Some(crash) = self.crashes.get(&hash) {
             let observation = Observation {
                 outcome: Outcome::Crashed(crash.message.clone()),
                 after: None,
@@ -344,6 +350,10 @@ impl Observer for Reporter<'_> {
             self.undeserializable += 1;
         }
         result
+    }
+
+    fn checking_mutant(&mut self, on: bool) {
+        self.marker.mutant(on);
     }
 
     fn crash_shrinks(&self, failure: &Failure) -> u32 {

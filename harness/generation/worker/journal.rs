@@ -396,6 +396,11 @@ pub struct Marked {
     pub hash: u64,
     /// The number of the call that ended last.
     pub ended: u64,
+    /// Nonzero while carve's own work around the call ran ([`in_setup`]):
+    /// rebuilding its arguments, capturing its state after it.
+    pub setup: u64,
+    /// Nonzero while the call ran against a mutant ([`CallMarker::mutant`]).
+    pub mutant: u64,
 }
 
 impl Marked {
@@ -403,9 +408,52 @@ impl Marked {
     pub fn in_call(&self) -> Option<(u64, u64)> {
         (self.started > self.ended).then_some((self.started, self.hash))
     }
+
+    /// Whether the worker died in carve's own work around the call it was
+    /// in, not in the call: one of its arguments did not build.
+    pub fn in_setup(&self) -> bool {
+        self.in_call().is_some() && self.setup != 0
+    }
+
+    /// Whether the call the worker died in ran against a mutant: a mutated
+    /// condition that never ends (natord's loops), no failure of the target.
+    pub fn in_mutant(&self) -> bool {
+        self.in_call().is_some() && self.mutant != 0
+    }
 }
 
-const MARKER_LEN: usize = 24;
+const MARKER_LEN: usize = 40;
+
+/// The marker's setup word in this worker, once it opened its marker; null
+/// elsewhere.
+static SETUP_WORD: std::sync::atomic::AtomicPtr<std::sync::atomic::AtomicU64> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Runs `f`, carve's own work around a call (rebuilding its arguments from
+/// their values, capturing a `&mut` argument's state after it), marked as
+/// such in a worker's call marker: a worker that dies there died of an
+/// argument that does not build (slab's `Deserialize` of a key near
+/// `usize::MAX` fills memory until the timeout), which is no failure of the
+/// target. Outside a worker, only `f`.
+pub fn in_setup<R>(f: impl FnOnce() -> R) -> R {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    struct Leave(&'static AtomicU64);
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::Release);
+        }
+    }
+    let word = SETUP_WORD.load(Ordering::Acquire);
+    if word.is_null() {
+        return f();
+    }
+    // SAFETY: a word of the marker's mapping, which lives as long as the
+    // process (it is never unmapped), reached only through atomics.
+    let word: &'static AtomicU64 = unsafe { &*word };
+    word.fetch_add(1, Ordering::Release);
+    let _leave = Leave(word);
+    f()
+}
 
 impl CallMarker {
     /// Creates the (zeroed) marker in the scratch folder `dir`, for the
@@ -427,6 +475,8 @@ impl CallMarker {
             started: word(0),
             hash: word(1),
             ended: word(2),
+            setup: word(3),
+            mutant: word(4),
         })
     }
 
@@ -456,9 +506,10 @@ impl CallMarker {
             if words == libc::MAP_FAILED {
                 return Err(io::Error::last_os_error());
             }
-            Ok(CallMarker {
-                words: words.cast(),
-            })
+            let words: *mut std::sync::atomic::AtomicU64 = words.cast();
+            // SAFETY: word 3 is inside the mapping.
+            SETUP_WORD.store(unsafe { words.add(3) }, std::sync::atomic::Ordering::Release);
+            Ok(CallMarker { words })
         }
         #[cfg(not(unix))]
         {
@@ -469,7 +520,7 @@ impl CallMarker {
     fn set(&mut self, word: usize, value: u64) {
         #[cfg(unix)]
         {
-            // SAFETY: `word` < 3, inside the mapping; page-aligned start.
+            // SAFETY: `word` < 5, inside the mapping; page-aligned start.
             unsafe { &*self.words.add(word) }.store(value, std::sync::atomic::Ordering::Release);
         }
         #[cfg(not(unix))]
@@ -482,6 +533,7 @@ impl CallMarker {
 
     /// Call `number` with arguments `hash` starts now.
     pub fn started(&mut self, number: u64, hash: u64) {
+        self.set(3, 0);
         self.set(1, hash);
         self.set(0, number);
     }
@@ -489,6 +541,11 @@ impl CallMarker {
     /// Call `number` ended.
     pub fn ended(&mut self, number: u64) {
         self.set(2, number);
+    }
+
+    /// The calls from now on run against a mutant (`true`), or not.
+    pub fn mutant(&mut self, on: bool) {
+        self.set(4, u64::from(on));
     }
 }
 

@@ -37,6 +37,14 @@ pub struct Summary {
     /// Worker processes that crashed, confirmed: the crashing call, run
     /// again in a fresh worker, crashed it too.
     pub crashes: u32,
+    /// Worker processes that died while carve built a call's arguments
+    /// (their `Deserialize` or `FromStr` hung or aborted): no failure of the
+    /// target; the call counts as arguments that did not deserialize.
+    pub unbuildable: u32,
+    /// Worker processes that a call run against a mutant took down,
+    /// confirmed: a mutated condition that never ends. No failure of the
+    /// target; the check counts as killing the mutant.
+    pub mutant_crashes: u32,
     /// Timeouts that did not happen again when their call ran again in a
     /// fresh worker: not kept (a loaded machine, not a hang).
     pub unconfirmed_timeouts: u32,
@@ -107,6 +115,7 @@ pub fn generate_in_workers(
         timeout_ms: 0,
         restart: false,
         crashes: Vec::new(),
+        unbuildable: Vec::new(),
         start: start_at,
     };
     let mut summary = Summary::default();
@@ -120,7 +129,7 @@ pub fn generate_in_workers(
     let start = Instant::now();
     let mut first = true;
     loop {
-        let spent_on_restarts = u64::from(summary.crashes) * RESTART_COST;
+        let spent_on_restarts = summary.restarts() * RESTART_COST;
         let cap = match config.budget {
             Budget::Executions(n) => n.saturating_sub(spent_on_restarts),
             Budget::Time(_) => u64::MAX,
@@ -216,6 +225,24 @@ pub fn generate_in_workers(
         };
         // The call it died in was made too.
         summary.executions = summary.executions.max(number);
+        if marked.in_setup() {
+            // Not in the call: while carve built its arguments (slab's
+            // `Deserialize` of a key near `usize::MAX` fills memory until the
+            // timeout). No failure of the target: the next worker takes the
+            // call as arguments that do not deserialize. A call waiting for
+            // confirmation before it ran and returned.
+            if let Some(unconfirmed) = pending.take() {
+                summary.count_unconfirmed(&unconfirmed);
+            }
+            summary.unbuildable += 1;
+            setup.unbuildable.push(hash);
+            if let Budget::Executions(n) = config.budget {
+                if number.saturating_add(summary.restarts() * RESTART_COST) >= n {
+                    break;
+                }
+            }
+            continue;
+        }
         // A crash is kept only once a fresh worker, retracing the run to
         // the same call, crashed on it too: a call that overran the timeout
         // once on a loaded machine is no hang.
@@ -246,7 +273,10 @@ pub fn generate_in_workers(
             }
             continue;
         }
-        summary.crashes += 1;
+        match marked.in_mutant() {
+            true => summary.mutant_crashes += 1,
+            false => summary.crashes += 1,
+        }
         let triage = triage::classify(ended, &run.stderr_tail, timeout);
         setup.crashes.push(Crash {
             hash,
@@ -254,7 +284,7 @@ pub fn generate_in_workers(
             message: triage.message,
         });
         if let Budget::Executions(n) = config.budget {
-            if number.saturating_add(u64::from(summary.crashes) * RESTART_COST) >= n {
+            if number.saturating_add(summary.restarts() * RESTART_COST) >= n {
                 break;
             }
         }
@@ -264,13 +294,21 @@ pub fn generate_in_workers(
         summary.count_unconfirmed(&unconfirmed);
     }
     if let Budget::Executions(n) = config.budget {
-        let restarts = u64::from(summary.crashes) * RESTART_COST;
-        if summary.crashes > 0 && summary.executions.saturating_add(restarts) >= n {
+        let restarts = summary.restarts() * RESTART_COST;
+        if summary.restarts() > 0 && summary.executions.saturating_add(restarts) >= n {
             progress.finish();
+            let unbuildable = match summary.unbuildable {
+                0 => String::new(),
+                n => format!(" and {n} argument(s) that took a worker down while carve built them"),
+            };
+            let mutants = match summary.mutant_crashes {
+                0 => String::new(),
+                n => format!(" and {n} check(s) against mutants that hung or crashed a worker"),
+            };
             eprintln!(
-                "carve: {target_name}: generation ended early: {} worker crash(es) took {} of \
-                 the {n} executions in the budget ({RESTART_COST} per restart); what was found \
-                 is saved",
+                "carve: {target_name}: generation ended early: {} worker crash(es){unbuildable}{mutants} \
+                 took {} of the {n} executions in the budget ({RESTART_COST} per restart); what \
+                 was found is saved",
                 summary.crashes,
                 restarts.min(n)
             );
@@ -314,6 +352,38 @@ impl Summary {
     /// Panics found that an `expected_panics` pattern matches.
     pub fn expected(&self) -> usize {
         self.stored.len() - self.kept() - self.failures()
+    }
+
+    /// ` (2 worker crash(es) survived; …)` for the generation line: what
+    /// took workers down, apart from the target's failures; empty when
+    /// nothing did.
+    pub fn restart_note(&self) -> String {
+        let mut parts = Vec::new();
+        if self.crashes > 0 {
+            parts.push(format!("{} worker crash(es) survived", self.crashes));
+        }
+        if self.unbuildable > 0 {
+            parts.push(format!(
+                "{} argument(s) took a worker down while carve built them: left out",
+                self.unbuildable
+            ));
+        }
+        if self.mutant_crashes > 0 {
+            parts.push(format!(
+                "{} check(s) against mutants hung or crashed a worker: mutants killed, no failure",
+                self.mutant_crashes
+            ));
+        }
+        match parts.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", parts.join("; ")),
+        }
+    }
+
+    /// Workers restarted after one died: confirmed crashes, and arguments
+    /// that took a worker down while they were built.
+    fn restarts(&self) -> u64 {
+        u64::from(self.crashes) + u64::from(self.unbuildable) + u64::from(self.mutant_crashes)
     }
 
     fn count_unconfirmed(&mut self, crash: &Pending) {

@@ -131,6 +131,11 @@ pub struct WorkerSetup {
     pub restart: bool,
     /// Calls that crashed a worker of this run, confirmed.
     pub crashes: Vec<Crash>,
+    /// Calls, by the hash of their arguments, whose arguments took a worker
+    /// down while carve built them: not run again, as arguments that do not
+    /// deserialize.
+    #[serde(default)]
+    pub unbuildable: Vec<u64>,
     /// Where generation starts.
     pub start: Start,
 }
@@ -853,6 +858,7 @@ mod tests {
                 at: "abort at src/lib.rs:3".into(),
                 message: "abort: \"x\"\tprocess killed by signal 6".into(),
             }],
+            unbuildable: vec![0xfeed],
             start: Start {
                 entered: vec![0, 3],
                 seeds: vec![WireValue::from(&seed)],
@@ -900,6 +906,7 @@ mod tests {
             timeout_ms: 1,
             restart: false,
             crashes: vec![],
+            unbuildable: vec![],
             start,
         };
         let line = setup.to_line().unwrap();

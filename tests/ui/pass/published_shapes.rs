@@ -3,9 +3,10 @@
 // $t`), `Self::Err` in the return type of a generic trait impl (unicase's
 // `FromStr for UniCase<S>`), and the methods of a generic block whose
 // `where` clause its instantiation does not meet (either's `into_iter`
-// where `L: IntoIterator`), which are skipped; and a constructor of a
-// lifetime-generic block returning `Self` that borrows its argument
-// (deunicode's `AsciiCharsIter::new(s: &'a str) -> Self`).
+// where `L: IntoIterator`), which are skipped; and constructors of
+// lifetime-generic blocks returning `Self` that borrows their argument
+// (deunicode's `AsciiCharsIter::new(s: &'a str) -> Self`, roxmltree's
+// `Document::parse` returning `Result<Self>`).
 use std::fmt;
 use std::str::FromStr;
 
@@ -121,6 +122,27 @@ impl<'a> AsciiChars<'a> {
 
     pub fn first(text: &'a str) -> Option<Self> {
         text.get(..1).map(|rest| AsciiChars { rest })
+    }
+}
+
+#[derive(Debug)]
+pub struct Document<'input> {
+    text: &'input str,
+}
+
+type ParseResult<T> = Result<T, String>;
+
+#[carve::target]
+impl<'input> Document<'input> {
+    pub fn parse(text: &'input str) -> ParseResult<Self> {
+        match text.is_empty() {
+            true => Err("empty".to_owned()),
+            false => Ok(Document { text }),
+        }
+    }
+
+    pub fn input_text(&self) -> &'input str {
+        self.text
     }
 }
 

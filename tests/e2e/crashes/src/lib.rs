@@ -101,3 +101,53 @@ fn hang_the_first_time_with(n: u32) {
         }
     }
 }
+
+/// A count of slots whose `Deserialize` takes the process down at every
+/// even count over 1000, as slab's `Deserialize` of a key near `usize::MAX` fills
+/// memory until it is stopped: carve's own rebuilding of the argument, not
+/// the call, dies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slots(pub u32);
+
+#[cfg(feature = "carve")]
+impl serde::Serialize for Slots {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.0)
+    }
+}
+
+#[cfg(feature = "carve")]
+impl<'de> serde::Deserialize<'de> for Slots {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = <u32 as serde::Deserialize>::deserialize(d)?;
+        if n > 1000 && n % 2 == 0 {
+            std::process::abort();
+        }
+        Ok(Slots(n))
+    }
+}
+
+/// Healthy at every count it is called with.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn fill(slots: Slots) -> u32 {
+    if slots.0 > 100 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Counts the spaces `s` starts with. Healthy at every input, but its
+/// mutant `c != Some(' ')` never ends once the text is read (natord
+/// 1.0.9's loops that skip white space): a check of it hangs its worker.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn leading_spaces(s: &str) -> usize {
+    let mut chars = s.chars();
+    let mut c = chars.next();
+    let mut n = 0;
+    while c == Some(' ') {
+        n += 1;
+        c = chars.next();
+    }
+    n
+}

@@ -6,6 +6,8 @@ fn classifies() {
     assert_eq!(crashy::fragile(5), 5);
     assert_eq!(crashy::hangs_once(5), 1);
     assert_eq!(crashy::hangs_once_per_argument(5), 2);
+    assert_eq!(crashy::fill(crashy::Slots(5)), 1);
+    assert_eq!(crashy::leading_spaces("x"), 0);
 }
 
 carve::main!();
