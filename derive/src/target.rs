@@ -929,10 +929,19 @@ fn expand_impl(
         Some((path, _)) => format!("{type_name}::{}", trait_name(path)),
         None => type_name.clone(),
     };
-    let skipped_prefix = impl_specs
-        .first()
-        .and_then(|s| s.self_ty.as_ref().map(|(_, p)| p.clone()))
-        .unwrap_or_default();
+    // A generic block is named as written (`NotNan<T>`): what is skipped
+    // is skipped at every instantiation, and an instantiation's name
+    // (`NotNan<f64>`) reads as a block of its own.
+    let skipped_prefix = match (generic, &*item.self_ty, &item.trait_) {
+        (true, Type::Path(_), None) => short_type(&item.self_ty),
+        (true, Type::Path(_), Some((path, _))) => {
+            format!("{}::{}", short_type(&item.self_ty), trait_name(path))
+        }
+        _ => impl_specs
+            .first()
+            .and_then(|s| s.self_ty.as_ref().map(|(_, p)| p.clone()))
+            .unwrap_or_default(),
+    };
     let mut skipped = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {

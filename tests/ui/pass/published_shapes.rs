@@ -146,4 +146,15 @@ impl<'input> Document<'input> {
     }
 }
 
-fn main() {}
+fn main() {
+    // A generic block's skip note names the block as written, not the
+    // instantiation it was checked at (`Pair<u32, String>`).
+    let lines: Vec<String> = carve::_internals::registry::all_skipped()
+        .iter()
+        .map(|s| s.line())
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with("carve: skipped in impl Pair<L, R>: into_iter (where clause) ")),
+        "{lines:#?}"
+    );
+}
