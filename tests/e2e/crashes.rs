@@ -123,11 +123,7 @@ fn arguments_that_crash_while_built_are_no_failures_of_the_target() {
     println!("{}\n{file}", run.output());
     run.assert_success();
     assert_eq!(found(&file), Vec::<(String, String)>::new());
-    let line = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: fill: branch coverage "))
-        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    let line = run.generation_line("fill");
     assert!(line.contains("found 0 failure(s)"), "{line}");
     assert!(
         line.contains("argument(s) took a worker down while carve built them: left out)"),
@@ -151,11 +147,7 @@ fn mutants_that_hang_their_worker_are_no_crashes_of_the_target() {
     println!("{}\n{file}", run.output());
     run.assert_success();
     assert_eq!(found(&file), Vec::<(String, String)>::new());
-    let line = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: leading_spaces: branch coverage "))
-        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    let line = run.generation_line("leading_spaces");
     assert!(
         line.contains(
             "check(s) against mutants hung or crashed a worker: mutants killed, no failure)"
@@ -206,11 +198,7 @@ fn a_time_budget_ends_cleanly() {
     println!("{}\ngenerate with a 2s budget took {took:?}", run.output());
     run.assert_success();
     run.assert_line("budget 2s per target (CARVE_BUDGET)");
-    let line = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: decode::cgi_decode: branch coverage"))
-        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    let line = run.generation_line("decode::cgi_decode");
     let executions: u64 = line
         .split(" in ")
         .nth(1)

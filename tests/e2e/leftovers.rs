@@ -48,13 +48,7 @@ fn a_timeout_that_does_not_happen_again_is_not_kept() {
             &["hangs_once"],
         )
     };
-    let line = |run: &crate::Run| {
-        run.stdout
-            .lines()
-            .find(|l| l.starts_with("carve: hangs_once: branch coverage"))
-            .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()))
-            .to_owned()
-    };
+    let line = |run: &crate::Run| run.generation_line("hangs_once").to_owned();
     let hung = generate();
     println!("{}", hung.output());
     hung.assert_success();
@@ -131,11 +125,7 @@ fn calls_that_keep_timing_out_once_stop_generation_with_advice() {
         run.stderr.lines().find(|l| l.contains("ended early")).unwrap_or_default(),
         @"carve: hangs_once_per_argument: generation ended early: 16 calls crashed or timed out once but not when run again (a loaded machine?); what was found is saved. Set CARVE_TIMEOUT higher (it was 200ms) or run with fewer CARVE_JOBS"
     );
-    let line = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: hangs_once_per_argument: branch coverage"))
-        .unwrap_or_else(|| panic!("no generation line in:\n{}", run.output()));
+    let line = run.generation_line("hangs_once_per_argument");
     assert!(
         line.ends_with(" (16 unconfirmed timeout(s) not kept)"),
         "{line}"
@@ -201,11 +191,7 @@ carve::main!();
     generate.assert_success();
     // Only what does not depend on the machine's load: a loaded machine
     // adds timeouts of its own, unconfirmed as this one.
-    let line = generate
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: slowed: branch coverage"))
-        .unwrap_or_else(|| panic!("no generation line in:\n{}", generate.output()));
+    let line = generate.generation_line("slowed");
     assert!(
         line.contains("found 0 failure(s)") && line.contains("unconfirmed timeout(s) not kept"),
         "{line}"

@@ -146,6 +146,17 @@ impl Run {
         self
     }
 
+    /// The generation line of `target` (`carve: <target>: branch coverage
+    /// …`); fails the test, showing the run's output, when there is none.
+    #[track_caller]
+    fn generation_line(&self, target: &str) -> &str {
+        let start = format!("carve: {target}: branch coverage ");
+        self.stdout
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no generation line of {target} in:\n{}", self.output()))
+    }
+
     /// carve's own lines (`carve: ...` and the summary table under it), stdout
     /// first, then stderr: cargo's and insta's lines are left out.
     fn carve_lines(&self) -> String {

@@ -86,11 +86,7 @@ fn a_mutant_every_call_kills_weakly_gets_a_call_whose_outcome_it_changes() {
         &["power_of"],
     );
     run.assert_success();
-    let generated = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: power_of: branch coverage"))
-        .expect("a generation line");
+    let generated = run.generation_line("power_of");
     // Checking `while exp >= 0` took a worker down (it never returns):
     // survived, and not reported as a failure of the target, nor as a
     // crash.

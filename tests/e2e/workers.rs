@@ -269,11 +269,7 @@ fn megabyte_carved_arguments_are_no_crash() {
         "no crash:\n{}",
         run.output()
     );
-    let line = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("carve: decode::cgi_decode: branch coverage"))
-        .unwrap_or_else(|| panic!("no summary line in:\n{}", run.output()));
+    let line = run.generation_line("decode::cgi_decode");
     println!("{line}");
     let executions: u64 = line
         .split(" in ")
