@@ -231,28 +231,14 @@ pub fn edit(
             feature.extend(other_serde_support(&doc));
         }
         Some(serde) => {
-            let optional = serde
-                .as_table_like()
-                .and_then(|t| t.get("optional"))
-                .and_then(Item::as_bool)
-                == Some(true);
-            let derive = serde
-                .as_table_like()
-                .and_then(|t| t.get("package"))
-                .and_then(Item::as_str)
-                != Some("serde_core");
-            if optional {
+            let derive = dependency_key(serde, "package") != Some("serde_core");
+            if is_optional(serde) {
                 // A feature named `serde` (the dependency's implicit one,
                 // which a `dep:serde` would remove, or the crate's own) is
                 // the crate's serde support: turn it on, never break it.
-                let features = table_like(&doc, "features");
-                let explicit = features.is_some_and(|f| f.contains_key("serde"));
-                let implicit = !features.is_some_and(|f| {
-                    f.iter().any(|(_, list)| {
-                        list.as_array()
-                            .is_some_and(|a| a.iter().any(|v| v.as_str() == Some("dep:serde")))
-                    })
-                });
+                let explicit =
+                    table_like(&doc, "features").is_some_and(|f| f.contains_key("serde"));
+                let implicit = !named_with_dep(&doc, "serde");
                 feature.push(
                     if explicit || implicit {
                         "serde"
@@ -340,17 +326,8 @@ fn other_serde_support(doc: &DocumentMut) -> Option<String> {
     let (key, _) = table_like(doc, "dependencies")?
         .iter()
         .find(|(key, dependency)| {
-            let package = dependency
-                .as_table_like()
-                .and_then(|t| t.get("package"))
-                .and_then(Item::as_str)
-                .unwrap_or(key);
-            let optional = dependency
-                .as_table_like()
-                .and_then(|t| t.get("optional"))
-                .and_then(Item::as_bool)
-                == Some(true);
-            *key != "serde" && matches!(package, "serde" | "serde_core") && optional
+            let package = dependency_key(dependency, "package").unwrap_or(key);
+            *key != "serde" && matches!(package, "serde" | "serde_core") && is_optional(dependency)
         })?;
     let turns_on = |list: &Item| {
         list.as_array().is_some_and(|a| {
@@ -370,18 +347,38 @@ fn other_serde_support(doc: &DocumentMut) -> Option<String> {
         })
         .unwrap_or_default();
     let named_serde = listing.iter().find(|&&name| name == "serde");
-    let by_dep = features.is_some_and(|f| {
-        f.iter().any(|(_, list)| {
-            list.as_array()
-                .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(&format!("dep:{key}"))))
-        })
-    });
     match named_serde.or(listing.first()) {
         Some(name) => Some((*name).to_owned()),
         // No `dep:` anywhere: cargo made the implicit feature.
-        None if !by_dep => Some(key.to_owned()),
+        None if !named_with_dep(doc, key) => Some(key.to_owned()),
         None => None,
     }
+}
+
+/// The text of `key` in a dependency's table (`package`), if it has one.
+fn dependency_key<'a>(dependency: &'a Item, key: &str) -> Option<&'a str> {
+    dependency.as_table_like()?.get(key)?.as_str()
+}
+
+/// Whether a dependency is `optional = true`.
+fn is_optional(dependency: &Item) -> bool {
+    dependency
+        .as_table_like()
+        .and_then(|t| t.get("optional"))
+        .and_then(Item::as_bool)
+        == Some(true)
+}
+
+/// Whether some feature names the dependency `key` as `dep:key`, which
+/// keeps cargo from making the implicit feature of its name.
+fn named_with_dep(doc: &DocumentMut, key: &str) -> bool {
+    let dep = format!("dep:{key}");
+    table_like(doc, "features").is_some_and(|f| {
+        f.iter().any(|(_, list)| {
+            list.as_array()
+                .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(dep.as_str())))
+        })
+    })
 }
 
 fn table_like<'a>(doc: &'a DocumentMut, key: &str) -> Option<&'a dyn TableLike> {
