@@ -236,10 +236,8 @@ pub fn generate_in_workers(
             }
             summary.unbuildable += 1;
             setup.unbuildable.push(hash);
-            if let Budget::Executions(n) = config.budget {
-                if number.saturating_add(summary.restarts() * RESTART_COST) >= n {
-                    break;
-                }
+            if summary.budget_spent(config.budget, number) {
+                break;
             }
             continue;
         }
@@ -283,10 +281,8 @@ pub fn generate_in_workers(
             at: triage.failure,
             message: triage.message,
         });
-        if let Budget::Executions(n) = config.budget {
-            if number.saturating_add(summary.restarts() * RESTART_COST) >= n {
-                break;
-            }
+        if summary.budget_spent(config.budget, number) {
+            break;
         }
     }
     // Time ran out before the waiting call ran again: not kept either.
@@ -384,6 +380,15 @@ impl Summary {
     /// that took a worker down while they were built.
     fn restarts(&self) -> u64 {
         u64::from(self.crashes) + u64::from(self.unbuildable) + u64::from(self.mutant_crashes)
+    }
+
+    /// Whether `executions` calls and the restarts so far spend an
+    /// execution budget (a time budget the workers watch themselves).
+    fn budget_spent(&self, budget: Budget, executions: u64) -> bool {
+        match budget {
+            Budget::Executions(n) => executions.saturating_add(self.restarts() * RESTART_COST) >= n,
+            Budget::Time(_) => false,
+        }
     }
 
     fn count_unconfirmed(&mut self, crash: &Pending) {
