@@ -29,6 +29,7 @@ pub use crate::generation::kept::Kept;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
 use crate::generation::mine::ArgsGrammar;
+use crate::generation::sealed::Sealed;
 use crate::generation::search::{Evaluate, Individual, Search};
 use crate::generation::shrink::shrink;
 use crate::value::types::ParamTypes;
@@ -138,6 +139,8 @@ pub struct Generation {
     /// The edge features the kept calls (and the existing ones) reached
     /// ([`counters`]): a call that reaches another is kept.
     seen: Seen,
+    /// Values of sealed structs an argument may hold ([`Existing::sealed`]).
+    sealed: Sealed,
 }
 
 /// What generation starts from: the target's reach and what its existing
@@ -166,6 +169,9 @@ pub struct Existing {
     /// still kept), and once the rest is covered, what is left of the
     /// budget is not spent looking for failures either.
     pub delegated: BTreeSet<u32>,
+    /// The sealed structs of the crate and the values of them its API made:
+    /// generated arguments hold only those ([`crate::generation::sealed`]).
+    pub sealed: Sealed,
 }
 
 impl Existing {
@@ -186,6 +192,7 @@ impl Existing {
             known_failures: BTreeSet::new(),
             slowest: Duration::ZERO,
             delegated: BTreeSet::new(),
+            sealed: Sealed::default(),
         }
     }
 }
@@ -318,6 +325,7 @@ pub fn generate(
         reach: &existing.reach,
         run: Generation {
             after: existing.covered.clone(),
+            sealed: existing.sealed.clone(),
             limit: match settings.budget {
                 Budget::Executions(n) => n.min(observer.cap()),
                 Budget::Time(_) => observer.cap(),
@@ -361,7 +369,7 @@ pub fn generate(
     generator.types = types.clone();
     generator.dictionary = Dictionary::of_target(&existing.reach, &types, &existing.seeds);
     let Some((grammar, untyped)) =
-        ArgsGrammar::mine_typed(&existing.seeds, &types, &generator.dictionary)
+        ArgsGrammar::mine_typed(&existing.seeds, &types, &generator.dictionary, &existing.sealed)
     else {
         return generator.run;
     };
@@ -697,6 +705,7 @@ impl Generator<'_> {
                     )
                     .with_dictionary(&original)
                     .with_types(self.types.clone())
+                    .with_sealed(self.run.sealed.clone())
                     .with_text_tokens(&original, &self.dictionary),
                 )
             }
@@ -1027,6 +1036,7 @@ impl Generator<'_> {
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
         // The last candidate the test held for: the smallest, once shrinking ends.
         let mut smallest: Option<Smallest> = None;
+        let sealed = self.run.sealed.clone();
         let shrunk = {
             let Generator {
                 target,
@@ -1076,7 +1086,7 @@ impl Generator<'_> {
                 });
                 true
             };
-            shrink(kept.args.clone(), types, limit, &mut test)
+            shrink(kept.args.clone(), types, &sealed, limit, &mut test)
         };
         self.shrinking.0 += shrunk.attempts as u64;
         self.shrinking.1 += start.elapsed();
@@ -1241,6 +1251,12 @@ fn execute(
         return None;
     }
     run.executions += 1;
+    // A value of a sealed struct the API did not make is refused before
+    // the call, as a `Deserialize` that checks would refuse it.
+    if !run.sealed.admits(args) {
+        run.undeserializable += 1;
+        return None;
+    }
     let seen = &run.seen;
     let mut call = || run_call(target, args, Some(seen));
     match observer.execute(run.executions, args, &mut call) {
@@ -1344,6 +1360,7 @@ fn minimize(
     let crash_shrinks = observer.crash_shrinks(&location);
     let mut crashes = 0;
     let mut best = (observation, trace);
+    let sealed = run.sealed.clone();
     let mut test = |candidate: &Value| {
         // Past the budget or the crashes allowed, nothing more is run.
         if crashes > 0 && crashes >= crash_shrinks {
@@ -1361,7 +1378,7 @@ fn minimize(
         }
         false
     };
-    let shrunk = shrink(args, types, MAX_ATTEMPTS, &mut test);
+    let shrunk = shrink(args, types, &sealed, MAX_ATTEMPTS, &mut test);
     Found {
         args: shrunk.value,
         observation: best.0,

@@ -27,6 +27,7 @@ use std::fmt;
 
 use crate::generation::dictionary::{self, Dictionary};
 use crate::generation::grammar::{DerivationTree, Grammar};
+use crate::generation::sealed::Sealed;
 use crate::generation::shape::{Payload, Shape, Variant};
 use crate::value::types::{IntKind, ParamType, ParamTypes};
 use crate::value::Value;
@@ -78,11 +79,14 @@ impl ArgsGrammar {
     ///
     /// The constants of `dictionary` are offered in every position that can
     /// hold them, and text-form parameters are derived by token from their
-    /// carved texts (see [`crate::generation::dictionary`]).
+    /// carved texts (see [`crate::generation::dictionary`]). Positions of a
+    /// sealed struct hold only the values of it the API made
+    /// ([`Sealed::restrict`]).
     pub fn mine_typed(
         calls: &[Value],
         types: &ParamTypes,
         dictionary: &Dictionary,
+        sealed: &Sealed,
     ) -> Option<(ArgsGrammar, Vec<String>)> {
         let mined = calls.iter().map(Shape::of).reduce(Shape::merge)?;
         let mut untyped = Vec::new();
@@ -117,6 +121,7 @@ impl ArgsGrammar {
             ),
             other => other,
         };
+        let shape = sealed.restrict(shape);
         Some((ArgsGrammar::of_shape(shape, grammarizer), untyped))
     }
 
@@ -861,7 +866,7 @@ mod tests {
             .iter()
             .map(|t| Value::Struct("args", vec![(name, Value::Str((*t).into()))]))
             .collect();
-        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, dictionary).expect("a grammar");
+        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, dictionary, &Sealed::default()).expect("a grammar");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
             .expect("a usable grammar");
         (0..count)
@@ -897,7 +902,7 @@ mod tests {
         let mut types = ParamTypes::default();
         types.param("req", crate::value::types::Traced::plain(ParamType::Text { parses: parses_req }));
         let calls = [Value::Struct("args", vec![("req", Value::Str(long))])];
-        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default()).expect("a grammar");
+        let (grammar, _) = ArgsGrammar::mine_typed(&calls, &types, &Dictionary::default(), &Sealed::default()).expect("a grammar");
         assert!(GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7).is_ok());
     }
 
@@ -954,7 +959,7 @@ mod tests {
             vec![("s", Value::Str("x".into())), ("c", Value::Char('a')), ("n", Value::U64(3))],
         )];
         let (grammar, _) =
-            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &dictionary).expect("a grammar");
+            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &dictionary, &Sealed::default()).expect("a grammar");
         let alternatives = |symbol: &str| {
             grammar
                 .grammar()
@@ -974,7 +979,7 @@ mod tests {
     fn derived_texts(carved: &str) -> Vec<String> {
         let calls = [Value::Struct("args", vec![("s", Value::Str(carved.into()))])];
         let (grammar, _) =
-            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default())
+            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default(), &Sealed::default())
                 .expect("a grammar");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
             .expect("a usable grammar");
@@ -1081,7 +1086,7 @@ mod tests {
         let call = |v: Value| Value::Struct("args", vec![("amount", v)]);
         let carved = [call(Value::U64(250)), call(Value::Str("ab".into())), call(Value::U64(7))];
         let (grammar, untyped) =
-            ArgsGrammar::mine_typed(&carved, &types, &Dictionary::default()).expect("a grammar");
+            ArgsGrammar::mine_typed(&carved, &types, &Dictionary::default(), &Sealed::default()).expect("a grammar");
         assert_eq!(untyped.len(), 1);
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 1)
             .expect("a usable grammar");
@@ -1108,7 +1113,7 @@ mod tests {
                 ("maybe", Value::Some(Box::new(Value::U64(4_000_000_000)))),
             ],
         );
-        let (grammar, untyped) = ArgsGrammar::mine_typed(&[carved], &types, &Dictionary::default()).expect("a grammar");
+        let (grammar, untyped) = ArgsGrammar::mine_typed(&[carved], &types, &Dictionary::default(), &Sealed::default()).expect("a grammar");
         assert!(untyped.is_empty(), "{untyped:?}");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 5)
             .expect("a usable grammar");

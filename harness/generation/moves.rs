@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use rand::rngs::StdRng;
 use rand::RngExt;
 
+use crate::generation::sealed::Sealed;
 use crate::value::Value;
 
 /// A position in a value tree: child indices from the root.
@@ -19,14 +20,18 @@ pub(crate) type Path = Vec<usize>;
 /// representation (units in the last place) rather than of its value.
 pub(crate) const IN_ULPS: usize = usize::MAX;
 
-/// The leaves of `value` that search can move, with their paths.
-pub(crate) fn variables(value: &Value) -> Vec<Path> {
+/// The leaves of `value` that search can move, with their paths: none
+/// inside a value of a sealed struct, which only the API makes.
+pub(crate) fn variables(value: &Value, sealed: &Sealed) -> Vec<Path> {
     let mut out = Vec::new();
-    collect_variables(value, &mut Vec::new(), &mut out);
+    collect_variables(value, sealed, &mut Vec::new(), &mut out);
     out
 }
 
-pub(crate) fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
+fn collect_variables(value: &Value, sealed: &Sealed, path: &mut Path, out: &mut Vec<Path>) {
+    if sealed.is_sealed(value) {
+        return;
+    }
     match value {
         Value::Bool(_)
         | Value::I64(_)
@@ -65,7 +70,7 @@ pub(crate) fn collect_variables(value: &Value, path: &mut Path, out: &mut Vec<Pa
     }
     for (i, child) in value.children().into_iter().enumerate() {
         path.push(i);
-        collect_variables(child, path, out);
+        collect_variables(child, sealed, path, out);
         path.pop();
     }
 }
@@ -185,26 +190,52 @@ pub(crate) fn shifted(value: &Value, delta: i128) -> Option<Value> {
     })
 }
 
-/// Paths of the enum values inside `value`.
-pub(crate) fn enum_paths(value: &Value) -> Vec<Path> {
-    fn walk(value: &Value, path: &mut Path, out: &mut Vec<Path>) {
-        if enum_name(value).is_some() {
+/// Paths of the enum values inside `value`, outside values of sealed
+/// structs.
+pub(crate) fn enum_paths(value: &Value, sealed: &Sealed) -> Vec<Path> {
+    paths_where(value, sealed, |v| enum_name(v).is_some())
+}
+
+/// Paths of the outermost values of sealed structs inside `value`.
+pub(crate) fn sealed_paths(value: &Value, sealed: &Sealed) -> Vec<Path> {
+    let mut out = Vec::new();
+    for (i, child) in value.children().into_iter().enumerate() {
+        if sealed.is_sealed(child) {
+            out.push(vec![i]);
+        } else {
+            out.extend(sealed_paths(child, sealed).into_iter().map(|mut p| {
+                p.insert(0, i);
+                p
+            }));
+        }
+    }
+    out
+}
+
+/// Paths of the values inside `value` that `wanted` holds for, not looking
+/// inside values of sealed structs.
+fn paths_where(value: &Value, sealed: &Sealed, wanted: fn(&Value) -> bool) -> Vec<Path> {
+    fn walk(value: &Value, sealed: &Sealed, wanted: fn(&Value) -> bool, path: &mut Path, out: &mut Vec<Path>) {
+        if sealed.is_sealed(value) {
+            return;
+        }
+        if wanted(value) {
             out.push(path.clone());
         }
         for (i, child) in value.children().into_iter().enumerate() {
             path.push(i);
-            walk(child, path, out);
+            walk(child, sealed, wanted, path, out);
             path.pop();
         }
     }
     let mut out = Vec::new();
-    walk(value, &mut Vec::new(), &mut out);
+    walk(value, sealed, wanted, &mut Vec::new(), &mut out);
     out
 }
 
 /// The enum values inside `value`, in the order of [`enum_paths`].
-pub(crate) fn enum_values(value: &Value) -> impl Iterator<Item = &Value> {
-    enum_paths(value)
+pub(crate) fn enum_values<'v>(value: &'v Value, sealed: &Sealed) -> impl Iterator<Item = &'v Value> {
+    enum_paths(value, sealed)
         .into_iter()
         .filter_map(move |path| get(value, &path))
 }
@@ -377,17 +408,25 @@ pub(crate) fn resize<T: Clone>(items: &mut Vec<T>, delta: i128, filler: T) -> Op
 
 /// Uniform crossover of two value trees of the same shape: each child
 /// position comes from either parent; trees of different shapes give `a`.
-pub(crate) fn crossover(a: &Value, b: &Value, rng: &mut StdRng) -> Value {
+/// A value of a sealed struct travels whole.
+pub(crate) fn crossover(a: &Value, b: &Value, sealed: &Sealed, rng: &mut StdRng) -> Value {
     let mut child = a.clone();
+    for path in sealed_paths(a, sealed) {
+        if rng.random_bool(0.5) {
+            take_from(&mut child, b, &path, |from, slot| {
+                std::mem::discriminant(from) == std::mem::discriminant(slot)
+            });
+        }
+    }
     // Whole enum values first (variants travel between parents), then leaves.
-    for path in enum_paths(a) {
+    for path in enum_paths(a, sealed) {
         if rng.random_bool(0.5) {
             take_from(&mut child, b, &path, |from, slot| {
                 enum_name(from).is_some() && enum_name(from) == enum_name(slot)
             });
         }
     }
-    let paths = variables(&child);
+    let paths = variables(&child, sealed);
     for path in paths {
         if rng.random_bool(0.5) {
             take_from(&mut child, b, &path, |from, slot| {
@@ -436,7 +475,7 @@ mod tests {
     #[test]
     fn floats_also_move_to_their_neighbours() {
         let v = Value::Tuple(vec![Value::F64(0.0), Value::F32(1.0)]);
-        let vars = variables(&v);
+        let vars = variables(&v, &Sealed::default());
         assert!(vars.contains(&vec![0, IN_ULPS]) && vars.contains(&vec![1, IN_ULPS]));
         let up = moved(&v, &[0, IN_ULPS], 1).unwrap();
         assert_eq!(get(&up, &[0]), Some(&Value::F64(5e-324)));
@@ -492,7 +531,7 @@ mod tests {
             other => panic!("not bytes: {other:?}"),
         };
         assert_eq!(
-            variables(&v),
+            variables(&v, &Sealed::default()),
             vec![vec![0], vec![0, 0], vec![0, 1], vec![0, 2]],
             "the length and each byte"
         );
@@ -515,7 +554,7 @@ mod tests {
             vec![("s", Value::Str("ab".into())), ("n", Value::I64(1))],
         );
         assert_eq!(
-            variables(&v),
+            variables(&v, &Sealed::default()),
             vec![vec![0], vec![0, 0], vec![0, 1], vec![1]]
         );
     }

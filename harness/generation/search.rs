@@ -43,6 +43,7 @@ use crate::generation::moves::{
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::generation::dictionary::{self, Dictionary};
+use crate::generation::sealed::Sealed;
 use crate::value::types::{ParamType, ParamTypes};
 use crate::value::Value;
 
@@ -93,6 +94,8 @@ pub struct Search {
     /// Per plain string parameter: what search inserts whole, between its
     /// tokens ([`Search::insert_piece`]).
     pieces: BTreeMap<usize, Vec<String>>,
+    /// Structs whose values search does not move inside.
+    sealed: Sealed,
 }
 
 /// A call's arguments with their fitness for the goal being climbed to.
@@ -154,6 +157,7 @@ impl Search {
             climbs: BTreeMap::new(),
             texts: BTreeMap::new(),
             pieces: BTreeMap::new(),
+            sealed: Sealed::default(),
         };
         for individual in seeds {
             search.offer(&individual);
@@ -165,6 +169,13 @@ impl Search {
     /// their classes) only: by default, from all seeds.
     pub fn with_dictionary(mut self, values: &[Value]) -> Search {
         self.dictionary = dictionary(values.iter());
+        self
+    }
+
+    /// Moves nothing inside values of the `sealed` structs (they travel
+    /// whole in crossover): only the API makes them.
+    pub fn with_sealed(mut self, sealed: Sealed) -> Search {
+        self.sealed = sealed;
         self
     }
 
@@ -495,7 +506,7 @@ impl Search {
     /// Replaces an enum value of `current` with another variant of the same
     /// enum found in the archive (variants can only come from values seen).
     fn switch_variant(&mut self, current: &Value) -> Option<Value> {
-        let paths = enum_paths(current);
+        let paths = enum_paths(current, &self.sealed);
         if paths.is_empty() {
             return None;
         }
@@ -505,7 +516,7 @@ impl Search {
         let seen = self
             .archive
             .values()
-            .flat_map(|(_, i)| enum_values(&i.args));
+            .flat_map(|(_, i)| enum_values(&i.args, &self.sealed));
         for v in seen {
             let other_variant =
                 enum_name(v) == enum_name(here) && variant_name(v) != variant_name(here);
@@ -534,7 +545,7 @@ impl Search {
         for _ in 0..population {
             let a = self.tournament(pool);
             let b = self.tournament(pool);
-            let child = crossover(&a, &b, &mut self.rng);
+            let child = crossover(&a, &b, &self.sealed, &mut self.rng);
             offspring.push(self.mutate(&child));
         }
         offspring
@@ -561,7 +572,7 @@ impl Search {
 
     /// `value` with one random variable moved by a random step.
     fn mutate(&mut self, value: &Value) -> Value {
-        let vars = variables(value);
+        let vars = variables(value, &self.sealed);
         if vars.is_empty() {
             return value.clone();
         }
@@ -686,7 +697,7 @@ impl<'a> Run<'a> {
     /// keeping what improves. Returns whether anything did.
     fn sweep(&mut self, goal: u32, current: &mut Point) -> bool {
         let mut improved = false;
-        for var in variables(&current.args) {
+        for var in variables(&current.args, &self.search.sealed) {
             if !self.still_uncovered(goal) || self.exhausted() {
                 break;
             }
@@ -829,7 +840,7 @@ impl<'a> Run<'a> {
     /// variables other than `moved_var`, back to approach level `level`.
     fn repair(&mut self, goal: u32, mut point: Point, moved_var: &Path, level: u32) -> Point {
         self.repairing = true;
-        for var in variables(&point.args) {
+        for var in variables(&point.args, &self.search.sealed) {
             if var == *moved_var || var.starts_with(moved_var) || self.exhausted() {
                 continue;
             }
@@ -847,7 +858,7 @@ impl<'a> Run<'a> {
     /// A random jump of one variable, repaired, or a structural move;
     /// accepted if it keeps the approach level of `current`.
     fn perturb(&mut self, goal: u32, current: &Point) -> Option<Point> {
-        let vars = variables(&current.args);
+        let vars = variables(&current.args, &self.search.sealed);
         if vars.is_empty() {
             return None;
         }
@@ -1059,7 +1070,7 @@ mod tests {
             search.switch_variant(&args),
             Some(Value::Struct("args", vec![("r", err)]))
         );
-        assert_eq!(enum_paths(&args), vec![vec![0]]);
+        assert_eq!(enum_paths(&args, &Sealed::default()), vec![vec![0]]);
     }
 
     static TINY: crate::registry::Sites =

@@ -15,6 +15,7 @@
 //!   value of its payload (from the traced [`ParamTypes`]).
 //!
 //! ```
+//! use carve::generation::sealed::Sealed;
 //! use carve::generation::shrink::shrink;
 //! use carve::value::types::ParamTypes;
 //! use carve::value::Value;
@@ -22,13 +23,14 @@
 //! // Interesting: a string with a `%` in it.
 //! let start = Value::Str("x7%Qz+/%".into());
 //! let mut test = |v: &Value| matches!(v, Value::Str(s) if s.contains('%'));
-//! let shrunk = shrink(start, &ParamTypes::default(), 100, &mut test);
+//! let shrunk = shrink(start, &ParamTypes::default(), &Sealed::default(), 100, &mut test);
 //! assert_eq!(shrunk.value, Value::Str("%".into()));
 //! ```
 
 use std::ops::Range;
 
 use crate::generation::moves::{get, get_mut};
+use crate::generation::sealed::Sealed;
 use crate::value::types::{Container, ParamTypes};
 use crate::value::Value;
 
@@ -176,10 +178,12 @@ pub struct Shrunk {
 /// still holds, testing at most `limit` candidates. Only candidates
 /// strictly smaller by [`Size`] and admitted by `types` (arguments that
 /// would deserialize) are tested, in an order that depends on the value
-/// alone: the result is the same on every run.
+/// alone: the result is the same on every run. Values of `sealed` structs
+/// are left as they are (only the API makes them).
 pub fn shrink(
     value: Value,
     types: &ParamTypes,
+    sealed: &Sealed,
     limit: usize,
     test: &mut dyn FnMut(&Value) -> bool,
 ) -> Shrunk {
@@ -187,6 +191,7 @@ pub fn shrink(
         size: Size::of(&value),
         current: value,
         types,
+        sealed,
         attempts: 0,
         limit,
         test,
@@ -213,6 +218,7 @@ struct Shrinker<'a> {
     current: Value,
     size: Size,
     types: &'a ParamTypes,
+    sealed: &'a Sealed,
     attempts: usize,
     limit: usize,
     test: &'a mut dyn FnMut(&Value) -> bool,
@@ -300,6 +306,9 @@ impl Shrinker<'_> {
     /// Shrinks the node at `path`, then its children. `None` once the
     /// attempts are spent.
     fn walk(&mut self, path: &mut Vec<usize>, fine: bool) -> Option<()> {
+        if self.node(path).is_some_and(|n| self.sealed.is_sealed(n)) {
+            return Some(());
+        }
         self.shrink_node(path, fine)?;
         let count = self.node(path).map_or(0, |n| n.children().len());
         for i in 0..count {
@@ -561,7 +570,7 @@ mod tests {
 
     /// Shrinks `value` with no types, counting the attempts made.
     fn shrunk(value: Value, mut test: impl FnMut(&Value) -> bool) -> Shrunk {
-        shrink(value, &ParamTypes::default(), 10_000, &mut test)
+        shrink(value, &ParamTypes::default(), &Sealed::default(), 10_000, &mut test)
     }
 
     fn text(v: &Value) -> &str {
@@ -700,12 +709,12 @@ mod tests {
         let types = shape_types();
         let rect = args(&Shape::Rect { w: 5, h: Some(7) });
         let mut any = |_: &Value| true;
-        assert_eq!(shrink(rect.clone(), &types, 100, &mut any).value, args(&Shape::Dot));
+        assert_eq!(shrink(rect.clone(), &types, &Sealed::default(), 100, &mut any).value, args(&Shape::Dot));
         let mut round = |v: &Value| variant(v) != "Dot";
-        assert_eq!(shrink(rect.clone(), &types, 100, &mut round).value, args(&Shape::Circle(0)));
+        assert_eq!(shrink(rect.clone(), &types, &Sealed::default(), 100, &mut round).value, args(&Shape::Circle(0)));
         let mut rect_only = |v: &Value| variant(v) == "Rect";
         assert_eq!(
-            shrink(rect, &types, 100, &mut rect_only).value,
+            shrink(rect, &types, &Sealed::default(), 100, &mut rect_only).value,
             args(&Shape::Rect { w: 0, h: None })
         );
     }
@@ -718,7 +727,7 @@ mod tests {
         types.param("n", Traced::plain(ParamType::Text { parses }));
         let start = Value::Struct("args", vec![("n", Value::Str("12345".into()))]);
         let mut tried = Vec::new();
-        let result = shrink(start, &types, 100, &mut |v: &Value| {
+        let result = shrink(start, &types, &Sealed::default(), 100, &mut |v: &Value| {
             tried.push(v.clone());
             true
         });
@@ -730,7 +739,7 @@ mod tests {
     fn the_limit_bounds_the_attempts() {
         let start = Value::Str("abcdefghijklmnopqrstuvwxyz".into());
         let mut calls = 0;
-        let result = shrink(start, &ParamTypes::default(), 7, &mut |_: &Value| {
+        let result = shrink(start, &ParamTypes::default(), &Sealed::default(), 7, &mut |_: &Value| {
             calls += 1;
             false
         });
@@ -819,7 +828,7 @@ mod tests {
             };
             assert!(test(&start));
             let mut passed = vec![start.clone()];
-            let result = shrink(start.clone(), &ParamTypes::default(), 500, &mut |v: &Value| {
+            let result = shrink(start.clone(), &ParamTypes::default(), &Sealed::default(), 500, &mut |v: &Value| {
                 let ok = test(v);
                 if ok {
                     passed.push(v.clone());
@@ -833,7 +842,7 @@ mod tests {
             }
             assert_eq!(passed.last(), Some(&result.value), "case {case}");
             // The same start shrinks the same way.
-            let again = shrink(start, &ParamTypes::default(), 500, &mut |v: &Value| test(v));
+            let again = shrink(start, &ParamTypes::default(), &Sealed::default(), 500, &mut |v: &Value| test(v));
             assert_eq!(again, result, "case {case}");
         }
     }

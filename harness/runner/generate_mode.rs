@@ -278,6 +278,9 @@ pub(super) fn generate_for(
         ));
         return Ok((GenerationStats::default(), None));
     }
+    for note in before.sealed.notes(&before.seeds) {
+        out.push(format!("carve: {}: {note}", file.target));
+    }
     let summary = worker::generate_in_workers(&file.target, &baseline, &before, config)?;
     // What the workers said, in the order they said it, before the figures.
     out.extend(summary.notes.iter().cloned());

@@ -37,6 +37,7 @@ mod reach;
 mod rebuild;
 mod record;
 mod scale;
+mod sealed;
 mod settings;
 mod setup;
 mod shapes;

@@ -11,9 +11,11 @@ use crate::call::ArgsInput;
 use crate::carving::store::{CarveFile, Entry, Origin};
 use crate::coverage;
 use crate::coverage::reach::Reach;
+use crate::coverage::report::find_source;
 use crate::coverage::Trace;
 use crate::generation::borrowed;
 use crate::generation::owners::Owners;
+use crate::generation::sealed::Sealed;
 use crate::generation::generate::{
     Existing,
 };
@@ -63,6 +65,9 @@ pub struct Baseline {
     entered_before: Vec<&'static crate::registry::Sites>,
     /// Which target explores each function shared by reaches.
     owners: Owners,
+    /// The crate's sealed structs, and the values of them its API made in
+    /// the calls replayed.
+    sealed: Sealed,
 }
 
 impl Baseline {
@@ -95,6 +100,7 @@ impl Baseline {
             seed,
             entered_before: Vec::new(),
             owners: Owners::default(),
+            sealed: Sealed::of_sources(source_files(registry)),
         };
         baseline.add(&file.entries);
         // Arguments of the other targets' calls, in file order: they seed a
@@ -161,8 +167,9 @@ impl Baseline {
             });
             // Seeds that do not deserialize are left out: candidates for a
             // type that could not be traced, a text that parses but not back
-            // into the same text.
-            if replayed.is_err() {
+            // into the same text; so are values of sealed structs the API
+            // did not make (a type's simplest value).
+            if replayed.is_err() || !self.sealed.admits(&seed) {
                 continue;
             }
             for sites in trace.functions() {
@@ -265,8 +272,21 @@ impl Baseline {
             coverage::collect(|| quietly(|| (called.replay)(ArgsInput::Ron(&entry.args))));
         let replayed = replayed.ok()?;
         let functions = trace.functions().collect();
-        if matches!(replayed.observation.outcome, Outcome::Returned(_)) {
+        let returned = matches!(replayed.observation.outcome, Outcome::Returned(_));
+        if returned {
             self.passing.push(trace);
+        }
+        if let Some(args) = &replayed.args {
+            // A call that panicked may have left its `&mut` arguments half
+            // changed: only what a call that returned shows was made.
+            let observation = &replayed.observation;
+            let outputs = if returned {
+                [observation.outcome.returned(), observation.after.as_ref()]
+            } else {
+                [None, None]
+            };
+            let carved = matches!(entry.origin, Origin::System(_));
+            self.sealed.add_call(carved, args, &outputs);
         }
         Some((replayed.args, functions))
     }
@@ -304,6 +324,7 @@ impl Baseline {
             known_failures: self.known_failures.clone(),
             slowest: self.slowest,
             delegated,
+            sealed: self.sealed.clone(),
         }
     }
 
@@ -320,6 +341,17 @@ impl Baseline {
         }
         to
     }
+}
+
+/// The sources of the functions the attributes marked, where they are found
+/// from the current folder ([`Sealed::of_sources`] reads their folders).
+fn source_files(registry: &Registry) -> Vec<std::path::PathBuf> {
+    let files: BTreeSet<&str> = registry
+        .targets()
+        .map(|(_, t)| t.file)
+        .chain(crate::registry::all_sites().iter().map(|s| s.file))
+        .collect();
+    files.into_iter().filter_map(find_source).collect()
 }
 
 /// Whether generation with `seed` made the entry of this `origin`.

@@ -41,6 +41,7 @@ use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::env::Budget;
 use crate::generation::generate::Existing;
+use crate::generation::sealed::Sealed;
 use crate::coverage::history::Phase;
 use crate::outcome::Failure;
 use crate::registry::{SiteNumbers, Sites, Target};
@@ -191,6 +192,10 @@ pub struct Start {
     pub crashing: BTreeSet<String>,
     /// Goals another target's generation explores.
     pub delegated: BTreeSet<u32>,
+    /// The crate's sealed structs, by name.
+    pub sealed: Vec<String>,
+    /// The values of them the API made.
+    pub made: Vec<WireValue>,
 }
 
 impl Start {
@@ -226,6 +231,8 @@ impl Start {
             slowest_ns: u64::try_from(existing.slowest.as_nanos()).unwrap_or(u64::MAX),
             crashing,
             delegated: existing.delegated.clone(),
+            sealed: existing.sealed.names().map(str::to_owned).collect(),
+            made: existing.sealed.made().map(WireValue::from).collect(),
         })
     }
 
@@ -253,6 +260,13 @@ impl Start {
             known_failures: self.known_failures.clone(),
             slowest: Duration::from_nanos(self.slowest_ns),
             delegated: self.delegated.clone(),
+            sealed: {
+                let mut sealed = Sealed::new(&self.sealed);
+                for made in &self.made {
+                    sealed.add_made(&made.to_value());
+                }
+                sealed
+            },
         })
     }
 }
@@ -868,6 +882,8 @@ mod tests {
                 slowest_ns: 16_000,
                 crashing: ["(x:0)".to_owned()].into(),
                 delegated: [2, 5].into(),
+                sealed: vec!["Table".to_owned()],
+                made: vec![WireValue::from(&Value::NewtypeStruct("Table", Box::new(Value::U64(1))))],
             },
         };
         let line = setup.to_line().unwrap();
@@ -897,6 +913,8 @@ mod tests {
             slowest_ns: 0,
             crashing: BTreeSet::new(),
             delegated: BTreeSet::new(),
+            sealed: Vec::new(),
+            made: Vec::new(),
         };
         let setup = WorkerSetup {
             scratch: PathBuf::new(),
@@ -943,6 +961,8 @@ mod tests {
             slowest_ns: 0,
             crashing: BTreeSet::new(),
             delegated: BTreeSet::new(),
+            sealed: Vec::new(),
+            made: Vec::new(),
         };
         let error = start.existing(&TARGET).unwrap_err().to_string();
         assert!(

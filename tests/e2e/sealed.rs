@@ -1,0 +1,50 @@
+//! Sealed structs in generation, on the `sealed/` fixture: `Table` keeps
+//! an invariant behind a private field, `Point` has public fields only.
+
+use crate::Project;
+
+/// The byte lists of the `Table`s in a carve file (`bytes: [7, 7, 7, 7]`,
+/// one item per line).
+fn tables(file: &str) -> Vec<Vec<u8>> {
+    file.split("bytes: [")
+        .skip(1)
+        .map(|rest| {
+            rest[..rest.find(']').unwrap_or(rest.len())]
+                .split(',')
+                .filter_map(|n| n.trim().parse().ok())
+                .collect()
+        })
+        .collect()
+}
+
+/// Generated receivers of `Table` are tables its API made (carved, or
+/// returned by `Table::new`): no forged table's panic is reported, none is
+/// refused as undeserializable, and the planted bug, which a made table
+/// reaches, is found. `Point`, which any user builds, is generated freely.
+#[test]
+fn generated_values_of_a_struct_with_a_private_field_are_values_its_api_made() {
+    let p = Project::of("sealed", "sealed-made");
+    p.record().assert_success();
+    let run = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "3000")], &[]);
+    let file = p.read("carved/Table/get.ron");
+    println!("{}\n{file}", run.output());
+    run.assert_line(
+        "carve: Table::get: `Table` has a field its users cannot set: generated only as the",
+    );
+    let line = run.generation_line("Table::get");
+    assert!(
+        line.contains("(0 generated arguments did not deserialize)"),
+        "{line}"
+    );
+    assert!(line.contains("found 1 failure(s)"), "{line}");
+    assert!(file.contains("planted: index"), "{file}");
+    let tables = tables(&file);
+    assert!(tables.len() > 2, "{file}");
+    for table in tables {
+        assert_eq!(table.len(), 4, "a table no call of the API made:\n{file}");
+    }
+    // Without the sealing, a forged `Point` is any point: generation
+    // covers the quadrants the system test did not.
+    let line = run.generation_line("Point::quadrant");
+    assert!(line.contains("-> 10/10"), "{line}");
+}
