@@ -761,6 +761,10 @@ impl Generator<'_> {
             if !self.types.admits(&args) {
                 continue;
             }
+            // Receivers and arguments of sealed structs: any value the API
+            // made so far, also by calls of this run.
+            let mut args = args;
+            self.run.sealed.redraw(&mut args, self.index);
             // Only the calls that covered something new seed the search
             // (`call` keeps them): the grammar's other calls are as close
             // to a goal as the carved ones at best, and worse starts
@@ -809,6 +813,12 @@ impl Generator<'_> {
         if self.all_open {
             self.run.seen.add(&edges);
             edges.clear();
+        }
+        // What a passing call returned or left in its `&mut` arguments, the
+        // API made: later calls may take it (a stack pushed onto, pushed again).
+        if !failed && !self.run.sealed.is_empty() {
+            let outputs = [observation.outcome.returned(), observation.after.as_ref()];
+            self.run.sealed.add_call(false, args, &outputs);
         }
         // Only kept calls count as covering: a failing call is stored as a
         // failure, and what it reached must still be reached by a passing one.

@@ -29,7 +29,7 @@
 //! assert!(!sealed.admits(&Value::Struct("args", vec![("self", forged)])));
 //! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::carving::fragment::{quoted_end, raw_string_end, whitespace_end};
@@ -41,16 +41,21 @@ use crate::value::Value;
 pub struct Sealed {
     /// Names of the sealed structs (as serde names them: the struct's name).
     names: BTreeSet<String>,
-    /// Values of sealed structs the API made, in value order.
-    made: BTreeSet<Value>,
+    /// Values of sealed structs the API made, by struct name, in value
+    /// order; at most [`MAX_MADE`] of each.
+    made: BTreeMap<String, BTreeSet<Value>>,
 }
+
+/// At most this many values of one sealed struct are kept: enough to draw
+/// varied receivers from, few enough that every call may add to them.
+pub const MAX_MADE: usize = 256;
 
 impl Sealed {
     /// No value made yet of the structs `names`.
     pub fn new(names: impl IntoIterator<Item = impl Into<String>>) -> Sealed {
         Sealed {
             names: names.into_iter().map(Into::into).collect(),
-            made: BTreeSet::new(),
+            made: BTreeMap::new(),
         }
     }
 
@@ -76,14 +81,14 @@ impl Sealed {
         self.names.iter().map(String::as_str)
     }
 
-    /// The values the API made, in value order.
+    /// The values the API made, by struct name, each in value order.
     pub fn made(&self) -> impl Iterator<Item = &Value> {
-        self.made.iter()
+        self.made.values().flatten()
     }
 
     /// The values of the struct `name` the API made, in value order.
-    pub fn made_of<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s Value> + 's {
-        self.made.iter().filter(move |v| name_of(v) == Some(name))
+    pub fn made_of<'s>(&'s self, name: &str) -> impl Iterator<Item = &'s Value> + 's {
+        self.made.get(name).into_iter().flatten()
     }
 
     /// What generation for a target whose calls had arguments `seeds` does
@@ -128,7 +133,15 @@ impl Sealed {
     pub fn add_made(&mut self, value: &Value) {
         let mut found = Vec::new();
         self.sealed_in(value, &mut found);
-        self.made.extend(found.into_iter().cloned());
+        for value in found {
+            let Some(name) = name_of(value) else {
+                continue;
+            };
+            let made = self.made.entry(name.to_owned()).or_default();
+            if made.len() < MAX_MADE && !made.contains(value) {
+                made.insert(value.clone());
+            }
+        }
     }
 
     /// Whether every value of a sealed struct in `value` is one the API made.
@@ -138,7 +151,34 @@ impl Sealed {
         }
         let mut found = Vec::new();
         self.sealed_in(value, &mut found);
-        found.iter().all(|v| self.made.contains(*v))
+        found
+            .iter()
+            .all(|v| name_of(v).is_some_and(|name| self.made_of(name).any(|m| m == *v)))
+    }
+
+    /// `value` with each value of a sealed struct in it replaced by one the
+    /// API made, drawn by `draw` (the same `draw`, the same values): values
+    /// calls made during generation join those a grammar was mined with.
+    pub fn redraw(&self, value: &mut Value, draw: u64) {
+        let mut k = 0u64;
+        self.redraw_in(value, draw, &mut k);
+    }
+
+    fn redraw_in(&self, value: &mut Value, draw: u64, k: &mut u64) {
+        if let Some(name) = name_of(value).filter(|_| self.is_sealed(value)) {
+            let made = self.made.get(name);
+            if let Some(made) = made.filter(|m| !m.is_empty()) {
+                *k += 1;
+                let at = mix(draw, *k) % made.len() as u64;
+                if let Some(drawn) = made.iter().nth(at as usize) {
+                    *value = drawn.clone();
+                }
+            }
+            return;
+        }
+        for child in value.children_mut() {
+            self.redraw_in(child, draw, k);
+        }
     }
 
     /// The sealed structs `value` holds values of, by name.
@@ -149,11 +189,13 @@ impl Sealed {
     }
 
     /// What a call shows of its arguments `args`, its returned value and its
-    /// `&mut` arguments afterwards (`outputs`): carved calls (`carved`) made
-    /// all of them through the API; any other call made its outputs through
-    /// the API when its arguments hold only values the API made.
-    pub fn add_call(&mut self, carved: bool, args: &Value, outputs: &[Option<&Value>]) {
-        if carved {
+    /// `&mut` arguments afterwards (`outputs`): a call whose arguments are
+    /// known to be made through the API (`trusted`: carved from a system
+    /// test, or stored by generation, which only runs such arguments) made
+    /// all of them so; any other call made its outputs so when its
+    /// arguments hold only values the API made.
+    pub fn add_call(&mut self, trusted: bool, args: &Value, outputs: &[Option<&Value>]) {
+        if trusted {
             self.add_made(args);
         } else if !self.admits(args) {
             return;
@@ -217,6 +259,14 @@ impl Sealed {
             other => other,
         }
     }
+}
+
+/// A well-mixed number from `a` and `b` (splitmix64's finalizer).
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a.wrapping_add(b.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// The struct name of a value of a struct.
@@ -577,6 +627,39 @@ mod tests {
         assert!(sealed.admits(&args(Value::Seq(vec![table(b"a"), table(b"e")]))));
         assert!(!sealed.admits(&args(Value::Seq(vec![table(b"a"), table(b"c")]))));
         assert_eq!(sealed.held_in(&args(table(b"zz"))), BTreeSet::from(["Table"]));
+    }
+
+    #[test]
+    fn redrawn_values_are_made_ones_and_the_same_for_the_same_draw() {
+        let mut sealed = Sealed::new(["Table"]);
+        for b in [b"a", b"b", b"c"] {
+            sealed.add_made(&table(b));
+        }
+        let forged = args(Value::Seq(vec![table(b"x"), table(b"y"), Value::U64(3)]));
+        let drawn = |draw| {
+            let mut value = forged.clone();
+            sealed.redraw(&mut value, draw);
+            value
+        };
+        let mut seen = BTreeSet::new();
+        for draw in 0..64 {
+            let value = drawn(draw);
+            assert!(sealed.admits(&value), "{value:?}");
+            assert_eq!(value, drawn(draw));
+            let Value::Struct(_, fields) = &value else { unreachable!() };
+            seen.insert(fields[0].1.clone());
+        }
+        assert!(seen.len() > 3, "draws vary: {seen:?}");
+        // Values of a struct nothing made stay as they are.
+        let mut other = Sealed::new(["Table"]);
+        let mut value = forged.clone();
+        other.redraw(&mut value, 1);
+        assert_eq!(value, forged);
+        // At most MAX_MADE of one struct are kept.
+        for n in 0..(MAX_MADE + 10) {
+            other.add_made(&table(&n.to_le_bytes()));
+        }
+        assert_eq!(other.made_of("Table").count(), MAX_MADE);
     }
 
     #[test]

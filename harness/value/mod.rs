@@ -138,6 +138,35 @@ impl Value {
         }
     }
 
+    /// The values directly inside this one, in the order of
+    /// [`Value::children`], to change them.
+    ///
+    /// ```
+    /// use carve::value::Value;
+    ///
+    /// let mut pair = Value::Tuple(vec![Value::U64(1), Value::U64(2)]);
+    /// for child in pair.children_mut() {
+    ///     *child = Value::U64(0);
+    /// }
+    /// assert_eq!(pair, Value::Tuple(vec![Value::U64(0), Value::U64(0)]));
+    /// ```
+    pub fn children_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
+                vec![&mut **v]
+            }
+            Value::Seq(items)
+            | Value::Tuple(items)
+            | Value::TupleStruct(_, items)
+            | Value::TupleVariant { fields: items, .. } => items.iter_mut().collect(),
+            Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
+                fields.iter_mut().map(|(_, v)| v).collect()
+            }
+            Value::Map(entries) => entries.iter_mut().flat_map(|(k, v)| [k, v]).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether this value holds other values: a container, even an empty
     /// one, as opposed to a scalar.
     pub fn is_container(&self) -> bool {

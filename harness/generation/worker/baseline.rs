@@ -285,8 +285,15 @@ impl Baseline {
             } else {
                 [None, None]
             };
-            let carved = matches!(entry.origin, Origin::System(_));
-            self.sealed.add_call(carved, args, &outputs);
+            // Generation stores only calls whose arguments the API made; a
+            // failure's arguments may be what made it fail (a forged value
+            // stored before sealed structs were told apart).
+            let trusted = match entry.origin {
+                Origin::System(_) => true,
+                Origin::Generated { .. } => returned,
+                Origin::Found { .. } => false,
+            };
+            self.sealed.add_call(trusted, args, &outputs);
         }
         Some((replayed.args, functions))
     }

@@ -1,10 +1,10 @@
-//! A struct whose constructor keeps an invariant (`Table`: four bytes,
+//! A struct whose constructor keeps an invariant (`Table`: 128 bytes,
 //! one private field) beside one any user can build (`Point`: public
 //! fields). Generation must not report `Table`s that no user could make
 //! (a short one panics in `get`), and must still find the bug `get` has
 //! with a table the API made; `Point`s it generates freely.
 
-/// Four bytes, always.
+/// 128 bytes, always.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
 pub struct Table {
@@ -13,9 +13,9 @@ pub struct Table {
 
 #[cfg_attr(feature = "carve", carve::target)]
 impl Table {
-    /// A table of four `fill` bytes.
+    /// A table of 128 `fill` bytes.
     pub fn new(fill: u8) -> Table {
-        Table { bytes: vec![fill; 4] }
+        Table { bytes: vec![fill; 128] }
     }
 
     /// The byte at `i` (wrapping around), or a planted bug past 200.
@@ -23,9 +23,9 @@ impl Table {
         if i > 200 {
             panic!("planted: index {i} past 200");
         }
-        // Panics on a table shorter than four bytes, which only a forged
+        // Panics on a table shorter than 128 bytes, which only a forged
         // value is.
-        self.bytes[usize::from(i % 4)]
+        self.bytes[usize::from(i % 128)]
     }
 }
 
