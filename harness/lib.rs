@@ -189,6 +189,13 @@ pub mod _macro_support {
             Branch, BranchKind, CallSite, Condition, Constant, Form, Logic, Side, Sites, SitesRef,
         };
     }
+    /// The constants of the tables instrumented code reads.
+    pub mod tables {
+        pub use crate::coverage::tables::{
+            note, TableProbe, ViaChar, ViaInt, ViaKeyRows, ViaNothing, ViaPairRows, ViaText,
+            ViaTextRows,
+        };
+    }
     pub use crate::outcome::observe;
     pub use crate::registry::{Skipped, SkippedRef, SystemTest, SystemTestRef, Target, TargetRef};
     pub use crate::runner::{main, MainConfig};

@@ -471,6 +471,9 @@ pub struct Sites {
     pub conditions: &'static [Condition],
     /// The constants its comparisons and patterns use.
     pub constants: &'static [Constant],
+    /// The constants in the tables it reads, taken on its first run while
+    /// coverage is collected ([`crate::coverage::tables`]).
+    pub(crate) tables: std::sync::OnceLock<Vec<Constant>>,
     /// Why its body was compiled as written, without outcomes (`const fn`,
     /// `async fn`); `None` when it is instrumented.
     pub uninstrumented: Option<&'static str>,
@@ -501,6 +504,7 @@ impl Sites {
             calls,
             conditions: &[],
             constants: &[],
+            tables: std::sync::OnceLock::new(),
             uninstrumented: None,
             base: AtomicU32::new(UNREGISTERED),
         }
@@ -524,6 +528,13 @@ impl Sites {
     pub const fn with_constants(mut self, constants: &'static [Constant]) -> Sites {
         self.constants = constants;
         self
+    }
+
+    /// The constants its comparisons and patterns use, then those of the
+    /// tables it read (once it ran while coverage was collected).
+    pub fn dictionary(&self) -> impl Iterator<Item = Constant> + '_ {
+        let tables = self.tables.get().map_or(&[][..], Vec::as_slice);
+        self.constants.iter().chain(tables).copied()
     }
 
     /// How many comparisons and arithmetic operations it has: each has a

@@ -96,8 +96,12 @@ pub struct Table {
 }
 
 /// Rewrites `block` to record into the site table `sites`; returns the
-/// rewritten block and the table's branches and call sites.
-pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
+/// rewritten block and the table's branches and call sites. The block
+/// starts by recording that it was entered, and by noting the tables it
+/// reads (once per process: [`crate::tables`]); the body of an `unsafe fn`
+/// notes none.
+pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool) -> (Block, Table) {
+    let tables = crate::tables::read_by(block, is_unsafe);
     let mut rewriter = Rewriter {
         sites: sites.clone(),
         branches: Vec::new(),
@@ -116,6 +120,19 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
         0,
         syn::parse_quote!(::carve::_macro_support::cov::enter(&#sites);),
     );
+    if !tables.is_empty() {
+        block.stmts.insert(
+            1,
+            syn::parse_quote!(::carve::_macro_support::tables::note(&#sites, || {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::tables::{
+                    TableProbe, ViaChar as _, ViaInt as _, ViaKeyRows as _, ViaNothing as _,
+                    ViaPairRows as _, ViaText as _, ViaTextRows as _,
+                };
+                [#((&&&&&&&TableProbe(&#tables)).carve_table()),*]
+            });),
+        );
+    }
     let table = Table {
         branches: rewriter.branches,
         calls: rewriter.calls,
@@ -1044,9 +1061,9 @@ pub fn instrument_fn(
     block: &Block,
     sites: &Ident,
     function: &str,
-    output: &syn::ReturnType,
-    is_async: bool,
+    sig: &syn::Signature,
 ) -> Instrumented {
+    let (output, is_async) = (&sig.output, sig.asyncness.is_some());
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
     let (body, (branches, calls, conditions, constants)) = if cfg!(feature = "no-instrument") {
@@ -1055,7 +1072,8 @@ pub fn instrument_fn(
             (quote!(&[]), quote!(&[]), quote!(&[]), quote!(&[])),
         )
     } else {
-        let (instrumented, found) = instrument(block, sites);
+        let (instrumented, found) =
+            instrument(block, sites, matches!(sig.safety, syn::Safety::Unsafe(_)));
         // The instrumented twin lives in a closure that is never inlined, so
         // that it does not change how the original body is compiled (the
         // dormant path). An `impl Trait` in the return type must have one
@@ -1178,24 +1196,13 @@ fn instrument_item_fn(item: &mut syn::ItemFn) {
     let function = function.trim_start_matches("r#");
     *item.block = match uninstrumentable(&item.sig) {
         Some(why) => uninstrumented_body(&item.block, function, why),
-        None => instrumented_body(
-            &item.block,
-            function,
-            &item.sig.output,
-            item.sig.asyncness.is_some(),
-        ),
+        None => instrumented_body(&item.block, function, &item.sig),
     };
 }
 
 /// `block` instrumented, with its site table as an item at its start.
-fn instrumented_body(
-    block: &Block,
-    function: &str,
-    output: &syn::ReturnType,
-    is_async: bool,
-) -> Block {
-    let Instrumented { body, sites_static } =
-        instrument_fn(block, &sites_ident(), function, output, is_async);
+fn instrumented_body(block: &Block, function: &str, sig: &syn::Signature) -> Block {
+    let Instrumented { body, sites_static } = instrument_fn(block, &sites_ident(), function, sig);
     with_braces_of(block, syn::parse_quote!({ #sites_static #body }))
 }
 
@@ -1230,12 +1237,7 @@ pub fn instrument_method(method: &mut syn::ImplItemFn, type_name: &str) {
     );
     method.block = match uninstrumentable(&method.sig) {
         Some(why) => uninstrumented_body(&method.block, &function, why),
-        None => instrumented_body(
-            &method.block,
-            &function,
-            &method.sig.output,
-            method.sig.asyncness.is_some(),
-        ),
+        None => instrumented_body(&method.block, &function, &method.sig),
     };
 }
 
@@ -1299,7 +1301,7 @@ mod tests {
         let written = block.brace_token.span.open().start();
         assert_eq!((written.line, written.column), (2, 4));
         let emitted = [
-            instrumented_body(&block, "f", &syn::ReturnType::Default, false),
+            instrumented_body(&block, "f", &syn::parse_quote!(fn f())),
             uninstrumented_body(&block, "f", "const fn"),
         ];
         for body in emitted {
@@ -1311,14 +1313,14 @@ mod tests {
     /// The `condition` text of every outcome of `block`, in id order.
     fn texts(block: Block) -> Vec<String> {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
-        let (_, table) = instrument(&block, &sites);
+        let (_, table) = instrument(&block, &sites, false);
         table.branches.into_iter().map(|b| b.condition).collect()
     }
 
     /// The conditions table of `block`: `(branch, form)` in order.
     fn conditions(block: Block) -> Vec<String> {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
-        let (_, table) = instrument(&block, &sites);
+        let (_, table) = instrument(&block, &sites, false);
         table
             .conditions
             .into_iter()
@@ -1339,14 +1341,14 @@ mod tests {
     /// The instrumented block as text, without spaces.
     fn rewritten(block: Block) -> String {
         let sites = Ident::new("S", Span::call_site());
-        let (block, _) = instrument(&block, &sites);
+        let (block, _) = instrument(&block, &sites, false);
         block.to_token_stream().to_string().replace(' ', "")
     }
 
     /// `condition side <- parent's condition side` of every outcome of `block`.
     fn parents(block: Block) -> Vec<String> {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
-        let (_, table) = instrument(&block, &sites);
+        let (_, table) = instrument(&block, &sites, false);
         let name = |b: &BranchRow| format!("{} {}", b.condition, b.side);
         table
             .branches
@@ -1543,6 +1545,7 @@ mod tests {
                 f("not compared");
             }),
             &sites,
+            false,
         );
         use ConstantRow::*;
         assert_eq!(

@@ -13,6 +13,7 @@ mod names;
 mod outcome;
 mod params;
 mod system_test;
+mod tables;
 mod target;
 
 use proc_macro::TokenStream;

@@ -303,13 +303,7 @@ impl TargetFn {
         let Instrumented {
             body: block,
             sites_static,
-        } = instrument_fn(
-            block,
-            &self.sites_ident,
-            &self.base_name,
-            &self.sig.output,
-            is_async,
-        );
+        } = instrument_fn(block, &self.sites_ident, &self.base_name, &self.sig);
         let registrations = self.instances.iter().map(|i| self.registration(i));
         let first = &self.instances[0];
         let destructure = first.params.iter().filter_map(|p| {

@@ -30,6 +30,7 @@ pub mod html;
 pub mod reach;
 pub mod report;
 pub mod symbols;
+pub mod tables;
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};

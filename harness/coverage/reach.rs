@@ -322,7 +322,7 @@ impl Reach {
     pub fn constants(&self) -> std::collections::BTreeSet<crate::registry::Constant> {
         self.functions
             .iter()
-            .flat_map(|sites| sites.constants.iter().copied())
+            .flat_map(|sites| sites.dictionary())
             .collect()
     }
 

@@ -75,7 +75,7 @@ impl Dictionary {
                     parses(text);
                 }
             });
-            constants.extend(trace.functions().flat_map(|sites| sites.constants.iter().copied()));
+            constants.extend(trace.functions().flat_map(|sites| sites.dictionary()));
         }
         Dictionary {
             fragments,
