@@ -533,8 +533,19 @@ impl Sites {
     /// The constants its comparisons and patterns use, then those of the
     /// tables it read (once it ran while coverage was collected).
     pub fn dictionary(&self) -> impl Iterator<Item = Constant> + '_ {
-        let tables = self.tables.get().map_or(&[][..], Vec::as_slice);
-        self.constants.iter().chain(tables).copied()
+        self.constants.iter().chain(self.tables()).copied()
+    }
+
+    /// The constants of the tables it read, once it ran while coverage was
+    /// collected ([`crate::coverage::tables`]); none before.
+    pub fn tables(&self) -> &[Constant] {
+        self.tables.get().map_or(&[], Vec::as_slice)
+    }
+
+    /// Keeps the constants `read` gives as those of its tables, unless it
+    /// has some already (`read` then does not run).
+    pub(crate) fn note_tables(&self, read: impl FnOnce() -> Vec<Constant>) {
+        self.tables.get_or_init(read);
     }
 
     /// How many comparisons and arithmetic operations it has: each has a

@@ -48,9 +48,7 @@ pub const MAX_ROWS: usize = 64;
 /// coverage (a `Deref` the table's rows run may be instrumented).
 #[inline]
 pub fn note<const N: usize>(sites: &'static Sites, read: impl FnOnce() -> [Vec<Constant>; N]) {
-    sites
-        .tables
-        .get_or_init(|| crate::coverage::paused(read).concat());
+    sites.note_tables(|| crate::coverage::paused(read).concat());
 }
 
 /// The indices of at most [`MAX_ROWS`] rows of a table of `len`, spread

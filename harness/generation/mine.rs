@@ -416,17 +416,37 @@ impl Grammarizer {
                 }
             }
         }
+        // The one-character symbols the code compares against that no
+        // carved text uses as a separator: a wildcard a parser takes in a
+        // number's place (`1.2.*`, `*/5`), which no digit move makes.
+        let separators: BTreeSet<&str> = seen
+            .iter()
+            .flat_map(|text| dictionary::tokens(text))
+            .filter(|(kind, _)| *kind == dictionary::Kind::Other)
+            .map(|(_, token)| token)
+            .collect();
+        let wildcards: Vec<String> = self
+            .dictionary
+            .tokens()
+            .filter(|t| {
+                matches!(&dictionary::tokens(t)[..], [(dictionary::Kind::Other, _)])
+                    && t.chars().count() == 1
+                    && !separators.contains(t.as_str())
+                    && is_plain_terminal(t)
+            })
+            .collect();
         for slot in used {
             let tokens = pools.get(&slot).into_iter().flatten();
             let mut expansions: Vec<String> =
                 tokens.filter(|t| is_plain_terminal(t)).map(|t| literal(t)).collect();
             // Digits are what varies most (a day, a year): any digits of
-            // the same length too.
+            // the same length too, and the wildcards.
             if let Some(len) = slot.strip_prefix('d').and_then(|l| l.parse::<usize>().ok()) {
                 let digit = format!("<{path}-tok-digit>");
                 self.rules
                     .insert(digit.clone(), ('0'..='9').map(String::from).collect());
                 expansions.push(digit.repeat(len));
+                expansions.extend(wildcards.iter().map(|w| literal(w)));
             }
             self.rules.insert(format!("<{path}-tok-{slot}>"), expansions);
         }
@@ -948,6 +968,22 @@ mod tests {
         // A unit only the dictionary has, in a place only a token can take.
         assert!(texts.iter().any(|t| t.contains("2h 5")), "{new:?}");
         assert!(texts.iter().any(|t| t.contains("60")), "{new:?}");
+    }
+
+    #[test]
+    fn a_number_of_a_text_may_become_a_wildcard_the_code_compares_against() {
+        use crate::registry::Constant;
+        fn parses_version(text: &str) -> bool {
+            let parts: Vec<&str> = text.split('.').collect();
+            parts.len() == 3
+                && parts.iter().all(|p| p == &"*" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+        }
+        // `*` is compared against; `.` is a separator the carved texts use
+        // already, and `^` is offered too but rarely parses.
+        let dictionary = Dictionary::of([Constant::Char('*'), Constant::Char('.'), Constant::Char('^')]);
+        let texts = derive_text_form("v", parses_version, &["1.2.3", "0.10.7"], &dictionary, 400);
+        assert!(texts.iter().any(|t| t == "1.2.*" || t == "0.10.*"), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("..") && parses_version(t)));
     }
 
     #[test]

@@ -30,3 +30,27 @@ fn units_a_parser_matches_are_generated_from_its_constants() {
         .unwrap_or_default();
     assert_snapshot!(allows, @r#"  allows             target     7/7    100.0%         3/4           11/11  reach    7/7    100.0%  (2 carved, 4 generated calls)"#);
 }
+
+/// A key only a table holds (`ZONES`, binary-searched, where no comparison
+/// carve instruments shows it) comes from the table's constants: the
+/// attributes name the table, its first replay notes its texts, and the
+/// worker that generates is sent them.
+#[test]
+fn keys_of_a_table_the_code_reads_are_generated() {
+    let p = Project::of("dictionary", "dictionary-tables");
+    p.record().assert_success();
+    let generate = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "2000")],
+        &["generate::is_zone"],
+    );
+    generate.assert_success();
+    let line = generate.generation_line("is_zone");
+    assert!(line.contains("branch coverage 1/2 -> 2/2"), "{line}");
+    let file = p.read("carved/is_zone.ron");
+    assert!(
+        ["ACDT", "BRST", "CHOT", "NZDT"]
+            .iter()
+            .any(|zone| file.contains(&format!("zone: \"{zone}\""))),
+        "{file}"
+    );
+}

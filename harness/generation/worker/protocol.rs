@@ -44,7 +44,7 @@ use crate::generation::generate::Existing;
 use crate::generation::sealed::Sealed;
 use crate::coverage::history::Phase;
 use crate::outcome::Failure;
-use crate::registry::{SiteNumbers, Sites, Target};
+use crate::registry::{Constant, SiteNumbers, Sites, Target};
 use crate::value::{depth, Value};
 
 use super::journal::Crash;
@@ -196,6 +196,47 @@ pub struct Start {
     pub sealed: Vec<String>,
     /// The values of them the API made.
     pub made: Vec<WireValue>,
+    /// The constants of the tables the functions in `entered` read, by the
+    /// number of each function that noted some: a worker runs no call
+    /// before it mines its dictionary.
+    pub tables: Vec<(u32, Vec<WireConstant>)>,
+}
+
+/// A [`Constant`] as it travels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WireConstant {
+    /// Text.
+    Str(String),
+    /// A char.
+    Char(char),
+    /// A byte.
+    Byte(u8),
+    /// An integer.
+    Int(i128),
+}
+
+impl From<Constant> for WireConstant {
+    fn from(constant: Constant) -> WireConstant {
+        match constant {
+            Constant::Str(s) => WireConstant::Str(s.to_owned()),
+            Constant::Char(c) => WireConstant::Char(c),
+            Constant::Byte(b) => WireConstant::Byte(b),
+            Constant::Int(i) => WireConstant::Int(i),
+        }
+    }
+}
+
+impl WireConstant {
+    /// The constant, its text kept for the process (as the worker's tables
+    /// would have kept it).
+    fn to_constant(&self) -> Constant {
+        match self {
+            WireConstant::Str(s) => Constant::Str(Box::leak(s.clone().into_boxed_str())),
+            WireConstant::Char(c) => Constant::Char(*c),
+            WireConstant::Byte(b) => Constant::Byte(*b),
+            WireConstant::Int(i) => Constant::Int(*i),
+        }
+    }
 }
 
 impl Start {
@@ -221,7 +262,15 @@ impl Start {
                         ),
                     })
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<u32>, _>>()?;
+        let tables = entered
+            .iter()
+            .filter_map(|&i| {
+                let tables = all[i as usize].tables();
+                (!tables.is_empty())
+                    .then(|| (i, tables.iter().copied().map(WireConstant::from).collect()))
+            })
+            .collect();
         Ok(Start {
             entered,
             seeds: existing.seeds.iter().map(WireValue::from).collect(),
@@ -233,6 +282,7 @@ impl Start {
             delegated: existing.delegated.clone(),
             sealed: existing.sealed.names().map(str::to_owned).collect(),
             made: existing.sealed.made().map(WireValue::from).collect(),
+            tables,
         })
     }
 
@@ -252,6 +302,12 @@ impl Start {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // What the parent's replay noted, as if this worker had run it.
+        for (i, constants) in &self.tables {
+            if let Some(sites) = all.get(*i as usize) {
+                sites.note_tables(|| constants.iter().map(WireConstant::to_constant).collect());
+            }
+        }
         Ok(Existing {
             reach: Reach::new(target.sites, entered, &all).with_goals(),
             seeds: self.seeds.iter().map(WireValue::to_value).collect(),
@@ -884,6 +940,7 @@ mod tests {
                 delegated: [2, 5].into(),
                 sealed: vec!["Table".to_owned()],
                 made: vec![WireValue::from(&Value::NewtypeStruct("Table", Box::new(Value::U64(1))))],
+                tables: vec![(3, vec![WireConstant::Str("i-klingon".into()), WireConstant::Int(-3)])],
             },
         };
         let line = setup.to_line().unwrap();
@@ -915,6 +972,7 @@ mod tests {
             delegated: BTreeSet::new(),
             sealed: Vec::new(),
             made: Vec::new(),
+            tables: Vec::new(),
         };
         let setup = WorkerSetup {
             scratch: PathBuf::new(),
@@ -963,6 +1021,7 @@ mod tests {
             delegated: BTreeSet::new(),
             sealed: Vec::new(),
             made: Vec::new(),
+            tables: Vec::new(),
         };
         let error = start.existing(&TARGET).unwrap_err().to_string();
         assert!(
@@ -974,6 +1033,44 @@ mod tests {
             ..start
         };
         assert_eq!(none.existing(&TARGET).unwrap().reach.len(), 0);
+    }
+
+    /// A worker runs no call before it mines its dictionary: the tables its
+    /// parent's replay noted travel in the setup and are noted in the worker.
+    #[test]
+    fn the_tables_the_parent_noted_are_noted_in_the_worker() {
+        use crate::registry::SitesRef;
+        static NOTED: Sites = Sites::new("demo::tables", "noted", "", (0, 0), &[], &[]);
+        static FRESH: Sites = Sites::new("demo::tables", "fresh", "", (0, 0), &[], &[]);
+        inventory::submit!(SitesRef(&NOTED));
+        inventory::submit!(SitesRef(&FRESH));
+        static TARGET: Target = Target {
+            module_path: "demo::tables",
+            fn_name: "noted",
+            signature: "fn noted()",
+            file: "",
+            line: 0,
+            sites: &NOTED,
+            replay: |_| unreachable!(),
+            trace: |_| {},
+        };
+        NOTED.note_tables(|| vec![Constant::Str("i-klingon"), Constant::Int(32)]);
+        let all = crate::registry::all_sites();
+        let number = |sites: &Sites| all.iter().position(|s| std::ptr::eq(*s, sites)).unwrap() as u32;
+        let existing = Existing {
+            reach: Reach::new(&NOTED, [&NOTED, &FRESH], &all),
+            ..Existing::seeds(&TARGET, vec![])
+        };
+        let start = Start::new(&existing, &[&NOTED, &FRESH], BTreeSet::new()).unwrap();
+        let sent = vec![WireConstant::Str("i-klingon".into()), WireConstant::Int(32)];
+        assert_eq!(start.tables, [(number(&NOTED), sent.clone())]);
+        // `FRESH` stands for the same function in a worker that has not run it.
+        let received = Start {
+            tables: vec![(number(&FRESH), sent)],
+            ..start
+        };
+        received.existing(&TARGET).unwrap();
+        assert_eq!(FRESH.tables(), [Constant::Str("i-klingon"), Constant::Int(32)]);
     }
 
     /// Anything else is an error that quotes the line and says what is

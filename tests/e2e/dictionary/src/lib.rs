@@ -83,3 +83,18 @@ pub fn allows(req: Requirement, version: u32) -> bool {
         Op::Near => version == req.n || version == req.n.saturating_add(1),
     }
 }
+
+/// Time zones a date may name, sorted for a binary search.
+pub const ZONES: [&str; 4] = ["ACDT", "BRST", "CHOT", "NZDT"];
+
+/// Whether `zone` is one of [`ZONES`]: looked up in the table, so no
+/// comparison carve instruments shows the names (`binary_search` compares
+/// them); the table itself joins the dictionary.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn is_zone(zone: &str) -> bool {
+    if ZONES.binary_search(&zone).is_ok() {
+        true
+    } else {
+        false
+    }
+}

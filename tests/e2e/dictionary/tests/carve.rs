@@ -1,4 +1,4 @@
-use dictionary::{allows, millis, Requirement};
+use dictionary::{allows, is_zone, millis, Requirement};
 
 #[carve::system_test]
 fn parses_milliseconds() {
@@ -11,6 +11,11 @@ fn checks_requirements() {
     let at_least = Requirement::try_from(">=3".to_string()).unwrap();
     assert!(allows(at_least, 4));
     assert!(!allows(Requirement::try_from("<10".to_string()).unwrap(), 12));
+}
+
+#[carve::system_test]
+fn knows_no_zone_by_that_name() {
+    assert!(!is_zone("XYZW"));
 }
 
 carve::main!();
