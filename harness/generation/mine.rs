@@ -343,6 +343,10 @@ impl Grammarizer {
             .map(|s| literal(s))
             .collect();
         alternatives.extend(self.token_templates(&seen, path, true));
+        // A whole text the code holds (a grandfathered language tag in a
+        // registry table): no token move builds `i-klingon` from `en-US`.
+        // One token long, it is a template's token already.
+        alternatives.extend(self.dictionary_strings(|s| dictionary::tokens(s).len() > 1));
         dedup(alternatives)
     }
 
@@ -984,6 +988,17 @@ mod tests {
         let texts = derive_text_form("v", parses_version, &["1.2.3", "0.10.7"], &dictionary, 400);
         assert!(texts.iter().any(|t| t == "1.2.*" || t == "0.10.*"), "{texts:?}");
         assert!(!texts.iter().any(|t| t.contains("..") && parses_version(t)));
+    }
+
+    #[test]
+    fn a_text_form_parameter_may_be_a_whole_text_of_the_dictionary() {
+        use crate::registry::Constant;
+        fn parses_tag(text: &str) -> bool {
+            !text.is_empty() && text.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+        }
+        let dictionary = Dictionary::of([Constant::Str("i-klingon"), Constant::Str("zh")]);
+        let texts = derive_text_form("tag", parses_tag, &["en-US", "de"], &dictionary, 200);
+        assert!(texts.iter().any(|t| t == "i-klingon"), "{texts:?}");
     }
 
     #[test]
