@@ -340,8 +340,11 @@ fn a_call_minimized_for_one_goal_names_only_the_mutants_it_was_checked_against()
     let mutant = format!("src/lib.rs:{line}:12 `<` → `<=` in `val < max` in lax_numeral");
     // Seed 2 kept `"XVVVVVV"` for `*x == txt` and, minimizing it, named the
     // weakly killed `<=` mutant too, which it does not kill: the mutant was
-    // no longer aimed at. Every seed must keep a call that kills it.
-    for seed in ["1", "2", "3"] {
+    // no longer aimed at. Each of these seeds keeps a call that kills it.
+    // (Seed 2 no longer does since the texts of `PAIRS` joined the
+    // dictionary: its run kills another mutant instead, 24/28 as every seed,
+    // and ends on a plateau; seeds 1 and 3 to 8 kill this one.)
+    for seed in ["1", "3", "4"] {
         let dir = p.dir.join(format!("carved-{seed}"));
         let dir = dir.to_str().expect("a UTF-8 path");
         p.test(&[("CARVE", "record"), ("CARVE_DIR", dir)], &[])
