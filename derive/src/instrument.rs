@@ -441,6 +441,15 @@ impl Rewriter {
         let (sites, index) = (&self.sites, index as u32);
         let (left, right, op_token) = (&b.left, &b.right, &b.op);
         let op = Ident::new(op, Span::call_site());
+        // The operation itself has the span of where it is written, so that
+        // its overflow or division by zero panics there: with the
+        // attribute's (call-site) context, a panic is located at the
+        // attribute, and so is a failure generation finds.
+        let written = crate::first_span(&*b);
+        let (l, r) = (
+            Ident::new("__carve_l", written),
+            Ident::new("__carve_r", written),
+        );
         *expr = syn::parse_quote!((match (#left, #right) {
             (__carve_l, __carve_r) => {
                 #[allow(unused_imports)]
@@ -449,7 +458,7 @@ impl Rewriter {
                     &#sites,
                     #index,
                     ::carve::_macro_support::cov::Arith::#op,
-                    |__carve_l, __carve_r| __carve_l #op_token __carve_r,
+                    |#l, #r| #l #op_token #r,
                 )
             }
         }));
