@@ -1049,12 +1049,15 @@ pub struct Instrumented {
 /// Instruments a function body whose site table is the static `sites`,
 /// describing function `function` (`name` or `Type::method`). With the
 /// `no-instrument` feature the body is left as it is and the table is empty.
+/// `read_after`: code after the body reads the arguments (a target records
+/// the state of its `&mut` arguments after the call).
 pub fn instrument_fn(
     block: &Block,
     sites: &Ident,
     function: &str,
     output: &syn::ReturnType,
     is_async: bool,
+    read_after: bool,
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
@@ -1073,10 +1076,14 @@ pub fn instrument_fn(
         // is only instrumented.
         // An `async fn` body awaits, which a closure cannot: it is only
         // instrumented too.
-        // A body that returns a reborrow of a captured `&mut` (`&mut [T]`
-        // from `&mut self`) can hand it out for the function's lifetime
-        // only from a `move` closure; nothing reads the arguments after it.
-        let move_kw = crate::params::returns_borrow(output).then(|| quote!(move));
+        // A body that hands out a reborrow of a captured `&mut` for the
+        // function's lifetime (returns `&mut [T]` from `&mut self`, or
+        // stores a reborrow of its `headers: &'h mut [T]` in `self`, as
+        // httparse's `parse_with_uninit_headers` does) compiles only in a
+        // `move` closure, which takes the arguments: a helper's always
+        // (nothing reads them after it), a target's when it returns a
+        // borrow (no state after the call is recorded then).
+        let move_kw = (!read_after || crate::params::returns_borrow(output)).then(|| quote!(move));
         // In a closure, an assignment to a captured place that a later one
         // overwrites (`self.length = 0;`) is an unused assignment, where in
         // the function it is not: the original body, compiled beside it,
@@ -1089,7 +1096,7 @@ pub fn instrument_fn(
             syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
                     #[allow(unused_assignments)]
-                    let __carve_returned = ::carve::_macro_support::call_outlined(|| -> () #instrumented);
+                    let __carve_returned = ::carve::_macro_support::call_outlined(#move_kw || -> () #instrumented);
                     __carve_returned
                 } else #block
             }),
@@ -1204,7 +1211,7 @@ fn instrumented_body(
     is_async: bool,
 ) -> Block {
     let Instrumented { body, sites_static } =
-        instrument_fn(block, &sites_ident(), function, output, is_async);
+        instrument_fn(block, &sites_ident(), function, output, is_async, false);
     with_braces_of(block, syn::parse_quote!({ #sites_static #body }))
 }
 

@@ -309,6 +309,7 @@ impl TargetFn {
             &self.base_name,
             &self.sig.output,
             is_async,
+            true,
         );
         let registrations = self.instances.iter().map(|i| self.registration(i));
         let first = &self.instances[0];
