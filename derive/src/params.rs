@@ -7,6 +7,7 @@ use syn::visit_mut::VisitMut;
 use syn::{FnArg, GenericParam, Ident, Pat, ReceiverKind, ReturnType, Signature, Type};
 
 use crate::generics::{has_impl_trait, replace_impl_trait, Inst};
+use crate::names::peel;
 use crate::{first_span, Errors};
 
 /// How the replayed (owned) value is passed to the target.
@@ -241,6 +242,14 @@ pub fn analyze(
                         );
                         continue;
                     }
+                };
+                // `impl BitAnd for &FixedBitSet`: a `self` that is a shared
+                // reference is carved as a `&self` of the type it borrows.
+                let (self_ty, pass) = match (peel(self_ty), pass) {
+                    (Type::Reference(r), Pass::Value) if r.mutability.is_none() => {
+                        (&*r.elem, Pass::Ref)
+                    }
+                    _ => (self_ty, pass),
                 };
                 params.push(Param {
                     name: "self".into(),

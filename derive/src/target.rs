@@ -1150,6 +1150,15 @@ impl VisitMut for SetLifetimes<'_> {
     fn visit_lifetime_mut(&mut self, lifetime: &mut syn::Lifetime) {
         *lifetime = syn::Lifetime::new(self.0, lifetime.span());
     }
+
+    /// An elided reference lifetime too (`impl BitAnd for &FixedBitSet`),
+    /// which a static cannot leave out.
+    fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
+        if ty.lifetime.is_none() {
+            ty.lifetime = Some(syn::Lifetime::new(self.0, ty.and_token.span));
+        }
+        syn::visit_mut::visit_type_reference_mut(self, ty);
+    }
 }
 
 /// How a trait impl's methods are named after their type: the trait's last

@@ -656,6 +656,77 @@ carve::main!();
     assert_eq!(replay.results(), record.results());
 }
 
+/// An operator implemented on references (fixedbitset's `impl BitAnd for
+/// &FixedBitSet`, num-rational's `impl Add for &Ratio<T>`): its `self` is
+/// carved as a `&self` of the type, and its target is named apart from the
+/// same trait's impl for the type itself.
+#[test]
+fn an_operator_on_references_records_and_replays() {
+    let p = Project::of("contact", "contact-ref-ops");
+    p.write(
+        "src/lib.rs",
+        r#"//! Bit sets combined by reference and by value.
+use std::ops::BitAnd;
+
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Bits(pub u8);
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl BitAnd for &Bits {
+    type Output = Bits;
+    fn bitand(self, other: &Bits) -> Bits {
+        if self.0 == 0 {
+            return Bits(0);
+        }
+        Bits(self.0 & other.0)
+    }
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl BitAnd for Bits {
+    type Output = Bits;
+    fn bitand(self, other: Bits) -> Bits {
+        &self & &other
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"use contact::Bits;
+
+#[carve::system_test]
+fn combines() {
+    assert_eq!((&Bits(6) & &Bits(3)).0, 2);
+    assert_eq!((Bits(0) & Bits(3)).0, 0);
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::&Bits::BitAnd::bitand::0001 ... ok
+    test carved::&Bits::BitAnd::bitand::0002 ... ok
+    test carved::Bits::BitAnd::bitand::0001 ... ok
+    test system::combines ... ok
+    "#);
+    let files: Vec<String> = p
+        .carved()
+        .into_keys()
+        .filter(|f| f.ends_with(".ron"))
+        .collect();
+    assert_snapshot!(files.join("\n"), @r#"
+    &Bits/BitAnd/bitand.ron
+    Bits/BitAnd/bitand.ron
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+}
+
 /// A call whose outcome changes from run to run with the same arguments
 /// (unicode-segmentation's `GraphemeIndices` shows an address in its
 /// `Debug`; here a counter other code moved) cannot be checked: recording
