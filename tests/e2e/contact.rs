@@ -657,9 +657,10 @@ carve::main!();
 }
 
 /// An operator implemented on references (fixedbitset's `impl BitAnd for
-/// &FixedBitSet`, num-rational's `impl Add for &Ratio<T>`): its `self` is
-/// carved as a `&self` of the type, and its target is named apart from the
-/// same trait's impl for the type itself.
+/// &FixedBitSet`, num-rational's `impl<'a, T> Add for &'a Ratio<T>`): its
+/// `self` is carved as a `&self` of the type (the reference's lifetime is
+/// no borrowing receiver), and its target is named apart from the same
+/// trait's impl for the type itself, at its instantiation.
 #[test]
 fn an_operator_on_references_records_and_replays() {
     let p = Project::of("contact", "contact-ref-ops");
@@ -690,16 +691,31 @@ impl BitAnd for Bits {
         &self & &other
     }
 }
+
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Pair<T>(pub T, pub T);
+
+/// Generic, with the lifetimes of its references named, as a macro
+/// writes num-rational's.
+#[cfg_attr(feature = "carve", carve::target(generics(T = u8)))]
+impl<'a, 'b, T: Clone> BitAnd<&'b Pair<T>> for &'a Pair<T> {
+    type Output = Pair<T>;
+    fn bitand(self, other: &'b Pair<T>) -> Pair<T> {
+        Pair(self.0.clone(), other.1.clone())
+    }
+}
 "#,
     );
     p.write(
         "tests/carve.rs",
-        r#"use contact::Bits;
+        r#"use contact::{Bits, Pair};
 
 #[carve::system_test]
 fn combines() {
     assert_eq!((&Bits(6) & &Bits(3)).0, 2);
     assert_eq!((Bits(0) & Bits(3)).0, 0);
+    assert_eq!((&Pair(1u8, 2) & &Pair(3, 4)).1, 4);
 }
 
 carve::main!();
@@ -710,6 +726,7 @@ carve::main!();
     assert_snapshot!(record.results(), @r#"
     test carved::&Bits::BitAnd::bitand::0001 ... ok
     test carved::&Bits::BitAnd::bitand::0002 ... ok
+    test carved::&Pair<u8>::BitAnd<&Pair<u8>>::bitand::0001 ... ok
     test carved::Bits::BitAnd::bitand::0001 ... ok
     test system::combines ... ok
     "#);
@@ -720,6 +737,7 @@ carve::main!();
         .collect();
     assert_snapshot!(files.join("\n"), @r#"
     &Bits/BitAnd/bitand.ron
+    &Pair(u8)/BitAnd(&Pair(u8))/bitand.ron
     Bits/BitAnd/bitand.ron
     "#);
     let replay = p.test(&[], &[]);
