@@ -402,8 +402,8 @@ fn goals_follow_the_operand_types() {
 }
 
 #[carve::instrument]
-fn one_less(n: u8) -> u8 {
-    n - 1
+fn two_less(n: u8) -> u8 {
+    n - 1 - 1
 }
 
 /// Where the last panic on this thread happened, as `file:line`.
@@ -425,14 +425,18 @@ fn panic_location(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
 
 #[test]
 fn an_overflow_in_an_instrumented_operation_panics_where_the_operation_is_written() {
-    // The line of `n - 1` in `one_less`, above.
+    // The line of `n - 1 - 1` in `two_less`, above.
     let line = line!() - 23;
-    let plain = panic_location(|| {
-        one_less(0);
-    });
-    let instrumented = panic_location(|| {
-        coverage::collect(|| one_less(0));
-    });
-    assert_eq!(plain, format!("tests/coverage.rs:{line}"));
-    assert_eq!(instrumented, plain);
+    // 0: the inner operation overflows; 1: the outer one, whose left
+    // operand carve rewrote.
+    for n in [0, 1] {
+        let plain = panic_location(move || {
+            two_less(n);
+        });
+        let instrumented = panic_location(move || {
+            coverage::collect(|| two_less(n));
+        });
+        assert_eq!(plain, format!("tests/coverage.rs:{line}"), "{n}");
+        assert_eq!(instrumented, plain, "{n}");
+    }
 }

@@ -430,6 +430,13 @@ impl Rewriter {
             return;
         }
         let (at, text) = (location(&*b), pretty(&*b));
+        // The operation itself has the span of where it is written, so that
+        // its overflow or division by zero panics there: with the
+        // attribute's (call-site) context, a panic is located at the
+        // attribute, and so is a failure generation finds. Taken before
+        // the operands are rewritten (`a + b - c`: `a + b` starts with a
+        // parenthesis of carve's then).
+        let written = crate::first_span(&*b);
         self.visit_expr_mut(&mut b.left);
         self.visit_expr_mut(&mut b.right);
         let index = self.comparisons;
@@ -441,11 +448,6 @@ impl Rewriter {
         let (sites, index) = (&self.sites, index as u32);
         let (left, right, op_token) = (&b.left, &b.right, &b.op);
         let op = Ident::new(op, Span::call_site());
-        // The operation itself has the span of where it is written, so that
-        // its overflow or division by zero panics there: with the
-        // attribute's (call-site) context, a panic is located at the
-        // attribute, and so is a failure generation finds.
-        let written = crate::first_span(&*b);
         let (l, r) = (
             Ident::new("__carve_l", written),
             Ident::new("__carve_r", written),
