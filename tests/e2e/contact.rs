@@ -430,12 +430,29 @@ impl Name {
             None => '?',
         }
     }
+
+    /// A parameter of the type, as ascii's `AsciiStr::eq_ignore_ascii_case`.
+    pub fn rhymes(&self, other: &Name) -> bool {
+        self.0.len() > 1 && self.0.ends_with(&other.0[other.0.len().saturating_sub(2)..])
+    }
+
+    /// A `&mut self` of the type, as ascii's `AsciiStr::make_ascii_uppercase`.
+    pub fn shout(&mut self) {
+        self.0.make_ascii_uppercase()
+    }
 }
 
 impl std::ops::Deref for NameBuf {
     type Target = Name;
     fn deref(&self) -> &Name {
         Name::new(&self.0)
+    }
+}
+
+impl std::ops::DerefMut for NameBuf {
+    fn deref_mut(&mut self) -> &mut Name {
+        // SAFETY: `Name` is a transparent `str`.
+        unsafe { &mut *(self.0.as_mut_str() as *mut str as *mut Name) }
     }
 }
 
@@ -467,13 +484,17 @@ impl carve::Twin for Name {
     );
     p.write(
         "tests/carve.rs",
-        r#"use contact::{Checksum, Name, Shout};
+        r#"use contact::{Checksum, Name, NameBuf, Shout};
 
 #[carve::system_test]
 fn uses() {
     assert_eq!("hey".shout(), "HEY");
     assert_eq!([1u8, 3].checksum(), 2);
     assert_eq!(Name::new("ada").initial(), 'A');
+    assert!(Name::new("ada").rhymes(Name::new("Linda")));
+    let mut buf: NameBuf = "ada".parse().unwrap();
+    Name::shout(&mut buf);
+    assert_eq!(buf.to_string(), "ADA");
 }
 
 carve::main!();
@@ -484,6 +505,10 @@ carve::main!();
     assert_snapshot!(p.carved_names(), @r#"
     Name/initial.ron
     Name/initial/c635404444db.snap
+    Name/rhymes.ron
+    Name/rhymes/db3b76b06421.snap
+    Name/shout.ron
+    Name/shout/c635404444db.snap
     [u8]/Checksum/checksum.ron
     [u8]/Checksum/checksum/adff7716537c.snap
     str/Shout/shout.ron
@@ -526,6 +551,28 @@ carve::main!();
         ],
     )
     "#);
+    // A parameter of that type, and a `&mut self` with its state after.
+    assert_snapshot!(p.read("carved/Name/shout.ron"), @r#"
+    // Calls of `Name::shout` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "Name::shout",
+        calls: [
+            (
+                origin: System("uses"),
+                args: (
+                    self: "ada",
+                ),
+                outcome: Returned(()),
+                after: (
+                    self: "ADA",
+                ),
+            ),
+        ],
+    )
+    "#);
     let replay = p.test(&[], &[]);
     replay.assert_success();
     assert_eq!(replay.results(), record.results());
@@ -534,17 +581,22 @@ carve::main!();
     assert_snapshot!(generate.carve_lines(), @r#"
     carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
     carve: Name::initial: branch coverage 1/2 -> 2/2; kept 1 call(s), found 0 failure(s) in 2061 executions (0 generated arguments did not deserialize)
+    carve: Name::rhymes: branch coverage 2/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 2080 executions (0 generated arguments did not deserialize)
+    carve: Name::shout: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: [u8]::Checksum::checksum: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: str::Shout::shout: branch coverage 1/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 2004 executions (0 generated arguments did not deserialize)
     carve: wrote 1 new snapshot(s) for Name::initial in carved/Name/initial/
+    carve: wrote 2 new snapshot(s) for Name::rhymes in carved/Name/rhymes/
     carve: wrote 1 new snapshot(s) for str::Shout::shout in carved/str/Shout/shout/
     carve: branch coverage of instrumented functions by carved and generated calls
       function                  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
       Name::initial             target     2/2    100.0%         -               -    reach    2/2    100.0%  (1 carved, 1 generated calls)
+      Name::rhymes              target     4/4    100.0%         1/1             6/7  reach    4/4    100.0%  (1 carved, 2 generated calls)
+      Name::shout               target     -                     -               -    reach    -              (1 carved, 0 generated calls)
       [u8]::Checksum::checksum  target     -                     -               -    reach    -              (1 carved, 0 generated calls)
       str::Shout::shout         target     2/2    100.0%         -               1/1  reach    2/2    100.0%  (1 carved, 1 generated calls)
-      total                                4/4    100.0%         -               1/1
-    carve: hint: `[u8]::Checksum::checksum` has no branch outcomes and reaches no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+      total                                8/8    100.0%         1/1             7/8
+    carve: hint: `Name::shout`, `[u8]::Checksum::checksum` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
     "#);
 }
 
