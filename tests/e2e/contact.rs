@@ -797,6 +797,85 @@ carve::main!();
     assert_eq!(replay.results(), record.results());
 }
 
+/// A type that serializes as itself and deserializes through a checked
+/// twin of another name (bit-vec 0.10.2's `BitVec` through its
+/// `UncheckedBitVec`; serde's `try_from`): ron refuses `Bits(…)` for an
+/// `UncheckedBits`, so no call of its methods was carved; it is read as if
+/// written unnamed, and its own checks still apply.
+#[test]
+fn a_type_read_through_a_checked_twin_records_replays_and_generates() {
+    let p = Project::of("contact", "contact-twin-name");
+    p.write(
+        "src/lib.rs",
+        r#"//! Bits whose count is checked when they are read.
+
+#[cfg_attr(feature = "carve", derive(serde::Deserialize))]
+#[cfg_attr(feature = "carve", serde(rename = "UncheckedBits"))]
+pub struct Unchecked {
+    count: u8,
+}
+
+#[derive(Debug)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "carve", serde(try_from = "Unchecked"))]
+pub struct Bits {
+    count: u8,
+}
+
+impl TryFrom<Unchecked> for Bits {
+    type Error = String;
+    fn try_from(u: Unchecked) -> Result<Bits, String> {
+        match u.count <= 8 {
+            true => Ok(Bits { count: u.count }),
+            false => Err(format!("{} bits do not fit a byte", u.count)),
+        }
+    }
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl Bits {
+    pub fn new(count: u8) -> Bits {
+        Bits { count: count.min(8) }
+    }
+
+    pub fn is_full(&self) -> bool {
+        if self.count == 8 {
+            return true;
+        }
+        false
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"use contact::Bits;
+
+#[carve::system_test]
+fn counts() {
+    assert!(!Bits::new(3).is_full());
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::Bits::is_full::0001 ... ok
+    test carved::Bits::new::0001 ... ok
+    test system::counts ... ok
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+    // Generated `self` values are read the same way; those over 8 bits do
+    // not deserialize.
+    let generate = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "300")], &[]);
+    generate.assert_success();
+    assert_snapshot!(generate.generation_line("Bits::is_full"), @"carve: Bits::is_full: branch coverage 1/2 -> 2/2; boundaries 0/2 -> 1/2; weak mutants killed 3/5 -> 4/5; kept 2 call(s), found 0 failure(s) in 300 executions (118 generated arguments did not deserialize)");
+}
+
 /// A call whose outcome changes from run to run with the same arguments
 /// (unicode-segmentation's `GraphemeIndices` shows an address in its
 /// `Debug`; here a counter other code moved) cannot be checked: recording
