@@ -76,8 +76,7 @@ impl ArgsInput<'_> {
 /// Deserializes a call's arguments; generated replay functions call this.
 pub fn parse_args<T: DeserializeOwned>(input: ArgsInput<'_>) -> Result<T, ReplayError> {
     match input {
-        ArgsInput::Ron(text) => depth::options()
-            .from_str(text)
+        ArgsInput::Ron(text) => crate::value::text::read_ron(text, |de| T::deserialize(de))
             .map_err(|e| ReplayError::Args {
                 position: Position {
                     line: e.span.start.line,

@@ -400,3 +400,43 @@ fn goals_follow_the_operand_types() {
         assert_eq!(&again, trace, "recording is deterministic");
     }
 }
+
+#[carve::instrument]
+fn two_less(n: u8) -> u8 {
+    n - 1 - 1
+}
+
+/// Where the last panic on this thread happened, as `file:line`.
+fn panic_location(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    thread_local!(static AT: RefCell<String> = const { RefCell::new(String::new()) });
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if let Some(l) = info.location() {
+                AT.with(|at| *at.borrow_mut() = format!("{}:{}", l.file(), l.line()));
+            }
+            before(info)
+        }));
+    });
+    assert!(std::panic::catch_unwind(f).is_err(), "it panics");
+    AT.with(|at| at.borrow().clone())
+}
+
+#[test]
+fn an_overflow_in_an_instrumented_operation_panics_where_the_operation_is_written() {
+    // The line of `n - 1 - 1` in `two_less`, above.
+    let line = line!() - 23;
+    // 0: the inner operation overflows; 1: the outer one, whose left
+    // operand carve rewrote.
+    for n in [0, 1] {
+        let plain = panic_location(move || {
+            two_less(n);
+        });
+        let instrumented = panic_location(move || {
+            coverage::collect(|| two_less(n));
+        });
+        assert_eq!(plain, format!("tests/coverage.rs:{line}"), "{n}");
+        assert_eq!(instrumented, plain, "{n}");
+    }
+}

@@ -447,6 +447,13 @@ impl Rewriter {
             return;
         }
         let (at, text) = (location(&*b), pretty(&*b));
+        // The operation itself has the span of where it is written, so that
+        // its overflow or division by zero panics there: with the
+        // attribute's (call-site) context, a panic is located at the
+        // attribute, and so is a failure generation finds. Taken before
+        // the operands are rewritten (`a + b - c`: `a + b` starts with a
+        // parenthesis of carve's then).
+        let written = crate::first_span(&*b);
         self.visit_expr_mut(&mut b.left);
         self.visit_expr_mut(&mut b.right);
         let index = self.comparisons;
@@ -458,6 +465,10 @@ impl Rewriter {
         let (sites, index) = (&self.sites, index as u32);
         let (left, right, op_token) = (&b.left, &b.right, &b.op);
         let op = Ident::new(op, Span::call_site());
+        let (l, r) = (
+            Ident::new("__carve_l", written),
+            Ident::new("__carve_r", written),
+        );
         *expr = syn::parse_quote!((match (#left, #right) {
             (__carve_l, __carve_r) => {
                 #[allow(unused_imports)]
@@ -466,7 +477,7 @@ impl Rewriter {
                     &#sites,
                     #index,
                     ::carve::_macro_support::cov::Arith::#op,
-                    |__carve_l, __carve_r| __carve_l #op_token __carve_r,
+                    |#l, #r| #l #op_token #r,
                 )
             }
         }));
@@ -1057,11 +1068,14 @@ pub struct Instrumented {
 /// Instruments a function body whose site table is the static `sites`,
 /// describing function `function` (`name` or `Type::method`). With the
 /// `no-instrument` feature the body is left as it is and the table is empty.
+/// `read_after`: code after the body reads the arguments (a target records
+/// the state of its `&mut` arguments after the call).
 pub fn instrument_fn(
     block: &Block,
     sites: &Ident,
     function: &str,
     sig: &syn::Signature,
+    read_after: bool,
 ) -> Instrumented {
     let (output, is_async) = (&sig.output, sig.asyncness.is_some());
     let first = span_location(block.brace_token.span.open()).0 as u32;
@@ -1082,10 +1096,14 @@ pub fn instrument_fn(
         // is only instrumented.
         // An `async fn` body awaits, which a closure cannot: it is only
         // instrumented too.
-        // A body that returns a reborrow of a captured `&mut` (`&mut [T]`
-        // from `&mut self`) can hand it out for the function's lifetime
-        // only from a `move` closure; nothing reads the arguments after it.
-        let move_kw = crate::params::returns_borrow(output).then(|| quote!(move));
+        // A body that hands out a reborrow of a captured `&mut` for the
+        // function's lifetime (returns `&mut [T]` from `&mut self`, or
+        // stores a reborrow of its `headers: &'h mut [T]` in `self`, as
+        // httparse's `parse_with_uninit_headers` does) compiles only in a
+        // `move` closure, which takes the arguments: a helper's always
+        // (nothing reads them after it), a target's when it returns a
+        // borrow (no state after the call is recorded then).
+        let move_kw = (!read_after || crate::params::returns_borrow(output)).then(|| quote!(move));
         // In a closure, an assignment to a captured place that a later one
         // overwrites (`self.length = 0;`) is an unused assignment, where in
         // the function it is not: the original body, compiled beside it,
@@ -1098,7 +1116,7 @@ pub fn instrument_fn(
             syn::ReturnType::Default => syn::parse_quote!({
                 if ::carve::_macro_support::cov::active() {
                     #[allow(unused_assignments)]
-                    let __carve_returned = ::carve::_macro_support::call_outlined(|| -> () #instrumented);
+                    let __carve_returned = ::carve::_macro_support::call_outlined(#move_kw || -> () #instrumented);
                     __carve_returned
                 } else #block
             }),
@@ -1202,7 +1220,8 @@ fn instrument_item_fn(item: &mut syn::ItemFn) {
 
 /// `block` instrumented, with its site table as an item at its start.
 fn instrumented_body(block: &Block, function: &str, sig: &syn::Signature) -> Block {
-    let Instrumented { body, sites_static } = instrument_fn(block, &sites_ident(), function, sig);
+    let Instrumented { body, sites_static } =
+        instrument_fn(block, &sites_ident(), function, sig, false);
     with_braces_of(block, syn::parse_quote!({ #sites_static #body }))
 }
 

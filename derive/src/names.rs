@@ -12,12 +12,20 @@ pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
         // Extension traits of slices and arrays (`impl Checksum for [u8]`).
         ty @ (Type::Slice(_) | Type::Array(_)) => Some(short_type(ty)),
+        // Operators on references (`impl BitAnd for &FixedBitSet`), named
+        // apart from the same trait's impl for the type itself.
+        ty @ Type::Reference(r)
+            if r.mutability.is_none()
+                && matches!(peel(&r.elem), Type::Path(p) if p.qself.is_none()) =>
+        {
+            Some(short_type(ty))
+        }
         _ => None,
     }
     .ok_or_else(|| {
         syn::Error::new_spanned(
             &item.self_ty,
-            "carve handles methods of a named type, a slice or an array only (`impl Account`, `impl Checksum for [u8]`)",
+            "carve handles methods of a named type, a reference to one, a slice or an array only (`impl Account`, `impl BitAnd for &Bits`, `impl Checksum for [u8]`)",
         )
     })
 }

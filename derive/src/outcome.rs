@@ -54,7 +54,14 @@ impl Capture {
                 match (last.ident.to_string().as_str(), &args[..]) {
                     ("Result", [ok, rest @ ..]) if rest.len() <= 1 => {
                         let (o, e) = (self.binding(), self.binding());
-                        let ok = self.expr(Some(ok), &o);
+                        // A crate's own `Result<T>` may wrap `T` in its
+                        // `Ok` (httparse's `Result<Status<T>, Error>`): a
+                        // `T` whose parts would be taken apart is captured
+                        // whole, in the form of the `Ok` value's own type.
+                        let ok = match rest.is_empty() && has_parts(ok) {
+                            true => self.leaf(Some(ok), &o),
+                            false => self.expr(Some(ok), &o),
+                        };
                         let err = self.expr(rest.first().copied(), &e);
                         quote!(match #value {
                             ::core::result::Result::Ok(#o) => ::carve::_macro_support::ok_variant(#ok),
@@ -109,9 +116,53 @@ impl Capture {
     }
 }
 
+/// Whether [`Capture::expr`] takes a value of type `ty` apart: a tuple, a
+/// `Result`, an `Option`.
+fn has_parts(ty: &Type) -> bool {
+    match peel(ty) {
+        Type::Tuple(tuple) => !tuple.elems.is_empty(),
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| last.ident == "Result" || last.ident == "Option"),
+        _ => false,
+    }
+}
+
 /// `&[u8]` (any lifetime).
 fn is_byte_slice_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_none()
         && matches!(&*r.elem, Type::Slice(s)
             if is_u8(&s.elem)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(ty: Type) -> String {
+        capture_closure(Some(&ty), false, false).to_string()
+    }
+
+    #[test]
+    fn a_crates_own_one_argument_result_keeps_its_ok_value_whole() {
+        // httparse's `Result<T> = Result<Status<T>, Error>`: the `Ok` value
+        // is a `Status`, not the tuple, nor an `Option`, spelled.
+        for ty in [
+            syn::parse_quote!(Result<(usize, &'h [Header<'b>])>),
+            syn::parse_quote!(Result<Option<u8>>),
+            syn::parse_quote!(io::Result<Result<u8, E>>),
+        ] {
+            let text = capture(ty);
+            assert!(!text.contains(". 0"), "{text}");
+            assert!(!text.contains("Option :: Some"), "{text}");
+            assert!(!text.contains("Result :: Ok (__carve_v3)"), "{text}");
+        }
+        // With both sides spelled, and a one-argument `Result` of a part
+        // that is not taken apart, the parts are as before.
+        assert!(capture(syn::parse_quote!(Result<(usize, u64), E>)).contains("__carve_v1 . 0"));
+        assert!(capture(syn::parse_quote!(Result<Option<u8>, E>)).contains("Option :: Some"));
+        assert!(capture(syn::parse_quote!(io::Result<Vec<u8>>)).contains("capture_bytes"));
+    }
 }

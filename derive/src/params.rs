@@ -7,6 +7,7 @@ use syn::visit_mut::VisitMut;
 use syn::{FnArg, GenericParam, Ident, Pat, ReceiverKind, ReturnType, Signature, Type};
 
 use crate::generics::{has_impl_trait, replace_impl_trait, Inst};
+use crate::names::peel;
 use crate::{first_span, Errors};
 
 /// How the replayed (owned) value is passed to the target.
@@ -242,6 +243,14 @@ pub fn analyze(
                         continue;
                     }
                 };
+                // `impl BitAnd for &FixedBitSet`: a `self` that is a shared
+                // reference is carved as a `&self` of the type it borrows.
+                let (self_ty, pass) = match (peel(self_ty), pass) {
+                    (Type::Reference(r), Pass::Value) if r.mutability.is_none() => {
+                        (&*r.elem, Pass::Ref)
+                    }
+                    _ => (self_ty, pass),
+                };
                 params.push(Param {
                     name: "self".into(),
                     binding: Ident::new("self", receiver.self_token.span),
@@ -249,11 +258,9 @@ pub fn analyze(
                     // `impl Trait for str`: a `&self` is lent from a `String`;
                     // a crate's own unsized type (camino's `Utf8Path`) from the
                     // type its `carve::Twin` names.
-                    owned: unsized_twin(self_ty).unwrap_or_else(|| match self_ty {
-                        Type::Path(_) if pass == Pass::Ref && !is_byte_string(self_ty) => {
-                            syn::parse_quote!(<#self_ty as ::carve::Twin>::Owned)
-                        }
-                        _ => self_ty.clone(),
+                    owned: unsized_twin(self_ty).unwrap_or_else(|| match pass {
+                        Pass::Value => self_ty.clone(),
+                        Pass::Ref | Pass::RefMut => twin_of(self_ty),
                     }),
                     pass,
                     leaked: false,
@@ -495,8 +502,20 @@ fn owned_type(ty: &Type, what: &str, errors: &mut Errors) -> (Type, Pass, Option
             format!("carve cannot carve {what}: `&mut str` is not supported, take `&mut String`"),
         );
     }
-    let owned = unsized_twin(&reference.elem).unwrap_or_else(|| (*reference.elem).clone());
+    let owned = unsized_twin(&reference.elem).unwrap_or_else(|| twin_of(&reference.elem));
     (owned, pass, None)
+}
+
+/// The owned type a `&T` or `&mut T` of a named type is rebuilt as: `T`
+/// itself when it is sized, else the owned type its `carve::Twin` names
+/// (ascii's `&AsciiStr` from an `AsciiString`), which derefs to it.
+fn twin_of(ty: &Type) -> Type {
+    match ty {
+        Type::Path(p) if p.qself.is_none() && !is_byte_string(ty) => {
+            syn::parse_quote!(<#ty as ::carve::Twin>::Owned)
+        }
+        _ => ty.clone(),
+    }
 }
 
 /// How a value of a type with references inside (`Option<&str>`,

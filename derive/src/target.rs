@@ -303,7 +303,7 @@ impl TargetFn {
         let Instrumented {
             body: block,
             sites_static,
-        } = instrument_fn(block, &self.sites_ident, &self.base_name, &self.sig);
+        } = instrument_fn(block, &self.sites_ident, &self.base_name, &self.sig, true);
         let registrations = self.instances.iter().map(|i| self.registration(i));
         let first = &self.instances[0];
         let destructure = first.params.iter().filter_map(|p| {
@@ -884,7 +884,7 @@ fn expand_impl(
         // the block's parameters are not part of keeps its name (`Total`
         // in `impl<T> From<Vec<T>> for Total`, whose trait carries them).
         let type_name = match (generic, &*item.self_ty) {
-            (true, Type::Path(_)) => short_type(&inst.apply(&item.self_ty)),
+            (true, Type::Path(_) | Type::Reference(_)) => short_type(&inst.apply(&item.self_ty)),
             _ => type_name.clone(),
         };
         let (prefix, call_prefix, self_trait) = match &item.trait_ {
@@ -911,11 +911,7 @@ fn expand_impl(
         }
     });
     let base_type_ty = owned_ty.clone();
-    let lifetimes = item
-        .generics
-        .params
-        .iter()
-        .any(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    let lifetimes = receiver_borrows(&item.self_ty);
     let any_marked = item.items.iter().any(
         |i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(|a| is_carve_attr(a, "target"))),
     );
@@ -927,8 +923,8 @@ fn expand_impl(
     // is skipped at every instantiation, and an instantiation's name
     // (`NotNan<f64>`) reads as a block of its own.
     let skipped_prefix = match (generic, &*item.self_ty, &item.trait_) {
-        (true, Type::Path(_), None) => short_type(&item.self_ty),
-        (true, Type::Path(_), Some((path, _))) => {
+        (true, Type::Path(_) | Type::Reference(_), None) => short_type(&item.self_ty),
+        (true, Type::Path(_) | Type::Reference(_), Some((path, _))) => {
             format!("{}::{}", short_type(&item.self_ty), trait_name(path))
         }
         _ => impl_specs
@@ -1102,6 +1098,26 @@ fn uncarvable(
     Some(why.to_owned())
 }
 
+/// Whether a receiver of the impl's type `self_ty` borrows data carve
+/// cannot own (`Words<'a>`): a lifetime in the type, other than that of a
+/// shared reference to it (`impl Add for &'a Ratio<T>`, whose `self` is
+/// lent from an owned `Ratio<T>`).
+fn receiver_borrows(self_ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
+    }
+    let owned = match crate::names::peel(self_ty) {
+        Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+        ty => ty,
+    };
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, owned);
+    finder.0
+}
+
 /// Whether `sig`'s `where` clause bounds a generic parameter of the impl
 /// block (bound to a type by `inst`) or `Self`: whether the method exists
 /// at an instantiation depends on bounds the macro cannot check.
@@ -1142,6 +1158,15 @@ struct SetLifetimes<'a>(&'a str);
 impl VisitMut for SetLifetimes<'_> {
     fn visit_lifetime_mut(&mut self, lifetime: &mut syn::Lifetime) {
         *lifetime = syn::Lifetime::new(self.0, lifetime.span());
+    }
+
+    /// An elided reference lifetime too (`impl BitAnd for &FixedBitSet`),
+    /// which a static cannot leave out.
+    fn visit_type_reference_mut(&mut self, ty: &mut syn::TypeReference) {
+        if ty.lifetime.is_none() {
+            ty.lifetime = Some(syn::Lifetime::new(self.0, ty.and_token.span));
+        }
+        syn::visit_mut::visit_type_reference_mut(self, ty);
     }
 }
 

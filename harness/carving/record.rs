@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::value::text::{shorten, to_ron, UNNAMED};
+use crate::value::text::{read_ron, shorten, to_ron, UNNAMED};
 use crate::value::{depth, CaptureError, Value};
 
 static RECORDING: AtomicBool = AtomicBool::new(false);
@@ -405,7 +405,7 @@ impl RebuildCheck<'_> {
     pub fn param<T>(
         &mut self,
         name: &'static str,
-        rebuild: impl FnOnce(&mut ron::Deserializer<'_>) -> Result<T, ron::Error>,
+        rebuild: impl Fn(&mut ron::Deserializer<'_>) -> Result<T, ron::Error>,
         same: impl FnOnce(&T, &Value) -> Result<(), String>,
     ) {
         if self.failure.is_some() {
@@ -422,10 +422,7 @@ impl RebuildCheck<'_> {
         let checked = quietly(|| {
             panic::catch_unwind(AssertUnwindSafe(|| {
                 let text = to_ron(written).map_err(|e| format!("it cannot be written: {e}"))?;
-                let mut de = ron::Deserializer::from_str_with_options(&text, &depth::options())
-                    .map_err(|e| e.to_string())?;
-                let rebuilt = rebuild(&mut de).map_err(|e| e.to_string())?;
-                de.end().map_err(|e| e.to_string())?;
+                let rebuilt = read_ron(&text, &rebuild).map_err(|e| e.code.to_string())?;
                 same(&rebuilt, written)
             }))
         });

@@ -70,6 +70,67 @@ pub fn shorten(text: &str) -> String {
     }
 }
 
+/// Reads `text` with `read` (a type's `Deserialize` on carve's RON
+/// reader), as replay and the rebuild check read carved values, except
+/// that a struct written under another name than its `Deserialize` asks
+/// for is read as if written unnamed: a type may serialize as itself and
+/// deserialize through a checked twin (bit-vec's `BitVec` through an
+/// `UncheckedBitVec`, serde's `#[serde(try_from = "…")]`), which formats
+/// without struct names never notice, where ron refuses `BitVec(…)` for
+/// an `UncheckedBitVec`.
+pub fn read_ron<T>(
+    text: &str,
+    read: impl Fn(&mut ron::Deserializer<'_>) -> Result<T, ron::Error>,
+) -> Result<T, ron::error::SpannedError> {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    loop {
+        let mut de = ron::Deserializer::from_str_with_options(&text, &depth::options())?;
+        let error = match read(&mut de).and_then(|value| de.end().map(|()| value)) {
+            Ok(value) => return Ok(value),
+            Err(e) => de.span_error(e),
+        };
+        // ron names the struct it found right after reading its name: that
+        // name, the last one before the error's place, is dropped.
+        let unnamed = match &error.code {
+            ron::Error::ExpectedDifferentStructName { found, .. } => {
+                without_name_before(&text, found, &error.span.end)
+            }
+            _ => None,
+        };
+        match unnamed {
+            Some(unnamed) => text = std::borrow::Cow::Owned(unnamed),
+            None => return Err(error),
+        }
+    }
+}
+
+/// `text` without the last `name` that ends at or before `at`, when that
+/// is an identifier of its own.
+fn without_name_before(text: &str, name: &str, at: &ron::error::Position) -> Option<String> {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(at.line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let line = text[line_start..].split('\n').next().unwrap_or("");
+    let end = line_start
+        + line
+            .char_indices()
+            .nth(at.col.saturating_sub(1))
+            .map_or(line.len(), |(i, _)| i);
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let start = text[..end]
+        .match_indices(name)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + name.len()..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        })
+        .last()?;
+    Some(format!("{}{}", &text[..start], &text[start + name.len()..]))
+}
+
 /// `value` as pretty RON, the way carve writes it.
 pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
     let config = ron::ser::PrettyConfig::new()
@@ -188,6 +249,53 @@ fn longest_hash_run_after_quote(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A type read through a checked twin of another name, as bit-vec
+    /// 0.10.2's `BitVec` is read through its `UncheckedBitVec`.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "UncheckedBits")]
+    struct Unchecked {
+        len: u8,
+    }
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[serde(try_from = "Unchecked")]
+    struct Bits {
+        len: u8,
+    }
+
+    impl TryFrom<Unchecked> for Bits {
+        type Error = String;
+        fn try_from(u: Unchecked) -> Result<Bits, String> {
+            match u.len < 8 {
+                true => Ok(Bits { len: u.len }),
+                false => Err(format!("{} bits do not fit", u.len)),
+            }
+        }
+    }
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    enum Holder {
+        Bits(Bits),
+        Pair(Option<Bits>, Bits),
+    }
+
+    #[test]
+    fn a_struct_read_through_a_twin_of_another_name_is_read_as_written() {
+        let read = |text: &str| read_ron(text, |de| <Holder as serde::Deserialize>::deserialize(de));
+        let one = Holder::Bits(Bits { len: 3 });
+        let written = to_ron(&one).unwrap();
+        assert_eq!(written, "Bits(Bits(\n    len: 3,\n))");
+        assert_eq!(read(&written).unwrap(), one);
+        let two = Holder::Pair(Some(Bits { len: 1 }), Bits { len: 2 });
+        assert_eq!(read(&to_ron(&two).unwrap()).unwrap(), two);
+        // Its own checks still apply, and a name ron has no quarrel with
+        // is kept: an unknown variant is still an error.
+        let refused = read("Bits(Bits(len: 9))").unwrap_err();
+        assert!(refused.to_string().contains("9 bits do not fit"), "{refused}");
+        assert!(read("Bytes(Bits(len: 1))").is_err());
+        assert_eq!(read("Bits(UncheckedBits(len: 1))").unwrap(), Holder::Bits(Bits { len: 1 }));
+    }
 
     #[test]
     fn struct_names_are_written() {

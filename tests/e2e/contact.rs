@@ -430,12 +430,29 @@ impl Name {
             None => '?',
         }
     }
+
+    /// A parameter of the type, as ascii's `AsciiStr::eq_ignore_ascii_case`.
+    pub fn rhymes(&self, other: &Name) -> bool {
+        self.0.len() > 1 && self.0.ends_with(&other.0[other.0.len().saturating_sub(2)..])
+    }
+
+    /// A `&mut self` of the type, as ascii's `AsciiStr::make_ascii_uppercase`.
+    pub fn shout(&mut self) {
+        self.0.make_ascii_uppercase()
+    }
 }
 
 impl std::ops::Deref for NameBuf {
     type Target = Name;
     fn deref(&self) -> &Name {
         Name::new(&self.0)
+    }
+}
+
+impl std::ops::DerefMut for NameBuf {
+    fn deref_mut(&mut self) -> &mut Name {
+        // SAFETY: `Name` is a transparent `str`.
+        unsafe { &mut *(self.0.as_mut_str() as *mut str as *mut Name) }
     }
 }
 
@@ -467,13 +484,17 @@ impl carve::Twin for Name {
     );
     p.write(
         "tests/carve.rs",
-        r#"use contact::{Checksum, Name, Shout};
+        r#"use contact::{Checksum, Name, NameBuf, Shout};
 
 #[carve::system_test]
 fn uses() {
     assert_eq!("hey".shout(), "HEY");
     assert_eq!([1u8, 3].checksum(), 2);
     assert_eq!(Name::new("ada").initial(), 'A');
+    assert!(Name::new("ada").rhymes(Name::new("Linda")));
+    let mut buf: NameBuf = "ada".parse().unwrap();
+    Name::shout(&mut buf);
+    assert_eq!(buf.to_string(), "ADA");
 }
 
 carve::main!();
@@ -484,6 +505,10 @@ carve::main!();
     assert_snapshot!(p.carved_names(), @r#"
     Name/initial.ron
     Name/initial/c635404444db.snap
+    Name/rhymes.ron
+    Name/rhymes/db3b76b06421.snap
+    Name/shout.ron
+    Name/shout/c635404444db.snap
     [u8]/Checksum/checksum.ron
     [u8]/Checksum/checksum/adff7716537c.snap
     str/Shout/shout.ron
@@ -526,6 +551,28 @@ carve::main!();
         ],
     )
     "#);
+    // A parameter of that type, and a `&mut self` with its state after.
+    assert_snapshot!(p.read("carved/Name/shout.ron"), @r#"
+    // Calls of `Name::shout` carved by carve. `cargo test` replays each one as a unit
+    // test and checks its outcome against its snapshot, in the folder beside
+    // this file; `CARVE=record cargo test` rewrites the entries that came from
+    // system tests.
+    (
+        target: "Name::shout",
+        calls: [
+            (
+                origin: System("uses"),
+                args: (
+                    self: "ada",
+                ),
+                outcome: Returned(()),
+                after: (
+                    self: "ADA",
+                ),
+            ),
+        ],
+    )
+    "#);
     let replay = p.test(&[], &[]);
     replay.assert_success();
     assert_eq!(replay.results(), record.results());
@@ -534,17 +581,22 @@ carve::main!();
     assert_snapshot!(generate.carve_lines(), @r#"
     carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
     carve: Name::initial: branch coverage 1/2 -> 2/2; kept 1 call(s), found 0 failure(s) in 2061 executions (0 generated arguments did not deserialize)
+    carve: Name::rhymes: branch coverage 2/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 2080 executions (0 generated arguments did not deserialize)
+    carve: Name::shout: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: [u8]::Checksum::checksum: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: str::Shout::shout: branch coverage 1/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 2004 executions (0 generated arguments did not deserialize)
     carve: wrote 1 new snapshot(s) for Name::initial in carved/Name/initial/
+    carve: wrote 2 new snapshot(s) for Name::rhymes in carved/Name/rhymes/
     carve: wrote 1 new snapshot(s) for str::Shout::shout in carved/str/Shout/shout/
     carve: branch coverage of instrumented functions by carved and generated calls
       function                  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
       Name::initial             target     2/2    100.0%         -               -    reach    2/2    100.0%  (1 carved, 1 generated calls)
+      Name::rhymes              target     4/4    100.0%         1/1             6/7  reach    4/4    100.0%  (1 carved, 2 generated calls)
+      Name::shout               target     -                     -               -    reach    -              (1 carved, 0 generated calls)
       [u8]::Checksum::checksum  target     -                     -               -    reach    -              (1 carved, 0 generated calls)
       str::Shout::shout         target     2/2    100.0%         -               1/1  reach    2/2    100.0%  (1 carved, 1 generated calls)
-      total                                4/4    100.0%         -               1/1
-    carve: hint: `[u8]::Checksum::checksum` has no branch outcomes and reaches no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
+      total                                8/8    100.0%         1/1             7/8
+    carve: hint: `Name::shout`, `[u8]::Checksum::checksum` have no branch outcomes and reach no instrumented function; if the logic is in functions they call, mark those with `#[carve::instrument]` (on an inline `mod`, it instruments every function in it)
     "#);
 }
 
@@ -654,6 +706,174 @@ carve::main!();
     let replay = p.test(&[], &[]);
     replay.assert_success();
     assert_eq!(replay.results(), record.results());
+}
+
+/// An operator implemented on references (fixedbitset's `impl BitAnd for
+/// &FixedBitSet`, num-rational's `impl<'a, T> Add for &'a Ratio<T>`): its
+/// `self` is carved as a `&self` of the type (the reference's lifetime is
+/// no borrowing receiver), and its target is named apart from the same
+/// trait's impl for the type itself, at its instantiation.
+#[test]
+fn an_operator_on_references_records_and_replays() {
+    let p = Project::of("contact", "contact-ref-ops");
+    p.write(
+        "src/lib.rs",
+        r#"//! Bit sets combined by reference and by value.
+use std::ops::BitAnd;
+
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Bits(pub u8);
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl BitAnd for &Bits {
+    type Output = Bits;
+    fn bitand(self, other: &Bits) -> Bits {
+        if self.0 == 0 {
+            return Bits(0);
+        }
+        Bits(self.0 & other.0)
+    }
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl BitAnd for Bits {
+    type Output = Bits;
+    fn bitand(self, other: Bits) -> Bits {
+        &self & &other
+    }
+}
+
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+pub struct Pair<T>(pub T, pub T);
+
+/// Generic, with the lifetimes of its references named, as a macro
+/// writes num-rational's.
+#[cfg_attr(feature = "carve", carve::target(generics(T = u8)))]
+impl<'a, 'b, T: Clone> BitAnd<&'b Pair<T>> for &'a Pair<T> {
+    type Output = Pair<T>;
+    fn bitand(self, other: &'b Pair<T>) -> Pair<T> {
+        Pair(self.0.clone(), other.1.clone())
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"use contact::{Bits, Pair};
+
+#[carve::system_test]
+fn combines() {
+    assert_eq!((&Bits(6) & &Bits(3)).0, 2);
+    assert_eq!((Bits(0) & Bits(3)).0, 0);
+    assert_eq!((&Pair(1u8, 2) & &Pair(3, 4)).1, 4);
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::&Bits::BitAnd::bitand::0001 ... ok
+    test carved::&Bits::BitAnd::bitand::0002 ... ok
+    test carved::&Pair<u8>::BitAnd<&Pair<u8>>::bitand::0001 ... ok
+    test carved::Bits::BitAnd::bitand::0001 ... ok
+    test system::combines ... ok
+    "#);
+    let files: Vec<String> = p
+        .carved()
+        .into_keys()
+        .filter(|f| f.ends_with(".ron"))
+        .collect();
+    assert_snapshot!(files.join("\n"), @r#"
+    &Bits/BitAnd/bitand.ron
+    &Pair(u8)/BitAnd(&Pair(u8))/bitand.ron
+    Bits/BitAnd/bitand.ron
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+}
+
+/// A type that serializes as itself and deserializes through a checked
+/// twin of another name (bit-vec 0.10.2's `BitVec` through its
+/// `UncheckedBitVec`; serde's `try_from`): ron refuses `Bits(…)` for an
+/// `UncheckedBits`, so no call of its methods was carved; it is read as if
+/// written unnamed, and its own checks still apply.
+#[test]
+fn a_type_read_through_a_checked_twin_records_replays_and_generates() {
+    let p = Project::of("contact", "contact-twin-name");
+    p.write(
+        "src/lib.rs",
+        r#"//! Bits whose count is checked when they are read.
+
+#[cfg_attr(feature = "carve", derive(serde::Deserialize))]
+#[cfg_attr(feature = "carve", serde(rename = "UncheckedBits"))]
+pub struct Unchecked {
+    count: u8,
+}
+
+#[derive(Debug)]
+#[cfg_attr(feature = "carve", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "carve", serde(try_from = "Unchecked"))]
+pub struct Bits {
+    count: u8,
+}
+
+impl TryFrom<Unchecked> for Bits {
+    type Error = String;
+    fn try_from(u: Unchecked) -> Result<Bits, String> {
+        match u.count <= 8 {
+            true => Ok(Bits { count: u.count }),
+            false => Err(format!("{} bits do not fit a byte", u.count)),
+        }
+    }
+}
+
+#[cfg_attr(feature = "carve", carve::target)]
+impl Bits {
+    pub fn new(count: u8) -> Bits {
+        Bits { count: count.min(8) }
+    }
+
+    pub fn is_full(&self) -> bool {
+        if self.count == 8 {
+            return true;
+        }
+        false
+    }
+}
+"#,
+    );
+    p.write(
+        "tests/carve.rs",
+        r#"use contact::Bits;
+
+#[carve::system_test]
+fn counts() {
+    assert!(!Bits::new(3).is_full());
+}
+
+carve::main!();
+"#,
+    );
+    let record = p.record();
+    record.assert_success();
+    assert_snapshot!(record.results(), @r#"
+    test carved::Bits::is_full::0001 ... ok
+    test carved::Bits::new::0001 ... ok
+    test system::counts ... ok
+    "#);
+    let replay = p.test(&[], &[]);
+    replay.assert_success();
+    assert_eq!(replay.results(), record.results());
+    // Generated `self` values are read the same way; those over 8 bits do
+    // not deserialize.
+    let generate = p.test(&[("CARVE", "generate"), ("CARVE_BUDGET", "300")], &[]);
+    generate.assert_success();
+    assert_snapshot!(generate.generation_line("Bits::is_full"), @"carve: Bits::is_full: branch coverage 1/2 -> 2/2; boundaries 0/2 -> 1/2; weak mutants killed 3/5 -> 4/5; kept 2 call(s), found 0 failure(s) in 300 executions (118 generated arguments did not deserialize)");
 }
 
 /// A call whose outcome changes from run to run with the same arguments
