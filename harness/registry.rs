@@ -4,7 +4,7 @@
 //! and submit a reference to it; [`Registry::collect`] gathers them and sorts
 //! them by name, because link order (and so registration order) is not stable.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::AtomicU32;
 
@@ -32,6 +32,11 @@ pub struct Target {
     /// Traces the types of its parameters into the given
     /// [`ParamTypes`], for generation to make values of those types only.
     pub trace: fn(&mut ParamTypes),
+    /// Why the target is left out (``parameter `s` ``, ``returns `Parse` ``),
+    /// for a method of an impl block with no method marked whose parameter
+    /// or return type carve cannot store: such a method is skipped, not a
+    /// compile error. `None` for every other target.
+    pub uncarvable: fn() -> Option<&'static str>,
 }
 
 impl Target {
@@ -643,6 +648,62 @@ pub fn all_skipped() -> Vec<&'static Skipped> {
     all
 }
 
+/// The record run's lines naming the skipped methods of each impl block:
+/// those [`all_skipped`] lists (the attribute saw why from the signature),
+/// with the methods whose types turned out to have no form (see
+/// [`Target::uncarvable`]) added to their block's line.
+pub fn skipped_lines() -> Vec<String> {
+    let statics = all_skipped();
+    let uncarvable: Vec<&'static Target> = inventory::iter::<TargetRef>
+        .into_iter()
+        .map(|t| t.0)
+        .filter(|t| (t.uncarvable)().is_some())
+        .collect();
+    skipped_lines_of(&statics, &uncarvable)
+}
+
+fn skipped_lines_of(statics: &[&Skipped], uncarvable: &[&Target]) -> Vec<String> {
+    // Block name (`url::Url`) -> its methods with why, in order.
+    let mut blocks: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for skipped in statics {
+        let methods = blocks
+            .entry(path_in_crate(skipped.module_path, skipped.impl_name))
+            .or_default();
+        for (name, why) in skipped.methods {
+            methods.push(((*name).to_owned(), (*why).to_owned()));
+        }
+    }
+    let mut late: Vec<(String, String, String)> = uncarvable
+        .iter()
+        .filter_map(|t| {
+            let (block, method) = t.name().rsplit_once("::").map(|(b, m)| (b.to_owned(), m.to_owned()))?;
+            Some((block, method, (t.uncarvable)()?.to_owned()))
+        })
+        .collect();
+    late.sort();
+    for (block, method, why) in late {
+        blocks.entry(block).or_default().push((method, why));
+    }
+    blocks
+        .into_iter()
+        .map(|(block, methods)| {
+            let mut listed: Vec<String> = Vec::with_capacity(methods.len());
+            for (name, why) in methods {
+                // A method written twice under `#[cfg]`s (one per platform)
+                // is one method to the reader.
+                let method = format!("{name} ({why})");
+                if !listed.contains(&method) {
+                    listed.push(method);
+                }
+            }
+            format!(
+                "carve: skipped in impl {block}: {} — mark methods with #[carve::target] to choose",
+                listed.join(", ")
+            )
+        })
+        .collect()
+}
+
 #[doc(hidden)]
 pub struct TargetRef(pub &'static Target);
 #[doc(hidden)]
@@ -663,6 +724,7 @@ impl Registry {
     pub fn collect() -> Registry {
         let mut targets: Vec<_> = inventory::iter::<TargetRef>
             .into_iter()
+            .filter(|t| (t.0.uncarvable)().is_none())
             .map(|t| (t.0.name(), t.0))
             .collect();
         targets.sort_by(|a, b| a.0.cmp(&b.0));
@@ -768,6 +830,7 @@ mod tests {
             sites: &SITES,
             replay: no_replay,
             trace: |_| {},
+            uncarvable: || None,
         };
         assert_eq!(t("mycrate", "cgi_decode").name(), "cgi_decode");
         assert_eq!(
@@ -777,6 +840,39 @@ mod tests {
         assert_eq!(
             t("mycrate::bank", "Account::withdraw").name(),
             "bank::Account::withdraw"
+        );
+    }
+
+    #[test]
+    fn methods_whose_types_have_no_form_join_their_blocks_skip_line() {
+        // url 2.5.8's `impl Url`: skipped from the signature, and for types
+        // the attribute could not see through (`form_urlencoded::Parse`).
+        static SITES: Sites = Sites::new("m", "f", "", (0, 0), &[], &[]);
+        static URL: Skipped = Skipped {
+            module_path: "url",
+            impl_name: "Url",
+            methods: &[("from_file_path", "generic")],
+        };
+        let target = |fn_name, uncarvable| Target {
+            module_path: "url",
+            fn_name,
+            signature: "",
+            file: "",
+            line: 0,
+            sites: &SITES,
+            replay: no_replay,
+            trace: |_| {},
+            uncarvable,
+        };
+        let pairs = target("Url::query_pairs", || Some("returns `Parse`"));
+        let hasher = target("IndexMap<String, u32>::with_hasher", || Some("parameter `hash_builder`"));
+        let carved = target("Url::parse", || None);
+        assert_eq!(
+            skipped_lines_of(&[&URL], &[&pairs, &hasher, &carved]),
+            [
+                "carve: skipped in impl IndexMap<String, u32>: with_hasher (parameter `hash_builder`) — mark methods with #[carve::target] to choose",
+                "carve: skipped in impl Url: from_file_path (generic), query_pairs (returns `Parse`) — mark methods with #[carve::target] to choose",
+            ]
         );
     }
 

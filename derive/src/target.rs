@@ -12,7 +12,7 @@ use syn::{
 use crate::generics::{has_impl_trait, parse_args, Inst, TargetArgs};
 use crate::instrument::{instrument_fn, Instrumented};
 use crate::names::{self_type_name, short_type};
-use crate::outcome::capture_closure;
+use crate::outcome::{capture_closure, typed_parts, Checks};
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
 
@@ -104,6 +104,10 @@ struct TargetFn {
     sites_ident: syn::Ident,
     /// `runtime = "tokio"` of an `async fn`.
     runtime: Option<syn::LitStr>,
+    /// A method of an impl block with no method marked: a parameter or part
+    /// of the return value carve cannot carve skips it (asked at run time,
+    /// see the runtime's `Target::uncarvable`), not a compile error.
+    lenient: bool,
 }
 
 impl TargetFn {
@@ -117,6 +121,7 @@ impl TargetFn {
         impl_generics: &[syn::Ident],
         base_name: String,
         runtime: Option<syn::LitStr>,
+        lenient: bool,
         errors: &mut Errors,
     ) -> TargetFn {
         let display = display_signature(&sig);
@@ -282,6 +287,8 @@ impl TargetFn {
             && instances
                 .first()
                 .is_some_and(|i| i.params.iter().any(|p| p.pass == Pass::RefMut));
+        // An `impl Trait` return has no type to ask about: checked.
+        let lenient = lenient && !has_impl_trait_output(&sig.output);
         TargetFn {
             sig,
             instances,
@@ -292,6 +299,7 @@ impl TargetFn {
             returns_borrow,
             sites_ident,
             runtime,
+            lenient,
         }
     }
 
@@ -347,7 +355,7 @@ impl TargetFn {
                 .map(|p| rebuild_check(p, self.view_after(p)));
             let capture = match (&i.ret, &self.sig.output) {
                 (Some(concrete), ReturnType::Type(_, written)) if generic => {
-                    let inner = capture_closure(Some(concrete), true, true);
+                    let inner = capture_closure(Some(concrete), true, self.checks());
                     quote!(|__carve_g: &#written| (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g)))
                 }
                 // The impl's lifetimes are `'static` in `ret` (`Doc<'static>`
@@ -356,7 +364,7 @@ impl TargetFn {
                 _ => capture_closure(
                     i.ret.as_ref().map(|t| with_lifetimes(t, "'_")).as_ref(),
                     true,
-                    true,
+                    self.checks(),
                 ),
             };
             quote!(__carve_frame.finish(
@@ -546,10 +554,11 @@ impl TargetFn {
         let names = params.iter().map(|p| &p.name);
         let trace_names = params.iter().map(|p| &p.name);
         let owned: Vec<_> = params.iter().map(|p| &p.owned).collect();
-        let checks = params.iter().map(|p| {
+        let checks = params.iter().filter(|_| !self.lenient).map(|p| {
             let form = p.form();
             quote_spanned!(p.span=> #form.check();)
         });
+        let uncarvable = self.uncarvable(i);
         let ser_fns: Vec<_> = (0..params.len())
             .map(|i| format_ident!("__carve_ser{}", i))
             .collect();
@@ -568,7 +577,7 @@ impl TargetFn {
             (self.records_after && p.pass == Pass::RefMut)
                 .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
         });
-        let capture = capture_closure(i.ret.as_ref(), false, false);
+        let capture = capture_closure(i.ret.as_ref(), false, Checks::None);
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
         let call = quote!(#call_path(#(#pass),*));
@@ -633,10 +642,66 @@ impl TargetFn {
                     }
                     __carve_trace
                 },
+                uncarvable: #uncarvable,
             };
             ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::TargetRef(&#static_ident) }
         }
     }
+
+    /// How the return value's parts are checked at compile time.
+    fn checks(&self) -> Checks {
+        match self.lenient {
+            true => Checks::Untyped,
+            false => Checks::All,
+        }
+    }
+
+    /// The registration's `uncarvable` function of instance `i`: for a
+    /// lenient method, the first parameter or part of the return value
+    /// whose form the probes find is none carve can carve.
+    fn uncarvable(&self, i: &Instance) -> TokenStream {
+        if !self.lenient {
+            return quote!(|| ::core::option::Option::None);
+        }
+        let params = i.params.iter().map(|p| {
+            let form = p.form();
+            let why = format!("parameter `{}`", p.name);
+            quote!(if !::carve::_macro_support::carvable(|(): ()| #form) {
+                return ::core::option::Option::Some(#why);
+            })
+        });
+        let parts = typed_parts(i.ret.as_ref()).into_iter().map(|part| {
+            // `Parse<'_>` without its lifetime is `Parse`, not `Parse<>`.
+            let why = format!(
+                "returns `{}`",
+                crate::names::short_type(&part).replace("<>", "")
+            );
+            let part = with_lifetimes(&part, "'static");
+            quote!(if !::carve::_macro_support::carvable(|__carve_v: &'static #part| {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::{
+                    ViaDebug as _, ViaDisplay as _, ViaDisplayDebug as _, ViaNeither as _, ViaSerialize as _,
+                };
+                (&&&&&::carve::_macro_support::OutcomeProbe(__carve_v)).outcome_form()
+            }) {
+                return ::core::option::Option::Some(#why);
+            })
+        });
+        quote!({
+            #[allow(unused_mut, non_snake_case, clippy::needless_borrow)]
+            fn __carve_uncarvable() -> ::core::option::Option<&'static str> {
+                #(#params)*
+                #(#parts)*
+                ::core::option::Option::None
+            }
+            __carve_uncarvable
+        })
+    }
+}
+
+/// Whether the return type holds an `impl Trait`.
+fn has_impl_trait_output(output: &ReturnType) -> bool {
+    matches!(output, ReturnType::Type(_, ty) if has_impl_trait(ty))
 }
 
 /// Whether the parameter bound to `binding` is an `impl Trait` parameter
@@ -693,6 +758,7 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         &[],
         base_name,
         args.runtime,
+        false,
         &mut errors,
     );
     errors.check()?;
@@ -1017,6 +1083,7 @@ fn expand_impl(
                 ident.to_string().trim_start_matches("r#")
             ),
             method_args.runtime.or_else(|| args.runtime.clone()),
+            !any_marked,
             &mut errors,
         );
         errors.note = None;
@@ -1071,6 +1138,13 @@ fn uncarvable(
         .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
     {
         "generic"
+    } else if let Some(name) = sig.inputs.iter().find_map(|input| match input {
+        FnArg::Typed(t) if crate::params::is_closure(&t.ty) => Some(t.pat.to_token_stream()),
+        _ => None,
+    }) {
+        // indexmap's `pop_if(&mut self, predicate: impl FnOnce(&K, &mut V)
+        // -> bool)`: a closure is no value to carve, at any `generics(…)`.
+        return Some(format!("parameter `{name}`"));
     } else if sig.inputs.iter().any(|input| {
         matches!(input, FnArg::Typed(t)
             if has_impl_trait(&t.ty) && !crate::params::is_closure(&t.ty))

@@ -365,6 +365,7 @@ mod tests {
             })
         },
         trace: |_| {},
+        uncarvable: || None,
     };
 
     /// Calls of [`BRANCHY`] made so far.
@@ -398,6 +399,7 @@ mod tests {
             })
         },
         trace: |_| {},
+        uncarvable: || None,
     };
 
     /// What generation stored counts as the worker traced it: the same

@@ -933,6 +933,7 @@ mod tests {
             sites: &SITES,
             replay: |_| unreachable!(),
             trace: |_| {},
+            uncarvable: || None,
         };
         let start = Start {
             entered: vec![u32::MAX],
