@@ -412,13 +412,19 @@ impl TargetFn {
                         }),
                 );
             let base_name = &self.base_name;
+            // A method skipped at every instantiation listed (a parameter
+            // of a type without a form, see `uncarvable`) is not worth
+            // listing more of.
+            let statics = self.instances.iter().map(|i| &i.static_ident);
             quote!(#(#arms)* {
-                ::carve::_macro_support::unlisted(
-                    ::core::module_path!(),
-                    #base_name,
-                    &[#(#names),*],
-                    &[#(#type_names),*],
-                );
+                if false #(|| (#statics.uncarvable)().is_none())* {
+                    ::carve::_macro_support::unlisted(
+                        ::core::module_path!(),
+                        #base_name,
+                        &[#(#names),*],
+                        &[#(#type_names),*],
+                    );
+                }
                 ::core::option::Option::None
             })
         } else {

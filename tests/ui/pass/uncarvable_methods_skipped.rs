@@ -127,4 +127,28 @@ fn main() {
     let registry = carve::_internals::registry::Registry::collect();
     let targets: Vec<&str> = registry.targets().map(|(name, _)| name).collect();
     assert_eq!(targets, ["Counter<RandomState>::count", "Query::parse", "Stack<u8>::len"]);
+
+    // Calls of skipped methods are not carved; and a skipped method is not
+    // worth an instantiation more (indexmap's `with_capacity_and_hasher` at
+    // `S = RandomState` was named as called at `V = ()`, as if adding
+    // that instantiation would carve it).
+    use carve::_internals::carving::record;
+    record::start();
+    record::record_test("uses_them", || {
+        let query = Query::parse("a=1&b=2");
+        assert_eq!(query.first().map(|(at, _)| at), Some(3));
+        let counter = Counter::<u8>::with_hasher(2, 7);
+        assert_eq!(counter.count(), 2);
+    });
+    let recordings = record::stop();
+    let calls: Vec<String> = recordings
+        .iter()
+        .flat_map(|r| r.calls.iter().map(|c| c.target.name()))
+        .collect();
+    assert_eq!(calls, ["Query::parse"]);
+    let unlisted: Vec<String> = record::take_unlisted().iter().map(|u| u.message()).collect();
+    assert_eq!(
+        unlisted,
+        ["carve: not carving calls of `Counter::count` at `S = u8`, an instantiation its attribute does not list (first seen in system test `uses_them`; 1 call(s)). Add `generics(S = u8)` to its `#[carve::target(…)]` to carve them."]
+    );
 }
