@@ -32,11 +32,12 @@ pub struct Target {
     /// Traces the types of its parameters into the given
     /// [`ParamTypes`], for generation to make values of those types only.
     pub trace: fn(&mut ParamTypes),
-    /// Why the target is left out (``parameter `s` ``, ``returns `Parse` ``),
+    /// Why the target is left out (``returns `Parse`, which has neither
+    /// serde, `Display` nor `Debug` ``),
     /// for a method of an impl block with no method marked whose parameter
     /// or return type carve cannot store: such a method is skipped, not a
     /// compile error. `None` for every other target.
-    pub uncarvable: fn() -> Option<&'static str>,
+    pub uncarvable: fn() -> Option<String>,
 }
 
 impl Target {
@@ -677,7 +678,7 @@ fn skipped_lines_of(statics: &[&Skipped], uncarvable: &[&Target]) -> Vec<String>
         .iter()
         .filter_map(|t| {
             let (block, method) = t.name().rsplit_once("::").map(|(b, m)| (b.to_owned(), m.to_owned()))?;
-            Some((block, method, (t.uncarvable)()?.to_owned()))
+            Some((block, method, (t.uncarvable)()?))
         })
         .collect();
     late.sort();
@@ -864,8 +865,10 @@ mod tests {
             trace: |_| {},
             uncarvable,
         };
-        let pairs = target("Url::query_pairs", || Some("returns `Parse`"));
-        let hasher = target("IndexMap<String, u32>::with_hasher", || Some("parameter `hash_builder`"));
+        let pairs = target("Url::query_pairs", || Some("returns `Parse`".to_owned()));
+        let hasher = target("IndexMap<String, u32>::with_hasher", || {
+            Some("parameter `hash_builder`".to_owned())
+        });
         let carved = target("Url::parse", || None);
         assert_eq!(
             skipped_lines_of(&[&URL], &[&pairs, &hasher, &carved]),

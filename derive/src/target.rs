@@ -669,33 +669,36 @@ impl TargetFn {
         if !self.lenient {
             return quote!(|| ::core::option::Option::None);
         }
+        // `Parse<'_>` without its lifetime is `Parse`, not `Parse<>`.
+        let short = |ty: &Type| crate::names::short_type(ty).replace("<>", "");
         let params = i.params.iter().map(|p| {
             let form = p.form();
-            let why = format!("parameter `{}`", p.name);
-            quote!(if !::carve::_macro_support::carvable(|(): ()| #form) {
-                return ::core::option::Option::Some(#why);
+            // `self` is carved as `<Error as Twin>::Owned`: named `Error`.
+            let ty = match &p.owned {
+                Type::Path(path) => path.qself.as_ref().map_or(&p.owned, |q| &*q.ty),
+                ty => ty,
+            };
+            let why = format!("parameter `{}`: `{}`", p.name, short(ty));
+            quote!(if let ::core::option::Option::Some(__carve_lacks) = ::carve::_macro_support::lacks(|(): ()| #form) {
+                return ::core::option::Option::Some(::carve::_macro_support::std::format!("{} {}", #why, __carve_lacks));
             })
         });
         let parts = typed_parts(i.ret.as_ref()).into_iter().map(|part| {
-            // `Parse<'_>` without its lifetime is `Parse`, not `Parse<>`.
-            let why = format!(
-                "returns `{}`",
-                crate::names::short_type(&part).replace("<>", "")
-            );
+            let why = format!("returns `{}`, which", short(&part));
             let part = with_lifetimes(&part, "'static");
-            quote!(if !::carve::_macro_support::carvable(|__carve_v: &'static #part| {
+            quote!(if let ::core::option::Option::Some(__carve_lacks) = ::carve::_macro_support::lacks(|__carve_v: &'static #part| {
                 #[allow(unused_imports)]
                 use ::carve::_macro_support::{
                     ViaDebug as _, ViaDisplay as _, ViaDisplayDebug as _, ViaNeither as _, ViaSerialize as _,
                 };
                 (&&&&&::carve::_macro_support::OutcomeProbe(__carve_v)).outcome_form()
             }) {
-                return ::core::option::Option::Some(#why);
+                return ::core::option::Option::Some(::carve::_macro_support::std::format!("{} {}", #why, __carve_lacks));
             })
         });
         quote!({
             #[allow(unused_mut, non_snake_case, clippy::needless_borrow)]
-            fn __carve_uncarvable() -> ::core::option::Option<&'static str> {
+            fn __carve_uncarvable() -> ::core::option::Option<::carve::_macro_support::std::string::String> {
                 #(#params)*
                 #(#parts)*
                 ::core::option::Option::None

@@ -116,11 +116,11 @@ impl<S> Counter<S> {
 fn main() {
     let lines = carve::_internals::registry::skipped_lines();
     for expected in [
-        "carve: skipped in impl Counter<RandomState>: with_hasher (parameter `hash_builder`) — mark methods with #[carve::target] to choose",
-        "carve: skipped in impl Error: pos (parameter `self`) — mark methods with #[carve::target] to choose",
-        "carve: skipped in impl Query: first (returns `Pairs`), hashed (parameter `hasher`), pairs (returns `Pairs`) — mark methods with #[carve::target] to choose",
+        "carve: skipped in impl Counter<RandomState>: with_hasher (parameter `hash_builder`: `RandomState` has neither serde nor `Display + FromStr`) — mark methods with #[carve::target] to choose",
+        "carve: skipped in impl Error: pos (parameter `self`: `Error` is `Serialize` but not `DeserializeOwned` (a borrowed field?)) — mark methods with #[carve::target] to choose",
+        "carve: skipped in impl Query: first (returns `Pairs`, which has neither serde, `Display` nor `Debug`), hashed (parameter `hasher`: `RandomState` has neither serde nor `Display + FromStr`), pairs (returns `Pairs`, which has neither serde, `Display` nor `Debug`) — mark methods with #[carve::target] to choose",
         "carve: skipped in impl Stack<T>: pop_if (parameter `predicate`) — mark methods with #[carve::target] to choose",
-        "carve: skipped in impl Words: empty (returns `Words`), new (returns `Words`) — mark methods with #[carve::target] to choose",
+        "carve: skipped in impl Words: empty (returns `Words`, which has neither serde, `Display` nor `Debug`), new (returns `Words`, which has neither serde, `Display` nor `Debug`) — mark methods with #[carve::target] to choose",
     ] {
         assert!(lines.iter().any(|l| l == expected), "{expected}\n{lines:#?}");
     }
