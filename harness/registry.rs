@@ -618,20 +618,12 @@ impl Skipped {
     /// `carve: skipped in impl Meters: scale (generic), ZERO (const fn) — …`,
     /// the line the record summary prints.
     pub fn line(&self) -> String {
-        let mut methods: Vec<String> = Vec::with_capacity(self.methods.len());
-        for (name, why) in self.methods {
-            // A method written twice under `#[cfg]`s (one per platform)
-            // is one method to the reader.
-            let method = format!("{name} ({why})");
-            if !methods.contains(&method) {
-                methods.push(method);
-            }
-        }
-        format!(
-            "carve: skipped in impl {}: {} — mark methods with #[carve::target] to choose",
-            path_in_crate(self.module_path, self.impl_name),
-            methods.join(", ")
-        )
+        let methods: Vec<(String, String)> = self
+            .methods
+            .iter()
+            .map(|(name, why)| ((*name).to_owned(), (*why).to_owned()))
+            .collect();
+        skip_line(&path_in_crate(self.module_path, self.impl_name), &methods)
     }
 }
 
@@ -686,23 +678,38 @@ fn skipped_lines_of(statics: &[&Skipped], uncarvable: &[&Target]) -> Vec<String>
         blocks.entry(block).or_default().push((method, why));
     }
     blocks
-        .into_iter()
-        .map(|(block, methods)| {
-            let mut listed: Vec<String> = Vec::with_capacity(methods.len());
-            for (name, why) in methods {
-                // A method written twice under `#[cfg]`s (one per platform)
-                // is one method to the reader.
-                let method = format!("{name} ({why})");
-                if !listed.contains(&method) {
-                    listed.push(method);
-                }
-            }
-            format!(
-                "carve: skipped in impl {block}: {} — mark methods with #[carve::target] to choose",
-                listed.join(", ")
-            )
-        })
+        .iter()
+        .map(|(block, methods)| skip_line(block, methods))
         .collect()
+}
+
+/// `carve: skipped in impl Meters: scale (generic), zero, is_zero (const fn)
+/// — …`: methods one after another left out for the same reason share it
+/// (lru's forty methods whose `self` has no form).
+fn skip_line(block: &str, methods: &[(String, String)]) -> String {
+    let mut seen: Vec<(&str, &str)> = Vec::with_capacity(methods.len());
+    for (name, why) in methods {
+        // A method written twice under `#[cfg]`s (one per platform) is one
+        // method to the reader.
+        if !seen.contains(&(name.as_str(), why.as_str())) {
+            seen.push((name, why));
+        }
+    }
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for (name, why) in seen {
+        match groups.last_mut() {
+            Some((names, last)) if *last == why => names.push(name),
+            _ => groups.push((vec![name], why)),
+        }
+    }
+    let listed: Vec<String> = groups
+        .iter()
+        .map(|(names, why)| format!("{} ({why})", names.join(", ")))
+        .collect();
+    format!(
+        "carve: skipped in impl {block}: {} — mark methods with #[carve::target] to choose",
+        listed.join(", ")
+    )
 }
 
 #[doc(hidden)]
@@ -869,12 +876,13 @@ mod tests {
         let hasher = target("IndexMap<String, u32>::with_hasher", || {
             Some("parameter `hash_builder`".to_owned())
         });
+        let pairs_mut = target("Url::query_pairs_mut", || Some("returns `Parse`".to_owned()));
         let carved = target("Url::parse", || None);
         assert_eq!(
-            skipped_lines_of(&[&URL], &[&pairs, &hasher, &carved]),
+            skipped_lines_of(&[&URL], &[&pairs_mut, &pairs, &hasher, &carved]),
             [
                 "carve: skipped in impl IndexMap<String, u32>: with_hasher (parameter `hash_builder`) — mark methods with #[carve::target] to choose",
-                "carve: skipped in impl Url: from_file_path (generic), query_pairs (returns `Parse`) — mark methods with #[carve::target] to choose",
+                "carve: skipped in impl Url: from_file_path (generic), query_pairs, query_pairs_mut (returns `Parse`) — mark methods with #[carve::target] to choose",
             ]
         );
     }

@@ -21,7 +21,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
         .filter(|l| l.contains("skipped in impl"))
         .collect();
     assert_snapshot!(skipped.join("\n"), @r#"
-    carve: skipped in impl Meters: scale (generic), zero (const fn), is_zero (const fn), fetch (async fn), apply (parameter `f`) — mark methods with #[carve::target] to choose
+    carve: skipped in impl Meters: scale (generic), zero, is_zero (const fn), fetch (async fn), apply (parameter `f`) — mark methods with #[carve::target] to choose
     carve: skipped in impl Words: count (borrowing receiver) — mark methods with #[carve::target] to choose
     "#);
     // Each trait impl's method has a name and a file of its own.
