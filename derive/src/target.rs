@@ -754,7 +754,12 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         )));
     }
     let ident = &item.sig.ident;
-    let specs = specs_of(args.insts, |inst| Spec {
+    let insts = args
+        .insts
+        .into_iter()
+        .map(|inst| inst.with_traits(&item.sig.generics))
+        .collect();
+    let specs = specs_of(insts, |inst| Spec {
         inst,
         self_ty: None,
         call_path: quote!(#ident),
@@ -958,7 +963,12 @@ fn expand_impl(
     let call_ty = with_lifetimes(&item.self_ty, "'_");
     // The impl's type and names at each instantiation of the block.
     let generic = !impl_generics.is_empty() && !args.insts.is_empty();
-    let impl_specs = specs_of(args.insts, |inst| {
+    let insts = args
+        .insts
+        .into_iter()
+        .map(|inst| inst.with_traits(&item.generics))
+        .collect();
+    let impl_specs = specs_of(insts, |inst| {
         let owned_ty = inst.apply(&owned_ty);
         let call_ty = inst.apply(&call_ty);
         // The type as this instantiation names it (`Stack<u8>`); a type
@@ -1067,7 +1077,11 @@ fn expand_impl(
             .unwrap_or_default();
         let method_insts = match method_args.insts.is_empty() {
             true => vec![Inst::default()],
-            false => method_args.insts,
+            false => method_args
+                .insts
+                .into_iter()
+                .map(|inst| inst.with_traits(&method.sig.generics))
+                .collect(),
         };
         let mut specs = Vec::new();
         for spec in &impl_specs {
@@ -1315,6 +1329,7 @@ mod tests {
         );
         let inst = Inst {
             bindings: vec![(syn::parse_quote!(L), syn::parse_quote!(u32))],
+            ..Default::default()
         };
         let at_u32 =
             |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), false, Some(&inst));
