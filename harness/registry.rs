@@ -477,6 +477,11 @@ pub struct Sites {
     pub conditions: &'static [Condition],
     /// The constants its comparisons and patterns use.
     pub constants: &'static [Constant],
+    /// The positions in `conditions` of those inside an `unsafe` block,
+    /// whose mutants are not run: a mutated bounds check before pointer
+    /// arithmetic (smallvec's `insert`) corrupts memory, and the worker
+    /// dies later, outside any call. Their weak mutants still count.
+    pub unmutated: &'static [u32],
     /// Why its body was compiled as written, without outcomes (`const fn`,
     /// `async fn`); `None` when it is instrumented.
     pub uninstrumented: Option<&'static str>,
@@ -507,6 +512,7 @@ impl Sites {
             calls,
             conditions: &[],
             constants: &[],
+            unmutated: &[],
             uninstrumented: None,
             base: AtomicU32::new(UNREGISTERED),
         }
@@ -522,6 +528,13 @@ impl Sites {
     /// The table with its conditions (used by generated code).
     pub const fn with_conditions(mut self, conditions: &'static [Condition]) -> Sites {
         self.conditions = conditions;
+        self
+    }
+
+    /// The table with the positions of its conditions inside `unsafe`
+    /// blocks (used by generated code).
+    pub const fn with_unmutated(mut self, unmutated: &'static [u32]) -> Sites {
+        self.unmutated = unmutated;
         self
     }
 
