@@ -451,6 +451,11 @@ impl Rewriter {
         let (sites, index) = (&self.sites, index as u32);
         let (left, right, op_token) = (&b.left, &b.right, &b.op);
         let op = Ident::new(op, Span::call_site());
+        // At the operator: an overflow or a division by zero panics there
+        // (smallvec's `len - 1`), not at the attribute.
+        let operation = quote::quote_spanned!(syn::spanned::Spanned::span(op_token)=>
+            |__carve_l, __carve_r| __carve_l #op_token __carve_r
+        );
         *expr = syn::parse_quote!((match (#left, #right) {
             (__carve_l, __carve_r) => {
                 #[allow(unused_imports)]
@@ -459,7 +464,7 @@ impl Rewriter {
                     &#sites,
                     #index,
                     ::carve::_macro_support::cov::Arith::#op,
-                    |__carve_l, __carve_r| __carve_l #op_token __carve_r,
+                    #operation,
                 )
             }
         }));
