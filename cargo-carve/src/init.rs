@@ -369,7 +369,11 @@ fn renamed_serde(doc: &DocumentMut) -> Option<(String, bool)> {
         })
     };
     let targets: Vec<&dyn TableLike> = table_like(doc, "target")
-        .map(|t| t.iter().filter_map(|(_, item)| item.as_table_like()).collect())
+        .map(|t| {
+            t.iter()
+                .filter_map(|(_, item)| item.as_table_like())
+                .collect()
+        })
         .unwrap_or_default();
     let in_table = |kind: &str| {
         renamed(table_like(doc, kind)).or_else(|| {

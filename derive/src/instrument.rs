@@ -133,7 +133,13 @@ pub fn instrument(block: &Block, sites: &Ident) -> (Block, Table) {
 /// positions of the conditions inside `unsafe` blocks, as five static slices.
 pub fn table(
     table: &Table,
-) -> (TokenStream, TokenStream, TokenStream, TokenStream, TokenStream) {
+) -> (
+    TokenStream,
+    TokenStream,
+    TokenStream,
+    TokenStream,
+    TokenStream,
+) {
     let rows = table.branches.iter().map(|o| {
         let BranchRow {
             kind,
@@ -1075,10 +1081,18 @@ pub fn instrument_fn(
 ) -> Instrumented {
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
-    let (body, (branches, calls, conditions, constants, unmutated)) = if cfg!(feature = "no-instrument") {
+    let (body, (branches, calls, conditions, constants, unmutated)) = if cfg!(
+        feature = "no-instrument"
+    ) {
         (
             block.clone(),
-            (quote!(&[]), quote!(&[]), quote!(&[]), quote!(&[]), quote!(&[])),
+            (
+                quote!(&[]),
+                quote!(&[]),
+                quote!(&[]),
+                quote!(&[]),
+                quote!(&[]),
+            ),
         )
     } else {
         let (instrumented, found) = instrument(block, sites);
@@ -1610,7 +1624,11 @@ mod tests {
         let texts: Vec<String> = table
             .unsafe_conditions
             .iter()
-            .map(|i| table.branches[table.conditions[*i].branch].condition.clone())
+            .map(|i| {
+                table.branches[table.conditions[*i].branch]
+                    .condition
+                    .clone()
+            })
             .collect();
         assert_eq!(texts, ["index > len", "index < len"]);
     }
