@@ -203,9 +203,9 @@ pub mod _macro_support {
         block_on, block_on_tokio, cast_ref, future_of, is_type, leak, same_type, CatchUnwind,
     };
     pub use crate::value::form::{
-        capture_bytes, err_variant, ok_variant, some_value, tuple_value, ArgProbe, BytesForm,
-        OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaDebug, ViaDisplay, ViaDisplayDebug,
-        ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly, ViaText,
+        capture_bytes, err_variant, lacks, ok_variant, some_value, tuple_value, ArgProbe,
+        BytesForm, OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaDebug, ViaDisplay,
+        ViaDisplayDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly, ViaText,
     };
     pub use crate::value::{CaptureError, Value};
 

@@ -4,7 +4,7 @@
 //! and submit a reference to it; [`Registry::collect`] gathers them and sorts
 //! them by name, because link order (and so registration order) is not stable.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::AtomicU32;
 
@@ -32,6 +32,12 @@ pub struct Target {
     /// Traces the types of its parameters into the given
     /// [`ParamTypes`], for generation to make values of those types only.
     pub trace: fn(&mut ParamTypes),
+    /// Why the target is left out (``returns `Parse`, which has neither
+    /// serde, `Display` nor `Debug` ``),
+    /// for a method of an impl block with no method marked whose parameter
+    /// or return type carve cannot store: such a method is skipped, not a
+    /// compile error. `None` for every other target.
+    pub uncarvable: fn() -> Option<String>,
 }
 
 impl Target {
@@ -474,6 +480,11 @@ pub struct Sites {
     /// The constants in the tables it reads, taken on its first run while
     /// coverage is collected ([`crate::coverage::tables`]).
     pub(crate) tables: std::sync::OnceLock<Vec<Constant>>,
+    /// The positions in `conditions` of those inside an `unsafe` block,
+    /// whose mutants are not run: a mutated bounds check before pointer
+    /// arithmetic (smallvec's `insert`) corrupts memory, and the worker
+    /// dies later, outside any call. Their weak mutants still count.
+    pub unmutated: &'static [u32],
     /// Why its body was compiled as written, without outcomes (`const fn`,
     /// `async fn`); `None` when it is instrumented.
     pub uninstrumented: Option<&'static str>,
@@ -505,6 +516,7 @@ impl Sites {
             conditions: &[],
             constants: &[],
             tables: std::sync::OnceLock::new(),
+            unmutated: &[],
             uninstrumented: None,
             base: AtomicU32::new(UNREGISTERED),
         }
@@ -520,6 +532,13 @@ impl Sites {
     /// The table with its conditions (used by generated code).
     pub const fn with_conditions(mut self, conditions: &'static [Condition]) -> Sites {
         self.conditions = conditions;
+        self
+    }
+
+    /// The table with the positions of its conditions inside `unsafe`
+    /// blocks (used by generated code).
+    pub const fn with_unmutated(mut self, unmutated: &'static [u32]) -> Sites {
+        self.unmutated = unmutated;
         self
     }
 
@@ -634,20 +653,12 @@ impl Skipped {
     /// `carve: skipped in impl Meters: scale (generic), ZERO (const fn) — …`,
     /// the line the record summary prints.
     pub fn line(&self) -> String {
-        let mut methods: Vec<String> = Vec::with_capacity(self.methods.len());
-        for (name, why) in self.methods {
-            // A method written twice under `#[cfg]`s (one per platform)
-            // is one method to the reader.
-            let method = format!("{name} ({why})");
-            if !methods.contains(&method) {
-                methods.push(method);
-            }
-        }
-        format!(
-            "carve: skipped in impl {}: {} — mark methods with #[carve::target] to choose",
-            path_in_crate(self.module_path, self.impl_name),
-            methods.join(", ")
-        )
+        let methods: Vec<(String, String)> = self
+            .methods
+            .iter()
+            .map(|(name, why)| ((*name).to_owned(), (*why).to_owned()))
+            .collect();
+        skip_line(&path_in_crate(self.module_path, self.impl_name), &methods)
     }
 }
 
@@ -663,6 +674,77 @@ pub fn all_skipped() -> Vec<&'static Skipped> {
         .collect();
     all.sort_by_key(|s| path_in_crate(s.module_path, s.impl_name));
     all
+}
+
+/// The record run's lines naming the skipped methods of each impl block:
+/// those [`all_skipped`] lists (the attribute saw why from the signature),
+/// with the methods whose types turned out to have no form (see
+/// [`Target::uncarvable`]) added to their block's line.
+pub fn skipped_lines() -> Vec<String> {
+    let statics = all_skipped();
+    let uncarvable: Vec<&'static Target> = inventory::iter::<TargetRef>
+        .into_iter()
+        .map(|t| t.0)
+        .filter(|t| (t.uncarvable)().is_some())
+        .collect();
+    skipped_lines_of(&statics, &uncarvable)
+}
+
+fn skipped_lines_of(statics: &[&Skipped], uncarvable: &[&Target]) -> Vec<String> {
+    // Block name (`url::Url`) -> its methods with why, in order.
+    let mut blocks: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for skipped in statics {
+        let methods = blocks
+            .entry(path_in_crate(skipped.module_path, skipped.impl_name))
+            .or_default();
+        for (name, why) in skipped.methods {
+            methods.push(((*name).to_owned(), (*why).to_owned()));
+        }
+    }
+    let mut late: Vec<(String, String, String)> = uncarvable
+        .iter()
+        .filter_map(|t| {
+            let (block, method) = t.name().rsplit_once("::").map(|(b, m)| (b.to_owned(), m.to_owned()))?;
+            Some((block, method, (t.uncarvable)()?))
+        })
+        .collect();
+    late.sort();
+    for (block, method, why) in late {
+        blocks.entry(block).or_default().push((method, why));
+    }
+    blocks
+        .iter()
+        .map(|(block, methods)| skip_line(block, methods))
+        .collect()
+}
+
+/// `carve: skipped in impl Meters: scale (generic), zero, is_zero (const fn)
+/// — …`: methods one after another left out for the same reason share it
+/// (lru's forty methods whose `self` has no form).
+fn skip_line(block: &str, methods: &[(String, String)]) -> String {
+    let mut seen: Vec<(&str, &str)> = Vec::with_capacity(methods.len());
+    for (name, why) in methods {
+        // A method written twice under `#[cfg]`s (one per platform) is one
+        // method to the reader.
+        if !seen.contains(&(name.as_str(), why.as_str())) {
+            seen.push((name, why));
+        }
+    }
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for (name, why) in seen {
+        match groups.last_mut() {
+            Some((names, last)) if *last == why => names.push(name),
+            _ => groups.push((vec![name], why)),
+        }
+    }
+    let listed: Vec<String> = groups
+        .iter()
+        .map(|(names, why)| format!("{} ({why})", names.join(", ")))
+        .collect();
+    format!(
+        "carve: skipped in impl {block}: {} — mark methods with #[carve::target] to choose",
+        listed.join(", ")
+    )
 }
 
 #[doc(hidden)]
@@ -685,6 +767,7 @@ impl Registry {
     pub fn collect() -> Registry {
         let mut targets: Vec<_> = inventory::iter::<TargetRef>
             .into_iter()
+            .filter(|t| (t.0.uncarvable)().is_none())
             .map(|t| (t.0.name(), t.0))
             .collect();
         targets.sort_by(|a, b| a.0.cmp(&b.0));
@@ -790,6 +873,7 @@ mod tests {
             sites: &SITES,
             replay: no_replay,
             trace: |_| {},
+            uncarvable: || None,
         };
         assert_eq!(t("mycrate", "cgi_decode").name(), "cgi_decode");
         assert_eq!(
@@ -799,6 +883,42 @@ mod tests {
         assert_eq!(
             t("mycrate::bank", "Account::withdraw").name(),
             "bank::Account::withdraw"
+        );
+    }
+
+    #[test]
+    fn methods_whose_types_have_no_form_join_their_blocks_skip_line() {
+        // url 2.5.8's `impl Url`: skipped from the signature, and for types
+        // the attribute could not see through (`form_urlencoded::Parse`).
+        static SITES: Sites = Sites::new("m", "f", "", (0, 0), &[], &[]);
+        static URL: Skipped = Skipped {
+            module_path: "url",
+            impl_name: "Url",
+            methods: &[("from_file_path", "generic")],
+        };
+        let target = |fn_name, uncarvable| Target {
+            module_path: "url",
+            fn_name,
+            signature: "",
+            file: "",
+            line: 0,
+            sites: &SITES,
+            replay: no_replay,
+            trace: |_| {},
+            uncarvable,
+        };
+        let pairs = target("Url::query_pairs", || Some("returns `Parse`".to_owned()));
+        let hasher = target("IndexMap<String, u32>::with_hasher", || {
+            Some("parameter `hash_builder`".to_owned())
+        });
+        let pairs_mut = target("Url::query_pairs_mut", || Some("returns `Parse`".to_owned()));
+        let carved = target("Url::parse", || None);
+        assert_eq!(
+            skipped_lines_of(&[&URL], &[&pairs_mut, &pairs, &hasher, &carved]),
+            [
+                "carve: skipped in impl IndexMap<String, u32>: with_hasher (parameter `hash_builder`) — mark methods with #[carve::target] to choose",
+                "carve: skipped in impl Url: from_file_path (generic), query_pairs, query_pairs_mut (returns `Parse`) — mark methods with #[carve::target] to choose",
+            ]
         );
     }
 

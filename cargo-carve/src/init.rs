@@ -40,6 +40,9 @@ pub struct Edit {
     pub manifest: String,
     /// What changed, as `[table] key = value` lines.
     pub changes: Vec<String>,
+    /// What the user must write differently from the README because of
+    /// what the manifest already had (serde under another name).
+    pub notes: Vec<String>,
 }
 
 /// Runs `init` in the crate of `args.manifest_path` or the current folder.
@@ -125,6 +128,9 @@ pub fn run(args: &InitArgs) -> Result<(), String> {
         println!("  Cargo.toml {change}");
     }
     println!("  tests/carve.rs: new, a system test to fill in");
+    for note in &edit.notes {
+        println!("Note: {note}");
+    }
     println!(
         "Next: mark library functions with #[cfg_attr(feature = \"carve\", carve::target)], \
          call them from the system test in tests/carve.rs, then run `cargo carve record`."
@@ -222,15 +228,37 @@ pub fn edit(
         .and_then(|d| d.get("serde"))
         .cloned();
     let mut feature = vec!["dep:carve".to_owned()];
-    match &serde {
-        None => {
+    let mut notes = Vec::new();
+    // serde under another name (`serde_lib = { package = "serde" }`, a
+    // dev-dependency in bitflags): cargo rejects a crate that depends on
+    // serde under two names, so carve's serde takes that name too.
+    let renamed = match &serde {
+        None => renamed_serde(&doc),
+        Some(_) => None,
+    };
+    match (&serde, &renamed) {
+        (None, Some((key, normal))) => {
+            if !*normal {
+                feature.push(format!("dep:{key}"));
+            }
+            // The renamed serde's own feature, or the crate's serde support
+            // through `serde_core`.
+            feature.extend(other_serde_support(&doc));
+            feature.push(format!("{key}/derive"));
+            notes.push(format!(
+                "this crate names serde `{key}` (cargo takes one name per crate), so derive it as \
+                 #[cfg_attr(feature = \"carve\", derive({key}::Serialize, {key}::Deserialize), \
+                 serde(crate = \"{key}\"))]"
+            ));
+        }
+        (None, None) => {
             feature.push("dep:serde".to_owned());
             // serde support of the crate's own under another name
             // (`serde_core`, a renamed `serde1 = { package = "serde" }`):
             // its types implement serde only with it turned on.
             feature.extend(other_serde_support(&doc));
         }
-        Some(serde) => {
+        (Some(serde), _) => {
             let derive = dependency_key(serde, "package") != Some("serde_core");
             if is_optional(serde) {
                 // A feature named `serde` (the dependency's implicit one,
@@ -263,13 +291,25 @@ pub fn edit(
     let dependencies = table_like_mut(&mut doc, "dependencies", "package")?;
     dependencies.insert("carve", value(carve.clone()));
     changes.push(format!("[dependencies] carve = {carve}"));
-    if serde.is_none() {
-        let mut serde = InlineTable::new();
-        serde.insert("version", "1".into());
-        serde.insert("features", Array::from_iter(["derive"]).into());
-        serde.insert("optional", true.into());
-        dependencies.insert("serde", value(serde.clone()));
-        changes.push(format!("[dependencies] serde = {serde}"));
+    match (&serde, &renamed) {
+        (Some(_), _) | (None, Some((_, true))) => {}
+        (None, Some((key, false))) => {
+            let mut serde = InlineTable::new();
+            serde.insert("package", "serde".into());
+            serde.insert("version", "1".into());
+            serde.insert("features", Array::from_iter(["derive"]).into());
+            serde.insert("optional", true.into());
+            dependencies.insert(key, value(serde.clone()));
+            changes.push(format!("[dependencies] {key} = {serde}"));
+        }
+        (None, None) => {
+            let mut serde = InlineTable::new();
+            serde.insert("version", "1".into());
+            serde.insert("features", Array::from_iter(["derive"]).into());
+            serde.insert("optional", true.into());
+            dependencies.insert("serde", value(serde.clone()));
+            changes.push(format!("[dependencies] serde = {serde}"));
+        }
     }
 
     let list = Array::from_iter(feature.iter().map(String::as_str));
@@ -314,7 +354,38 @@ pub fn edit(
     Ok(Edit {
         manifest: doc.to_string(),
         changes,
+        notes,
     })
+}
+
+/// The name of a dependency on the `serde` package under a name other than
+/// `serde`, in `[dependencies]` or `[dev-dependencies]` (also a target's),
+/// and whether it is a normal dependency.
+fn renamed_serde(doc: &DocumentMut) -> Option<(String, bool)> {
+    let renamed = |table: Option<&dyn TableLike>| {
+        table?.iter().find_map(|(key, dependency)| {
+            (key != "serde" && dependency_key(dependency, "package") == Some("serde"))
+                .then(|| key.to_owned())
+        })
+    };
+    let targets: Vec<&dyn TableLike> = table_like(doc, "target")
+        .map(|t| {
+            t.iter()
+                .filter_map(|(_, item)| item.as_table_like())
+                .collect()
+        })
+        .unwrap_or_default();
+    let in_table = |kind: &str| {
+        renamed(table_like(doc, kind)).or_else(|| {
+            targets
+                .iter()
+                .find_map(|t| renamed(t.get(kind).and_then(Item::as_table_like)))
+        })
+    };
+    match in_table("dependencies") {
+        Some(key) => Some((key, true)),
+        None => in_table("dev-dependencies").map(|key| (key, false)),
+    }
 }
 
 /// The feature that turns on an optional dependency on `serde` or
@@ -607,10 +678,11 @@ serde = { version = "1", optional = true }
             feature("[features]\nstd = []\nserde = [\"dep:serde_core\"]\n[dependencies]\nserde_core = { version = \"1\", optional = true }\n"),
             (r#"[features] carve = ["dep:carve", "dep:serde", "serde"]"#.to_owned(), true)
         );
-        // A renamed serde and its implicit feature.
+        // A renamed serde: its implicit feature and derive, no second serde
+        // (cargo rejects a crate that depends on serde under two names).
         assert_eq!(
             feature("[dependencies]\nserde1 = { package = \"serde\", version = \"1\", optional = true }\n"),
-            (r#"[features] carve = ["dep:carve", "dep:serde", "serde1"]"#.to_owned(), true)
+            (r#"[features] carve = ["dep:carve", "serde1", "serde1/derive"]"#.to_owned(), false)
         );
         // Turned on by a feature of another name, as `crate/feature` too.
         assert_eq!(
@@ -625,6 +697,68 @@ serde = { version = "1", optional = true }
                 true
             )
         );
+    }
+
+    #[test]
+    fn serde_renamed_in_the_dev_dependencies_names_carves_serde_the_same() {
+        // bitflags 2.13.2: `serde_lib = { package = "serde" }` for its tests;
+        // a second name for serde in [dependencies] makes cargo refuse the
+        // crate ("depends on crate `serde` multiple times with different
+        // names").
+        let edit = edit(
+            r#"[package]
+name = "flags"
+
+[features]
+serde = ["serde_core"]
+
+[dependencies.serde_core]
+version = "1"
+optional = true
+
+[dev-dependencies.serde_lib]
+version = "1.0.103"
+features = ["derive"]
+package = "serde"
+"#,
+            &path(),
+            false,
+            false,
+        )
+        .unwrap();
+        insta::assert_snapshot!(format!("{}---\n{}\n---\n{}", edit.manifest, edit.changes.join("\n"), edit.notes.join("\n")), @r#"
+        [package]
+        name = "flags"
+
+        [features]
+        serde = ["serde_core"]
+        carve = ["dep:carve", "dep:serde_lib", "serde", "serde_lib/derive"]
+
+        [dependencies]
+        carve = { path = "/src/carve", optional = true }
+        serde_lib = { package = "serde", version = "1", features = ["derive"], optional = true }
+
+        [dependencies.serde_core]
+        version = "1"
+        optional = true
+
+        [dev-dependencies.serde_lib]
+        version = "1.0.103"
+        features = ["derive"]
+        package = "serde"
+
+        [[test]]
+        name = "carve"
+        harness = false
+        required-features = ["carve"]
+        ---
+        [dependencies] carve = { path = "/src/carve", optional = true }
+        [dependencies] serde_lib = { package = "serde", version = "1", features = ["derive"], optional = true }
+        [features] carve = ["dep:carve", "dep:serde_lib", "serde", "serde_lib/derive"]
+        [[test]] name = "carve", harness = false, required-features = ["carve"]
+        ---
+        this crate names serde `serde_lib` (cargo takes one name per crate), so derive it as #[cfg_attr(feature = "carve", derive(serde_lib::Serialize, serde_lib::Deserialize), serde(crate = "serde_lib"))]
+        "#);
     }
 
     #[test]

@@ -16,6 +16,10 @@ use crate::Errors;
 #[derive(Clone, Default)]
 pub struct Inst {
     pub bindings: Vec<(Ident, Type)>,
+    /// The one trait bound of a parameter, where it has one (`A: Array`):
+    /// an associated type of the parameter (`A::Item`) is that trait's at
+    /// the bound type (`<[u32; 4] as Array>::Item`).
+    pub traits: Vec<(Ident, syn::Path)>,
 }
 
 impl Inst {
@@ -32,7 +36,46 @@ impl Inst {
     pub fn and(&self, other: &Inst) -> Inst {
         let mut bindings = self.bindings.clone();
         bindings.extend(other.bindings.iter().cloned());
-        Inst { bindings }
+        let mut traits = self.traits.clone();
+        traits.extend(other.traits.iter().cloned());
+        Inst { bindings, traits }
+    }
+
+    /// This instantiation, knowing the trait bounds `generics` (the impl
+    /// block's or the function's, with their `where` clause) puts on its
+    /// parameters: a parameter bounded by exactly one trait gets it.
+    pub fn with_traits(mut self, generics: &syn::Generics) -> Inst {
+        let mut bounds: Vec<(Ident, Vec<syn::Path>)> = Vec::new();
+        let mut add = |ident: &Ident, list: &Punctuated<syn::TypeParamBound, Token![+]>| {
+            let traits = list.iter().filter_map(|b| match b {
+                syn::TypeParamBound::Trait(t) => Some(t.path.clone()),
+                _ => None,
+            });
+            match bounds.iter_mut().find(|(i, _)| i == ident) {
+                Some((_, all)) => all.extend(traits),
+                None => bounds.push((ident.clone(), traits.collect())),
+            }
+        };
+        for param in &generics.params {
+            if let syn::GenericParam::Type(t) = param {
+                add(&t.ident, &t.bounds);
+            }
+        }
+        for predicate in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+            if let syn::WherePredicate::Type(p) = predicate {
+                if let Type::Path(ty) = &p.bounded_ty {
+                    if let (None, Some(ident)) = (&ty.qself, ty.path.get_ident()) {
+                        add(ident, &p.bounds);
+                    }
+                }
+            }
+        }
+        for (ident, traits) in bounds {
+            if let [only] = &traits[..] {
+                self.traits.push((ident, only.clone()));
+            }
+        }
+        self
     }
 
     /// `ty` with each generic parameter bound here replaced by its type.
@@ -66,6 +109,25 @@ impl VisitMut for Subst<'_> {
                 if let Some(ident) = p.path.get_ident() {
                     if let Some(bound) = self.0.get(ident) {
                         *ty = bound.clone();
+                        return;
+                    }
+                }
+                // smallvec's `Vec<A::Item>` at `A = [u32; 4]`:
+                // `<[u32; 4] as Array>::Item`.
+                let segments = &p.path.segments;
+                if let (Some(first), true) = (segments.first(), segments.len() > 1) {
+                    let bound = self.0.get(&first.ident);
+                    let bound_trait = self
+                        .0
+                        .traits
+                        .iter()
+                        .find(|(i, _)| *i == first.ident)
+                        .map(|(_, t)| t);
+                    if let (Some(bound), Some(bound_trait), true) =
+                        (bound, bound_trait, first.arguments.is_none())
+                    {
+                        let rest = segments.iter().skip(1);
+                        *ty = syn::parse_quote!(<#bound as #bound_trait>#(::#rest)*);
                         return;
                     }
                 }
@@ -255,9 +317,39 @@ mod tests {
     }
 
     #[test]
+    fn associated_types_of_a_bound_parameter_name_its_one_trait() {
+        // smallvec 1.16.6's `impl<A: Array> SmallVec<A>`, whose methods take
+        // `Vec<A::Item>`; and a `where` clause naming the trait.
+        let at = |generics: syn::Generics| {
+            Inst {
+                bindings: vec![(syn::parse_quote!(A), syn::parse_quote!([u32; 4]))],
+                ..Default::default()
+            }
+            .with_traits(&generics)
+        };
+        let text = |ty: Type| quote::ToTokens::to_token_stream(&ty).to_string();
+        let ty: Type = syn::parse_quote!(Vec<A::Item>);
+        let inline = at(syn::parse_quote!(<A: Array>));
+        assert_eq!(
+            text(inline.apply(&ty)),
+            text(syn::parse_quote!(Vec<<[u32; 4] as Array>::Item>))
+        );
+        let mut clause: syn::Generics = syn::parse_quote!(<A>);
+        clause.where_clause = Some(syn::parse_quote!(where A: crate::Array));
+        assert_eq!(
+            text(at(clause).apply(&ty)),
+            text(syn::parse_quote!(Vec<<[u32; 4] as crate::Array>::Item>))
+        );
+        // Two traits: which declares `Item` is not known; left as written.
+        let two = at(syn::parse_quote!(<A: Array + Clone>));
+        assert_eq!(text(two.apply(&ty)), text(ty));
+    }
+
+    #[test]
     fn substitution_replaces_bound_parameters_and_impl_trait() {
         let inst = Inst {
             bindings: vec![(syn::parse_quote!(T), syn::parse_quote!(u32))],
+            ..Default::default()
         };
         let ty: Type = syn::parse_quote!(Option<Vec<T>>);
         assert_eq!(short_type(&inst.apply(&ty)), "Option<Vec<u32>>");

@@ -91,6 +91,8 @@ pub struct Table {
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
     conditions: Vec<ConditionRow>,
+    /// The positions in `conditions` of those inside an `unsafe` block.
+    unsafe_conditions: Vec<usize>,
     /// In order, each once.
     constants: std::collections::BTreeSet<ConstantRow>,
 }
@@ -107,6 +109,7 @@ pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool) -> (Block, Tabl
         branches: Vec::new(),
         calls: Vec::new(),
         conditions: Vec::new(),
+        unsafe_conditions: Vec::new(),
         comparisons: 0,
         parent: None,
         constants: Default::default(),
@@ -137,14 +140,23 @@ pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool) -> (Block, Tabl
         branches: rewriter.branches,
         calls: rewriter.calls,
         conditions: rewriter.conditions,
+        unsafe_conditions: rewriter.unsafe_conditions,
         constants: rewriter.constants,
     };
     (block, table)
 }
 
-/// The site table's branches, call sites, conditions and constants, as four
-/// static slices.
-pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+/// The site table's branches, call sites, conditions, constants and the
+/// positions of the conditions inside `unsafe` blocks, as five static slices.
+pub fn table(
+    table: &Table,
+) -> (
+    TokenStream,
+    TokenStream,
+    TokenStream,
+    TokenStream,
+    TokenStream,
+) {
     let rows = table.branches.iter().map(|o| {
         let BranchRow {
             kind,
@@ -208,11 +220,13 @@ pub fn table(table: &Table) -> (TokenStream, TokenStream, TokenStream, TokenStre
             quote!(::carve::_macro_support::cov::Constant::Int(#i))
         }
     });
+    let unmutated = table.unsafe_conditions.iter().map(|i| *i as u32);
     (
         quote!(&[#(#rows),*]),
         quote!(&[#(#calls),*]),
         quote!(&[#(#conditions),*]),
         quote!(&[#(#constants),*]),
+        quote!(&[#(#unmutated),*]),
     )
 }
 
@@ -221,6 +235,8 @@ struct Rewriter {
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
     conditions: Vec<ConditionRow>,
+    /// The positions in `conditions` of those inside an `unsafe` block.
+    unsafe_conditions: Vec<usize>,
     /// Comparisons and arithmetic operations so far: each has its block of
     /// goal slots.
     comparisons: usize,
@@ -600,6 +616,17 @@ impl VisitMut for Rewriter {
             return;
         }
         match expr {
+            // A mutant of a condition guarding unsafe code (smallvec's
+            // `index > len` before `ptr.add(index)`) writes out of bounds
+            // when run: the allocator aborts the worker later, outside any
+            // call. Their conditions are goals, but their mutants are not
+            // run (`Sites::unmutated`).
+            Expr::Unsafe(unsafe_expr) => {
+                let before = self.conditions.len();
+                self.visit_block_mut(&mut unsafe_expr.block);
+                let inside = before..self.conditions.len();
+                self.unsafe_conditions.extend(inside);
+            }
             Expr::If(if_expr) => {
                 let exits = self.condition(&mut if_expr.cond, self.parent);
                 self.with_parent(exits.on_true, |r| {
@@ -1080,10 +1107,18 @@ pub fn instrument_fn(
     let (output, is_async) = (&sig.output, sig.asyncness.is_some());
     let first = span_location(block.brace_token.span.open()).0 as u32;
     let last = span_location(block.brace_token.span.close()).0 as u32;
-    let (body, (branches, calls, conditions, constants)) = if cfg!(feature = "no-instrument") {
+    let (body, (branches, calls, conditions, constants, unmutated)) = if cfg!(
+        feature = "no-instrument"
+    ) {
         (
             block.clone(),
-            (quote!(&[]), quote!(&[]), quote!(&[]), quote!(&[])),
+            (
+                quote!(&[]),
+                quote!(&[]),
+                quote!(&[]),
+                quote!(&[]),
+                quote!(&[]),
+            ),
         )
     } else {
         let (instrumented, found) =
@@ -1135,7 +1170,7 @@ pub fn instrument_fn(
         #[allow(non_upper_case_globals)]
         static #sites: ::carve::_macro_support::cov::Sites = ::carve::_macro_support::cov::Sites::new(
             ::core::module_path!(), #function, ::core::file!(), (#first, #last), #branches, #calls,
-        ).with_conditions(#conditions).with_constants(#constants);
+        ).with_conditions(#conditions).with_constants(#constants).with_unmutated(#unmutated);
         ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::cov::SitesRef(&#sites) }
     };
     Instrumented { body, sites_static }
@@ -1585,6 +1620,34 @@ mod tests {
                 Int(60),
             ]
         );
+    }
+
+    #[test]
+    fn conditions_inside_unsafe_blocks_are_listed_as_unmutated() {
+        // smallvec 1.16.6's `insert`.
+        let block: Block = syn::parse_quote!({
+            if cap == 0 {}
+            unsafe {
+                if index > len {
+                    panic!("index exceeds length");
+                }
+                ptr = ptr.add(index);
+                if index < len {}
+            }
+            if done {}
+        });
+        let sites: Ident = syn::parse_quote!(SITES);
+        let (_, table) = instrument(&block, &sites);
+        let texts: Vec<String> = table
+            .unsafe_conditions
+            .iter()
+            .map(|i| {
+                table.branches[table.conditions[*i].branch]
+                    .condition
+                    .clone()
+            })
+            .collect();
+        assert_eq!(texts, ["index > len", "index < len"]);
     }
 
     #[test]

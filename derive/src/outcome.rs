@@ -18,7 +18,7 @@ use crate::params::{is_byte_string, is_u8, type_args};
 /// not in scope; inference finds it there). With `check`, each part's form
 /// is checked, so that a part carve cannot carve is a compile error at its
 /// span; generated code checks once per target.
-pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: bool) -> TokenStream {
+pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: Checks) -> TokenStream {
     let value = format_ident!("__carve_v");
     let body = Capture { check, bindings: 0 }.expr(ty, &value);
     let param = match ty {
@@ -29,8 +29,64 @@ pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: bool) -> TokenS
     quote!(|#param| -> ::core::result::Result<::carve::_macro_support::Value, ::carve::_macro_support::CaptureError> { #body })
 }
 
+/// Which parts of a return value [`capture_closure`] checks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Checks {
+    /// Every part: one carve cannot carve is a compile error.
+    All,
+    /// Only parts whose type the spelling does not show (`Result<T>` of an
+    /// alias): the others are asked with [`typed_parts`] instead, and make
+    /// the method skipped.
+    Untyped,
+    /// None (the check is made elsewhere).
+    None,
+}
+
+/// The parts of a return type `ty` that are captured whole, as
+/// [`capture_closure`] splits it (`Result<Version, Error>`: `Version` and
+/// `Error`), with their lifetimes `'static`; byte strings, which need no
+/// form, and parts whose type the spelling does not show are left out.
+pub fn typed_parts(ty: Option<&Type>) -> Vec<Type> {
+    let mut parts = Vec::new();
+    collect_parts(ty, &mut parts);
+    parts
+}
+
+fn collect_parts(ty: Option<&Type>, parts: &mut Vec<Type>) {
+    let Some(ty) = ty else {
+        return;
+    };
+    let ty = peel(ty);
+    if is_byte_string(ty) || is_byte_slice_ref(ty) {
+        return;
+    }
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let args = p
+                .path
+                .segments
+                .last()
+                .map(|last| (last.ident.to_string(), type_args(&last.arguments)));
+            match args.as_ref().map(|(name, args)| (name.as_str(), &args[..])) {
+                Some(("Result", [ok, rest @ ..])) if rest.len() <= 1 => {
+                    collect_parts(Some(ok), parts);
+                    collect_parts(rest.first().copied(), parts);
+                }
+                Some(("Option", [some])) => collect_parts(Some(some), parts),
+                _ => parts.push(ty.clone()),
+            }
+        }
+        Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+            for elem in &tuple.elems {
+                collect_parts(Some(elem), parts);
+            }
+        }
+        _ => parts.push(ty.clone()),
+    }
+}
+
 struct Capture {
-    check: bool,
+    check: Checks,
     /// How many match bindings were made, for their names.
     bindings: usize,
 }
@@ -96,9 +152,12 @@ impl Capture {
     /// A part captured whole, in the form the runtime's probe picks.
     fn leaf(&self, ty: Option<&Type>, value: &syn::Ident) -> TokenStream {
         let span = ty.map_or_else(proc_macro2::Span::call_site, first_span);
-        let check = self
-            .check
-            .then(|| quote_spanned!(span=> __carve_form.check();));
+        let check = match self.check {
+            Checks::All => true,
+            Checks::Untyped => ty.is_none(),
+            Checks::None => false,
+        }
+        .then(|| quote_spanned!(span=> __carve_form.check();));
         quote_spanned!(span=> {
             #[allow(unused_imports)]
             use ::carve::_macro_support::{

@@ -12,7 +12,7 @@ use syn::{
 use crate::generics::{has_impl_trait, parse_args, Inst, TargetArgs};
 use crate::instrument::{instrument_fn, Instrumented};
 use crate::names::{self_type_name, short_type};
-use crate::outcome::capture_closure;
+use crate::outcome::{capture_closure, typed_parts, Checks};
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
 
@@ -104,6 +104,10 @@ struct TargetFn {
     sites_ident: syn::Ident,
     /// `runtime = "tokio"` of an `async fn`.
     runtime: Option<syn::LitStr>,
+    /// A method of an impl block with no method marked: a parameter or part
+    /// of the return value carve cannot carve skips it (asked at run time,
+    /// see the runtime's `Target::uncarvable`), not a compile error.
+    lenient: bool,
 }
 
 impl TargetFn {
@@ -117,6 +121,7 @@ impl TargetFn {
         impl_generics: &[syn::Ident],
         base_name: String,
         runtime: Option<syn::LitStr>,
+        lenient: bool,
         errors: &mut Errors,
     ) -> TargetFn {
         let display = display_signature(&sig);
@@ -282,6 +287,8 @@ impl TargetFn {
             && instances
                 .first()
                 .is_some_and(|i| i.params.iter().any(|p| p.pass == Pass::RefMut));
+        // An `impl Trait` return has no type to ask about: checked.
+        let lenient = lenient && !has_impl_trait_output(&sig.output);
         TargetFn {
             sig,
             instances,
@@ -292,6 +299,7 @@ impl TargetFn {
             returns_borrow,
             sites_ident,
             runtime,
+            lenient,
         }
     }
 
@@ -341,7 +349,7 @@ impl TargetFn {
                 .map(|p| rebuild_check(p, self.view_after(p)));
             let capture = match (&i.ret, &self.sig.output) {
                 (Some(concrete), ReturnType::Type(_, written)) if generic => {
-                    let inner = capture_closure(Some(concrete), true, true);
+                    let inner = capture_closure(Some(concrete), true, self.checks());
                     quote!(|__carve_g: &#written| (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g)))
                 }
                 // The impl's lifetimes are `'static` in `ret` (`Doc<'static>`
@@ -350,7 +358,7 @@ impl TargetFn {
                 _ => capture_closure(
                     i.ret.as_ref().map(|t| with_lifetimes(t, "'_")).as_ref(),
                     true,
-                    true,
+                    self.checks(),
                 ),
             };
             quote!(__carve_frame.finish(
@@ -398,13 +406,19 @@ impl TargetFn {
                         }),
                 );
             let base_name = &self.base_name;
+            // A method skipped at every instantiation listed (a parameter
+            // of a type without a form, see `uncarvable`) is not worth
+            // listing more of.
+            let statics = self.instances.iter().map(|i| &i.static_ident);
             quote!(#(#arms)* {
-                ::carve::_macro_support::unlisted(
-                    ::core::module_path!(),
-                    #base_name,
-                    &[#(#names),*],
-                    &[#(#type_names),*],
-                );
+                if false #(|| (#statics.uncarvable)().is_none())* {
+                    ::carve::_macro_support::unlisted(
+                        ::core::module_path!(),
+                        #base_name,
+                        &[#(#names),*],
+                        &[#(#type_names),*],
+                    );
+                }
                 ::core::option::Option::None
             })
         } else {
@@ -540,10 +554,11 @@ impl TargetFn {
         let names = params.iter().map(|p| &p.name);
         let trace_names = params.iter().map(|p| &p.name);
         let owned: Vec<_> = params.iter().map(|p| &p.owned).collect();
-        let checks = params.iter().map(|p| {
+        let checks = params.iter().filter(|_| !self.lenient).map(|p| {
             let form = p.form();
             quote_spanned!(p.span=> #form.check();)
         });
+        let uncarvable = self.uncarvable(i);
         let ser_fns: Vec<_> = (0..params.len())
             .map(|i| format_ident!("__carve_ser{}", i))
             .collect();
@@ -562,7 +577,7 @@ impl TargetFn {
             (self.records_after && p.pass == Pass::RefMut)
                 .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
         });
-        let capture = capture_closure(i.ret.as_ref(), false, false);
+        let capture = capture_closure(i.ret.as_ref(), false, Checks::None);
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
         let call = quote!(#call_path(#(#pass),*));
@@ -627,10 +642,69 @@ impl TargetFn {
                     }
                     __carve_trace
                 },
+                uncarvable: #uncarvable,
             };
             ::carve::_macro_support::inventory::submit! { ::carve::_macro_support::TargetRef(&#static_ident) }
         }
     }
+
+    /// How the return value's parts are checked at compile time.
+    fn checks(&self) -> Checks {
+        match self.lenient {
+            true => Checks::Untyped,
+            false => Checks::All,
+        }
+    }
+
+    /// The registration's `uncarvable` function of instance `i`: for a
+    /// lenient method, the first parameter or part of the return value
+    /// whose form the probes find is none carve can carve.
+    fn uncarvable(&self, i: &Instance) -> TokenStream {
+        if !self.lenient {
+            return quote!(|| ::core::option::Option::None);
+        }
+        // `Parse<'_>` without its lifetime is `Parse`, not `Parse<>`.
+        let short = |ty: &Type| crate::names::short_type(ty).replace("<>", "");
+        let params = i.params.iter().map(|p| {
+            let form = p.form();
+            // `self` is carved as `<Error as Twin>::Owned`: named `Error`.
+            let ty = match &p.owned {
+                Type::Path(path) => path.qself.as_ref().map_or(&p.owned, |q| &*q.ty),
+                ty => ty,
+            };
+            let why = format!("parameter `{}`: `{}`", p.name, short(ty));
+            quote!(if let ::core::option::Option::Some(__carve_lacks) = ::carve::_macro_support::lacks(|(): ()| #form) {
+                return ::core::option::Option::Some(::carve::_macro_support::std::format!("{} {}", #why, __carve_lacks));
+            })
+        });
+        let parts = typed_parts(i.ret.as_ref()).into_iter().map(|part| {
+            let why = format!("returns `{}`, which", short(&part));
+            let part = with_lifetimes(&part, "'static");
+            quote!(if let ::core::option::Option::Some(__carve_lacks) = ::carve::_macro_support::lacks(|__carve_v: &'static #part| {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::{
+                    ViaDebug as _, ViaDisplay as _, ViaDisplayDebug as _, ViaNeither as _, ViaSerialize as _,
+                };
+                (&&&&&::carve::_macro_support::OutcomeProbe(__carve_v)).outcome_form()
+            }) {
+                return ::core::option::Option::Some(::carve::_macro_support::std::format!("{} {}", #why, __carve_lacks));
+            })
+        });
+        quote!({
+            #[allow(unused_mut, non_snake_case, clippy::needless_borrow)]
+            fn __carve_uncarvable() -> ::core::option::Option<::carve::_macro_support::std::string::String> {
+                #(#params)*
+                #(#parts)*
+                ::core::option::Option::None
+            }
+            __carve_uncarvable
+        })
+    }
+}
+
+/// Whether the return type holds an `impl Trait`.
+fn has_impl_trait_output(output: &ReturnType) -> bool {
+    matches!(output, ReturnType::Type(_, ty) if has_impl_trait(ty))
 }
 
 /// Whether the parameter bound to `binding` is an `impl Trait` parameter
@@ -674,7 +748,12 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         )));
     }
     let ident = &item.sig.ident;
-    let specs = specs_of(args.insts, |inst| Spec {
+    let insts = args
+        .insts
+        .into_iter()
+        .map(|inst| inst.with_traits(&item.sig.generics))
+        .collect();
+    let specs = specs_of(insts, |inst| Spec {
         inst,
         self_ty: None,
         call_path: quote!(#ident),
@@ -687,6 +766,7 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         &[],
         base_name,
         args.runtime,
+        false,
         &mut errors,
     );
     errors.check()?;
@@ -877,7 +957,12 @@ fn expand_impl(
     let call_ty = with_lifetimes(&item.self_ty, "'_");
     // The impl's type and names at each instantiation of the block.
     let generic = !impl_generics.is_empty() && !args.insts.is_empty();
-    let impl_specs = specs_of(args.insts, |inst| {
+    let insts = args
+        .insts
+        .into_iter()
+        .map(|inst| inst.with_traits(&item.generics))
+        .collect();
+    let impl_specs = specs_of(insts, |inst| {
         let owned_ty = inst.apply(&owned_ty);
         let call_ty = inst.apply(&call_ty);
         // The type as this instantiation names it (`Stack<u8>`); a type
@@ -982,7 +1067,11 @@ fn expand_impl(
             .unwrap_or_default();
         let method_insts = match method_args.insts.is_empty() {
             true => vec![Inst::default()],
-            false => method_args.insts,
+            false => method_args
+                .insts
+                .into_iter()
+                .map(|inst| inst.with_traits(&method.sig.generics))
+                .collect(),
         };
         let mut specs = Vec::new();
         for spec in &impl_specs {
@@ -1007,6 +1096,7 @@ fn expand_impl(
                 ident.to_string().trim_start_matches("r#")
             ),
             method_args.runtime.or_else(|| args.runtime.clone()),
+            !any_marked,
             &mut errors,
         );
         errors.note = None;
@@ -1061,6 +1151,13 @@ fn uncarvable(
         .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
     {
         "generic"
+    } else if let Some(name) = sig.inputs.iter().find_map(|input| match input {
+        FnArg::Typed(t) if crate::params::is_closure(&t.ty) => Some(t.pat.to_token_stream()),
+        _ => None,
+    }) {
+        // indexmap's `pop_if(&mut self, predicate: impl FnOnce(&K, &mut V)
+        // -> bool)`: a closure is no value to carve, at any `generics(…)`.
+        return Some(format!("parameter `{name}`"));
     } else if sig.inputs.iter().any(|input| {
         matches!(input, FnArg::Typed(t)
             if has_impl_trait(&t.ty) && !crate::params::is_closure(&t.ty))
@@ -1251,6 +1348,7 @@ mod tests {
         );
         let inst = Inst {
             bindings: vec![(syn::parse_quote!(L), syn::parse_quote!(u32))],
+            ..Default::default()
         };
         let at_u32 =
             |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), false, Some(&inst));

@@ -26,7 +26,8 @@
 //! # static SITES: carve::registry::Sites = carve::registry::Sites::new("demo", "double", "", (0, 0), &[], &[]);
 //! # static TARGET: carve::registry::Target = carve::registry::Target {
 //! #     module_path: "demo", fn_name: "double", signature: "fn double(x: u32) -> u32",
-//! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!(), trace: |_| {} };
+//! #     file: "", line: 0, sites: &SITES, replay: |_| unreachable!(), trace: |_| {},
+//! #     uncarvable: || None };
 //! record::start();
 //! record::record_test("doubles", || {
 //!     let x = 21;
@@ -266,6 +267,10 @@ pub fn begin(
     // a target) belongs to carve's work, not the test's: carving it would
     // capture the value again, and recurse.
     if CAPTURING.with(Cell::get) > 0 {
+        return None;
+    }
+    // A method skipped for a type without a form (see `Target::uncarvable`).
+    if (target.uncarvable)().is_some() {
         return None;
     }
     let attributed = CURRENT.with(|c| c.borrow().is_some()) || lock(&ACTIVE).len() == 1;
@@ -940,6 +945,7 @@ mod tests {
         sites: &SITES,
         replay: |_| unreachable!(),
         trace: |_| {},
+        uncarvable: || None,
     };
 
     /// A call of `half(e)` as generated code makes it, with `e` rebuilt

@@ -471,11 +471,14 @@ impl Case {
             return Err(CaseFailure(format!(
                 "{}:{}: replaying `{}` with the arguments carved for it gave `{}`, not the \
                  outcome carved with them (`{}`): what it returns depends on more than its \
-                 arguments (an address, the time, a random value, global state), so no \
-                 snapshot can check it (its new snapshot {} holds this run's outcome, and the \
-                 next run will differ again). Make what it returns the same on every run (a \
-                 `Debug` that shows no address), or leave it out: remove its \
-                 `#[carve::target]`. (If the carve file was edited by hand, record again.)",
+                 arguments as carved (an address, the time, a random value, global state, or \
+                 state an argument's carved form leaves out, as a capacity), so no snapshot \
+                 can check it (its new snapshot {} holds this run's outcome, and the next run \
+                 will differ again). Make what it returns the same on every run (a `Debug` \
+                 that shows no address, a `Serialize` that keeps that state), or leave it \
+                 out: remove its `#[carve::target]` (in a block with none marked, mark it \
+                 `#[carve::instrument]`). (If the carve file was edited by hand, record \
+                 again.)",
                 display_path(&self.file),
                 self.entry.outcome_position,
                 self.target_name,

@@ -125,7 +125,8 @@ const fn order_slot(order: Ordering) -> u32 {
 /// condition's boundaries before its mutants.
 pub fn goals(sites: &Sites) -> Vec<Goal> {
     let mut goals = Vec::new();
-    for condition in sites.conditions {
+    for (position, condition) in sites.conditions.iter().enumerate() {
+        let first = goals.len();
         let branch = condition.branch;
         let text = sites
             .branches
@@ -240,6 +241,12 @@ pub fn goals(sites: &Sites) -> Vec<Goal> {
                 }),
                 at: None,
             }),
+        }
+        // Inside `unsafe`: weak mutants only (see `Sites::unmutated`).
+        if sites.unmutated.contains(&(position as u32)) {
+            for goal in &mut goals[first..] {
+                goal.mutation = None;
+            }
         }
     }
     goals
@@ -694,6 +701,44 @@ mod tests {
         let (sum, trace) = collect(|| Operands::new(1u8, 2).arith(&OPS, 0, crate::registry::Arith::Add, |l, r| l + r));
         assert_eq!(sum, 3);
         assert!(goal.applies_in(&OPS, &trace));
+    }
+
+    #[test]
+    fn conditions_inside_unsafe_keep_their_goals_but_no_mutant_runs() {
+        // smallvec 1.16.6's `insert`: `index > len` guards `ptr.add(index)`;
+        // run with `>` mutated, the call writes past its buffer.
+        static UNSAFE: Sites = Sites::new(
+            "k::m",
+            "insert",
+            "m.rs",
+            (1, 9),
+            &[
+                branch("index > len", Side::True, u32::MAX),
+                branch("index > len", Side::False, u32::MAX),
+                branch("ok", Side::True, u32::MAX),
+                branch("ok", Side::False, u32::MAX),
+            ],
+            &[],
+        )
+        .with_conditions(&[
+            Condition {
+                branch: 0,
+                form: Form::Compare {
+                    op: Op::Gt,
+                    index: 0,
+                },
+            },
+            Condition {
+                branch: 2,
+                form: Form::Boolean,
+            },
+        ])
+        .with_unmutated(&[0]);
+        let all = goals(&UNSAFE);
+        let of = |branch| all.iter().filter(move |g| g.branch == branch);
+        assert_eq!(of(0).filter(|g| g.kind == GoalKind::Mutant).count(), 5);
+        assert!(of(0).all(|g| g.mutation().is_none()));
+        assert!(of(2).all(|g| g.mutation().is_some()));
     }
 
     #[test]

@@ -40,8 +40,8 @@ pub(super) fn run_record(
         Ok(exe) => exe,
         Err(e) => fail_setup(&format!("cannot find this test binary to record in: {e}")),
     };
-    for skipped in crate::registry::all_skipped() {
-        eprintln!("{}", skipped.line());
+    for line in crate::registry::skipped_lines() {
+        eprintln!("{line}");
     }
     let mut store_failed = !migrate_layout(&config.dir);
     // Each system test records in a process of its own (see `isolate`).

@@ -584,6 +584,42 @@ impl<T: ?Sized> UnsupportedOutcome<T> {
     }
 }
 
+/// Whether a form is one carve stores values in. A method of an impl block
+/// with no method marked is carved when every parameter's form and each
+/// part of its return value's is; when one is not, the method is skipped
+/// and named in the record run (where a function marked by hand is a
+/// compile error at the type, see [`CarvableArg`]).
+pub trait Carvable {
+    /// What the type lacks, for the forms of types carve cannot carve
+    /// (the skip line says ``parameter `s`: `Words` has neither …``).
+    const LACKS: Option<&'static str> = None;
+}
+
+impl<T> Carvable for SerdeForm<T> {}
+impl<T> Carvable for TextForm<T> {}
+impl<T> Carvable for BytesForm<T> {}
+impl<T> Carvable for Unsupported<T, Neither> {
+    const LACKS: Option<&'static str> = Some("has neither serde nor `Display + FromStr`");
+}
+impl<T> Carvable for Unsupported<T, MissingDeserialize> {
+    const LACKS: Option<&'static str> =
+        Some("is `Serialize` but not `DeserializeOwned` (a borrowed field?)");
+}
+impl Carvable for SerializeOutcome {}
+impl<D> Carvable for DisplayOutcome<D> {}
+impl Carvable for DebugOutcome {}
+impl<T: ?Sized> Carvable for UnsupportedOutcome<T> {
+    const LACKS: Option<&'static str> = Some("has neither serde, `Display` nor `Debug`");
+}
+
+/// What the type of the form `pick` picks lacks, if it is not
+/// [`Carvable`]. `pick` is never called: its type says which form the probe
+/// chose, for a parameter (`|()| <form>`) or a part of a return value
+/// (`|v: &Part| (&&&&&OutcomeProbe(v)).outcome_form()`).
+pub fn lacks<A, F: Carvable>(_pick: fn(A) -> F) -> Option<&'static str> {
+    F::LACKS
+}
+
 /// A byte string returned (`Vec<u8>`, `&[u8]`, `[u8; N]`), as RON bytes.
 pub fn capture_bytes<V: AsRef<[u8]> + ?Sized>(value: &V) -> Result<Value, CaptureError> {
     Ok(Value::Bytes(value.as_ref().to_vec()))

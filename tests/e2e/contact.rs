@@ -21,7 +21,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
         .filter(|l| l.contains("skipped in impl"))
         .collect();
     assert_snapshot!(skipped.join("\n"), @r#"
-    carve: skipped in impl Meters: scale (generic), zero (const fn), is_zero (const fn), fetch (async fn), apply (parameter `f`) — mark methods with #[carve::target] to choose
+    carve: skipped in impl Meters: scale (generic), zero, is_zero (const fn), fetch (async fn), apply (parameter `f`) — mark methods with #[carve::target] to choose
     carve: skipped in impl Words: count (borrowing receiver) — mark methods with #[carve::target] to choose
     "#);
     // Each trait impl's method has a name and a file of its own.
@@ -915,5 +915,5 @@ carve::main!();
     );
     let record = p.record();
     record.assert_failure();
-    assert_snapshot!(record.failure("carved::ticket::0001"), @r#"carved/ticket.ron:13:22: replaying `ticket` with the arguments carved for it gave `Returned("ada#1")`, not the outcome carved with them (`Returned("ada#6")`): what it returns depends on more than its arguments (an address, the time, a random value, global state), so no snapshot can check it (its new snapshot carved/ticket/0b8cd3be53a6.snap holds this run's outcome, and the next run will differ again). Make what it returns the same on every run (a `Debug` that shows no address), or leave it out: remove its `#[carve::target]`. (If the carve file was edited by hand, record again.)"#);
+    assert_snapshot!(record.failure("carved::ticket::0001"), @r#"carved/ticket.ron:13:22: replaying `ticket` with the arguments carved for it gave `Returned("ada#1")`, not the outcome carved with them (`Returned("ada#6")`): what it returns depends on more than its arguments as carved (an address, the time, a random value, global state, or state an argument's carved form leaves out, as a capacity), so no snapshot can check it (its new snapshot carved/ticket/0b8cd3be53a6.snap holds this run's outcome, and the next run will differ again). Make what it returns the same on every run (a `Debug` that shows no address, a `Serialize` that keeps that state), or leave it out: remove its `#[carve::target]` (in a block with none marked, mark it `#[carve::instrument]`). (If the carve file was edited by hand, record again.)"#);
 }

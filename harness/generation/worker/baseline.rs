@@ -404,6 +404,7 @@ mod tests {
             })
         },
         trace: |_| {},
+        uncarvable: || None,
     };
 
     /// Calls of [`BRANCHY`] made so far.
@@ -437,6 +438,7 @@ mod tests {
             })
         },
         trace: |_| {},
+        uncarvable: || None,
     };
 
     /// What generation stored counts as the worker traced it: the same

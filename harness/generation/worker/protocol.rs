@@ -1009,6 +1009,7 @@ mod tests {
             sites: &SITES,
             replay: |_| unreachable!(),
             trace: |_| {},
+            uncarvable: || None,
         };
         let start = Start {
             entered: vec![u32::MAX],
