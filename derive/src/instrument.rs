@@ -1637,7 +1637,7 @@ mod tests {
             if done {}
         });
         let sites: Ident = syn::parse_quote!(SITES);
-        let (_, table) = instrument(&block, &sites);
+        let (_, table) = instrument(&block, &sites, false);
         let texts: Vec<String> = table
             .unsafe_conditions
             .iter()

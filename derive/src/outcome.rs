@@ -201,7 +201,7 @@ mod tests {
     use super::*;
 
     fn capture(ty: Type) -> String {
-        capture_closure(Some(&ty), false, false).to_string()
+        capture_closure(Some(&ty), false, Checks::None).to_string()
     }
 
     #[test]

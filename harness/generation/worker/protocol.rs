@@ -211,8 +211,9 @@ pub enum WireConstant {
     Char(char),
     /// A byte.
     Byte(u8),
-    /// An integer.
-    Int(i128),
+    /// An integer, as its decimal text (the encoding has no 128-bit
+    /// integers, as for [`WireValue::I128`]).
+    Int(String),
 }
 
 impl From<Constant> for WireConstant {
@@ -221,7 +222,7 @@ impl From<Constant> for WireConstant {
             Constant::Str(s) => WireConstant::Str(s.to_owned()),
             Constant::Char(c) => WireConstant::Char(c),
             Constant::Byte(b) => WireConstant::Byte(b),
-            Constant::Int(i) => WireConstant::Int(i),
+            Constant::Int(i) => WireConstant::Int(i.to_string()),
         }
     }
 }
@@ -234,7 +235,7 @@ impl WireConstant {
             WireConstant::Str(s) => Constant::Str(Box::leak(s.clone().into_boxed_str())),
             WireConstant::Char(c) => Constant::Char(*c),
             WireConstant::Byte(b) => Constant::Byte(*b),
-            WireConstant::Int(i) => Constant::Int(*i),
+            WireConstant::Int(i) => Constant::Int(i.parse().unwrap_or_default()),
         }
     }
 }
@@ -940,7 +941,7 @@ mod tests {
                 delegated: [2, 5].into(),
                 sealed: vec!["Table".to_owned()],
                 made: vec![WireValue::from(&Value::NewtypeStruct("Table", Box::new(Value::U64(1))))],
-                tables: vec![(3, vec![WireConstant::Str("i-klingon".into()), WireConstant::Int(-3)])],
+                tables: vec![(3, vec![WireConstant::Str("i-klingon".into()), WireConstant::Int("-3".into())])],
             },
         };
         let line = setup.to_line().unwrap();
@@ -1054,6 +1055,7 @@ mod tests {
             sites: &NOTED,
             replay: |_| unreachable!(),
             trace: |_| {},
+            uncarvable: || None,
         };
         NOTED.note_tables(|| vec![Constant::Str("i-klingon"), Constant::Int(32)]);
         let all = crate::registry::all_sites();
@@ -1063,7 +1065,7 @@ mod tests {
             ..Existing::seeds(&TARGET, vec![])
         };
         let start = Start::new(&existing, &[&NOTED, &FRESH], BTreeSet::new()).unwrap();
-        let sent = vec![WireConstant::Str("i-klingon".into()), WireConstant::Int(32)];
+        let sent = vec![WireConstant::Str("i-klingon".into()), WireConstant::Int("32".into())];
         assert_eq!(start.tables, [(number(&NOTED), sent.clone())]);
         // `FRESH` stands for the same function in a worker that has not run it.
         let received = Start {
