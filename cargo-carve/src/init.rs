@@ -131,6 +131,12 @@ pub fn run(args: &InitArgs) -> Result<(), String> {
     for note in &edit.notes {
         println!("Note: {note}");
     }
+    if let Some(note) = std::fs::read_to_string(lib.src_path.as_std_path())
+        .ok()
+        .and_then(|root| serde_module_note(&root))
+    {
+        println!("Note: {note}");
+    }
     println!(
         "Next: mark library functions with #[cfg_attr(feature = \"carve\", carve::target)], \
          call them from the system test in tests/carve.rs, then run `cargo carve record`."
@@ -545,6 +551,28 @@ fn nearest_manifest() -> Result<PathBuf, String> {
         })
 }
 
+/// What to say when the crate root declares a module named `serde`
+/// (uuid 1.29.3's `pub mod serde`): inside the crate, `serde::Serialize`
+/// names that module, and the derive fails with "could not find
+/// `Serialize` in `serde`".
+fn serde_module_note(root: &str) -> Option<String> {
+    let declares = root.lines().any(|line| {
+        let line = line.trim_start();
+        let line = line
+            .strip_prefix("pub(crate) ")
+            .or_else(|| line.strip_prefix("pub "))
+            .unwrap_or(line);
+        line.strip_prefix("mod serde")
+            .is_some_and(|rest| rest.starts_with([';', ' ', '{']))
+    });
+    declares.then(|| {
+        "the crate root declares a module `serde`, which `serde::…` names inside the crate: \
+         derive with the crate's path, #[cfg_attr(feature = \"carve\", \
+         derive(::serde::Serialize, ::serde::Deserialize))]"
+            .to_owned()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -697,6 +725,28 @@ serde = { version = "1", optional = true }
                 true
             )
         );
+    }
+
+    #[test]
+    fn a_module_named_serde_in_the_crate_root_is_pointed_out() {
+        for root in [
+            "pub mod serde;\n",
+            "#[cfg(feature = \"serde\")]\npub(crate) mod serde {\n}\n",
+            "mod serde ;",
+        ] {
+            let note = serde_module_note(root).expect(root);
+            assert!(
+                note.contains("derive(::serde::Serialize, ::serde::Deserialize)"),
+                "{note}"
+            );
+        }
+        for root in [
+            "use serde::Serialize;\n",
+            "mod serde_impls;\n",
+            "// mod serde;\n",
+        ] {
+            assert_eq!(serde_module_note(root), None, "{root}");
+        }
     }
 
     #[test]
