@@ -226,7 +226,14 @@ impl Case {
             if let Outcome::Panicked(message) = &replayed.observation.outcome {
                 self.report_failure(checker, call.clone(), FailureKind::Panic, message.clone());
             }
-            return self.still_failing(&call, &replayed.observation.outcome);
+            // Spelled as generation's line spelled it (`self:StatusCode(1)`,
+            // where the description reads `self:(1)`), cut as it was.
+            let found = format!(
+                "{}{}",
+                self.target_name,
+                shorten(&canonical_text(&self.entry.args))
+            );
+            return self.still_failing(&found, &replayed.observation.outcome);
         }
         self.check_snapshot(checker, &call, &replayed.observation)
     }

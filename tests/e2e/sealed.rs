@@ -51,6 +51,21 @@ fn generated_values_of_a_struct_with_a_private_field_are_values_its_api_made() {
         .find(|l| l.starts_with("carve: Table::get: found a failing input, minimized: "))
         .unwrap_or_else(|| panic!("no failing input line in:\n{}", run.output()));
     assert!(failing.contains("…") && failing.len() < 400, "{failing}");
+    // Its test fails, naming the call as the generation line did: the
+    // struct's name, the table cut.
+    let replay = p.test(&[], &[]);
+    replay.assert_failure();
+    let message = replay
+        .output()
+        .lines()
+        .find(|l| l.contains("generation found a failing input: `Table::get("))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no failing input message in:\n{}", replay.output()));
+    assert!(
+        message.contains("`Table::get(self:Table(bytes:[7,7,"),
+        "{message}"
+    );
+    assert!(message.contains("…"), "{message}");
     // Without the sealing, a forged `Point` is any point: generation
     // covers the quadrants the system test did not.
     let line = run.generation_line("Point::quadrant");
