@@ -433,8 +433,8 @@ impl Grammarizer {
             .dictionary
             .tokens()
             .filter(|t| {
+                // A token of kind `Other` is one character.
                 matches!(&dictionary::tokens(t)[..], [(dictionary::Kind::Other, _)])
-                    && t.chars().count() == 1
                     && !separators.contains(t.as_str())
                     && is_plain_terminal(t)
             })

@@ -198,29 +198,24 @@ pub(crate) fn enum_paths(value: &Value, sealed: &Sealed) -> Vec<Path> {
 
 /// Paths of the outermost values of sealed structs inside `value`.
 pub(crate) fn sealed_paths(value: &Value, sealed: &Sealed) -> Vec<Path> {
-    let mut out = Vec::new();
-    for (i, child) in value.children().into_iter().enumerate() {
-        if sealed.is_sealed(child) {
-            out.push(vec![i]);
-        } else {
-            out.extend(sealed_paths(child, sealed).into_iter().map(|mut p| {
-                p.insert(0, i);
-                p
-            }));
-        }
-    }
-    out
+    paths_where(value, sealed, |v| sealed.is_sealed(v))
 }
 
 /// Paths of the values inside `value` that `wanted` holds for, not looking
 /// inside values of sealed structs.
-fn paths_where(value: &Value, sealed: &Sealed, wanted: fn(&Value) -> bool) -> Vec<Path> {
-    fn walk(value: &Value, sealed: &Sealed, wanted: fn(&Value) -> bool, path: &mut Path, out: &mut Vec<Path>) {
-        if sealed.is_sealed(value) {
-            return;
-        }
+fn paths_where(value: &Value, sealed: &Sealed, wanted: impl Fn(&Value) -> bool) -> Vec<Path> {
+    fn walk(
+        value: &Value,
+        sealed: &Sealed,
+        wanted: &dyn Fn(&Value) -> bool,
+        path: &mut Path,
+        out: &mut Vec<Path>,
+    ) {
         if wanted(value) {
             out.push(path.clone());
+        }
+        if sealed.is_sealed(value) {
+            return;
         }
         for (i, child) in value.children().into_iter().enumerate() {
             path.push(i);
@@ -229,7 +224,7 @@ fn paths_where(value: &Value, sealed: &Sealed, wanted: fn(&Value) -> bool) -> Ve
         }
     }
     let mut out = Vec::new();
-    walk(value, sealed, wanted, &mut Vec::new(), &mut out);
+    walk(value, sealed, &wanted, &mut Vec::new(), &mut out);
     out
 }
 

@@ -109,12 +109,12 @@ impl Sealed {
 
     /// Whether `value` is a value of a sealed struct.
     pub(crate) fn is_sealed(&self, value: &Value) -> bool {
-        match value {
-            Value::Struct(name, _) | Value::TupleStruct(name, _) | Value::NewtypeStruct(name, _) => {
-                self.names.contains(*name)
-            }
-            _ => false,
-        }
+        self.sealed_name(value).is_some()
+    }
+
+    /// The name of `value`'s struct, if it is a sealed one.
+    fn sealed_name(&self, value: &Value) -> Option<&'static str> {
+        name_of(value).filter(|name| self.names.contains(*name))
     }
 
     /// The outermost values of sealed structs inside `value` (itself, if it
@@ -151,9 +151,9 @@ impl Sealed {
         }
         let mut found = Vec::new();
         self.sealed_in(value, &mut found);
-        found
-            .iter()
-            .all(|v| name_of(v).is_some_and(|name| self.made_of(name).any(|m| m == *v)))
+        found.iter().all(|v| {
+            name_of(v).is_some_and(|name| self.made.get(name).is_some_and(|made| made.contains(*v)))
+        })
     }
 
     /// `value` with each value of a sealed struct in it replaced by one the
@@ -165,7 +165,7 @@ impl Sealed {
     }
 
     fn redraw_in(&self, value: &mut Value, draw: u64, k: &mut u64) {
-        if let Some(name) = name_of(value).filter(|_| self.is_sealed(value)) {
+        if let Some(name) = self.sealed_name(value) {
             let made = self.made.get(name);
             if let Some(made) = made.filter(|m| !m.is_empty()) {
                 *k += 1;
