@@ -100,7 +100,7 @@ impl Baseline {
             seed,
             entered_before: Vec::new(),
             owners: Owners::default(),
-            sealed: Sealed::of_sources(source_files(registry)),
+            sealed: sealed_of_sources(),
         };
         baseline.add(&file.entries);
         // Arguments of the other targets' calls, in file order: they seed a
@@ -350,15 +350,20 @@ impl Baseline {
     }
 }
 
-/// The sources of the functions the attributes marked, where they are found
-/// from the current folder ([`Sealed::of_sources`] reads their folders).
-fn source_files(registry: &Registry) -> Vec<std::path::PathBuf> {
-    let files: BTreeSet<&str> = registry
-        .targets()
-        .map(|(_, t)| t.file)
-        .chain(crate::registry::all_sites().iter().map(|s| s.file))
-        .collect();
-    files.into_iter().filter_map(find_source).collect()
+/// The sealed structs of the sources of the functions the attributes
+/// marked (every target and helper registers its site table, which names
+/// its file), read once per process ([`Sealed::of_sources`] reads their
+/// folders): every target's generation in a run asks, and the sources do
+/// not change meanwhile.
+fn sealed_of_sources() -> Sealed {
+    static SEALED: std::sync::OnceLock<Sealed> = std::sync::OnceLock::new();
+    SEALED
+        .get_or_init(|| {
+            let files: BTreeSet<&str> =
+                crate::registry::all_sites().iter().map(|s| s.file).collect();
+            Sealed::of_sources(files.into_iter().filter_map(find_source))
+        })
+        .clone()
 }
 
 /// Whether generation with `seed` made the entry of this `origin`.
