@@ -23,7 +23,7 @@
 use crate::carving::fragment::{quoted_end, raw_string_end, whitespace_end};
 use crate::carving::layout;
 use crate::carving::store::Entry;
-use crate::value::text::to_ron;
+use crate::value::text::{shorten, to_ron};
 use crate::value::Value;
 
 /// A call's identity: the canonical text of its arguments.
@@ -90,6 +90,13 @@ impl Entry {
     /// The identity of the entry's call.
     pub fn call_id(&self) -> CallId {
         CallId::of_args(&self.args)
+    }
+
+    /// The call of `target` with the entry's arguments, for a message about a
+    /// found failure: as carve reads the arguments (struct names kept), cut
+    /// where a long argument would fill the line (the carve file has it whole).
+    pub fn shown_call(&self, target: &str) -> String {
+        format!("{target}{}", shorten(&canonical_text(&self.args)))
     }
 
     /// The key of the entry's call and outcome ([`CallKey`]).

@@ -227,12 +227,8 @@ impl Case {
                 self.report_failure(checker, call.clone(), FailureKind::Panic, message.clone());
             }
             // Spelled as generation's line spelled it (`self:StatusCode(1)`,
-            // where the description reads `self:(1)`), cut as it was.
-            let found = format!(
-                "{}{}",
-                self.target_name,
-                shorten(&canonical_text(&self.entry.args))
-            );
+            // where the description reads `self:(1)`).
+            let found = self.entry.shown_call(&self.target_name);
             return self.still_failing(&found, &replayed.observation.outcome);
         }
         self.check_snapshot(checker, &call, &replayed.observation)

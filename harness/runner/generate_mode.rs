@@ -344,13 +344,7 @@ pub(super) fn generate_for(
         let Origin::Found { at, expected, .. } = &entry.origin else {
             continue;
         };
-        // Cut as the failing test's message cuts it: an argument of 500
-        // bytes is read in the carve file, not in a line of the run.
-        let call = format!(
-            "{}{}",
-            file.target,
-            crate::value::text::shorten(&crate::carving::identity::canonical_text(&entry.args))
-        );
+        let call = entry.shown_call(&file.target);
         out.push(match expected {
             false => format!(
                 "carve: {}: found a failing input, minimized: {call} fails at {at}",
