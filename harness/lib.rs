@@ -182,7 +182,7 @@ pub mod _macro_support {
     pub mod cov {
         pub use crate::coverage::{
             active, arith::KnownArith, arith::Operands, arith::UnknownArith, boolean,
-            compare_with_goals, enter, hit, kept, swapped, Arith, KnownCmp, Loop, Op, Probe,
+            compare_with_goals, enter, hit, kept, swapped, Arith, Frame, KnownCmp, Loop, Op, Probe,
             UnknownCmp,
         };
         pub use crate::registry::{

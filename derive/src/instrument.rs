@@ -102,10 +102,15 @@ pub struct Table {
 /// starts by recording that it was entered, and by noting the tables it
 /// reads (once per process: [`crate::tables`]); the body of an `unsafe fn`
 /// notes none.
-pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool) -> (Block, Table) {
+pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool, frame: bool) -> (Block, Table) {
     let tables = crate::tables::read_by(block, is_unsafe);
     let mut rewriter = Rewriter {
         sites: sites.clone(),
+        at: if frame {
+            quote!(&__carve_frame)
+        } else {
+            quote!(&#sites)
+        },
         branches: Vec::new(),
         calls: Vec::new(),
         conditions: Vec::new(),
@@ -121,7 +126,14 @@ pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool) -> (Block, Tabl
     // entered and took no branch from one never called.
     block.stmts.insert(
         0,
-        syn::parse_quote!(::carve::_macro_support::cov::enter(&#sites);),
+        if frame {
+            syn::parse_quote!(
+                #[allow(unused_variables)]
+                let __carve_frame = ::carve::_macro_support::cov::Frame::enter(&#sites);
+            )
+        } else {
+            syn::parse_quote!(::carve::_macro_support::cov::enter(&#sites);)
+        },
     );
     if !tables.is_empty() {
         block.stmts.insert(
@@ -232,6 +244,10 @@ pub fn table(
 
 struct Rewriter {
     sites: Ident,
+    /// What the recording calls take: the body's frame (`&__carve_frame`),
+    /// or, in a closure or an `async` block, which may run after the call
+    /// returned, the table (`&SITES`).
+    at: TokenStream,
     branches: Vec<BranchRow>,
     calls: Vec<CallSite>,
     conditions: Vec<ConditionRow>,
@@ -353,7 +369,7 @@ impl Rewriter {
         let (at, text) = (location(expr), pretty(&*expr));
         self.with_parent(parent, |r| r.visit_expr_mut(expr));
         let id = self.add("Condition", at, text, &["True", "False"], parent);
-        let sites = self.sites.clone();
+        let at = self.at.clone();
         let id32 = id as u32;
         let rewritten = match comparison(expr) {
             Some((left, op, right)) => {
@@ -377,7 +393,7 @@ impl Rewriter {
                 // statement (`a == b && c` as an arm's body) would end there.
                 syn::parse_quote!((match (&(#left), &(#right)) {
                     (__carve_l, __carve_r) => ::carve::_macro_support::cov::compare_with_goals(
-                        &#sites,
+                        #at,
                         #id32,
                         #index,
                         *__carve_l #op_token *__carve_r,
@@ -396,7 +412,7 @@ impl Rewriter {
                     branch: id,
                     form: FormRow::Boolean,
                 });
-                syn::parse_quote!(::carve::_macro_support::cov::boolean(&#sites, #id32, #expr))
+                syn::parse_quote!(::carve::_macro_support::cov::boolean(#at, #id32, #expr))
             }
         };
         *expr = rewritten;
@@ -431,11 +447,11 @@ impl Rewriter {
         if has_let(expr) {
             return;
         }
-        let (sites, key) = (&self.sites, key as u32);
+        let (at, key) = (&self.at, key as u32);
         // Without their parentheses: in a block or a `let`, the user's
         // `(a || b)` would be warned about (`unused_parens`).
         let (left, right) = (unparen(&b.left), unparen(&b.right));
-        let swapped = quote!(::carve::_macro_support::cov::swapped(&#sites, #key));
+        let swapped = quote!(::carve::_macro_support::cov::swapped(#at, #key));
         *expr = match b.op {
             BinOp::And(_) => syn::parse_quote!({
                 let __carve_l: bool = #left;
@@ -478,7 +494,7 @@ impl Rewriter {
             branch: self.parent.unwrap_or(u32::MAX as usize),
             form: FormRow::Arith(op, index, text, at),
         });
-        let (sites, index) = (&self.sites, index as u32);
+        let (at, index) = (&self.at, index as u32);
         let (left, right, op_token) = (&b.left, &b.right, &b.op);
         let op = Ident::new(op, Span::call_site());
         let (l, r) = (
@@ -490,7 +506,7 @@ impl Rewriter {
                 #[allow(unused_imports)]
                 use ::carve::_macro_support::cov::{KnownArith as _, UnknownArith as _};
                 ::carve::_macro_support::cov::Operands::new(__carve_l, __carve_r).arith(
-                    &#sites,
+                    #at,
                     #index,
                     ::carve::_macro_support::cov::Arith::#op,
                     |#l, #r| #l #op_token #r,
@@ -511,8 +527,8 @@ impl Rewriter {
             branch: id,
             form: FormRow::Arm(text),
         });
-        let (sites, id) = (&self.sites, id as u32);
-        let kept: Expr = syn::parse_quote!(::carve::_macro_support::cov::kept(&#sites, #id));
+        let (at, id) = (&self.at, id as u32);
+        let kept: Expr = syn::parse_quote!(::carve::_macro_support::cov::kept(#at, #id));
         arm.pat = match std::mem::replace(&mut arm.pat, syn::Pat::Verbatim(TokenStream::new())) {
             syn::Pat::Guard(mut guarded) => {
                 let guard = &guarded.guard;
@@ -534,8 +550,8 @@ impl Rewriter {
     }
 
     fn hit(&self, id: usize) -> Stmt {
-        let (sites, id) = (&self.sites, id as u32);
-        syn::parse_quote!(::carve::_macro_support::cov::hit(&#sites, #id);)
+        let (at, id) = (&self.at, id as u32);
+        syn::parse_quote!(::carve::_macro_support::cov::hit(#at, #id);)
     }
 
     /// Instruments the scrutinee of a `let` condition and adds its matched
@@ -657,9 +673,9 @@ impl VisitMut for Rewriter {
                     self.parent,
                 );
                 self.with_parent(Some(id), |r| r.visit_block_mut(&mut for_expr.body));
-                let (sites, id32, iter) = (&self.sites, id as u32, &for_expr.expr);
+                let (at, id32, iter) = (&self.at, id as u32, &for_expr.expr);
                 *for_expr.expr = syn::parse_quote!(::carve::_macro_support::cov::Loop::new(
-                    ::core::iter::IntoIterator::into_iter(#iter), &#sites, #id32
+                    ::core::iter::IntoIterator::into_iter(#iter), #at, #id32
                 ));
             }
             // `&&` and `||` outside a condition: each operand counts too.
@@ -783,6 +799,22 @@ impl VisitMut for Rewriter {
 
     // Nested items are separate functions: not part of this body's coverage.
     fn visit_item_mut(&mut self, _item: &mut syn::Item) {}
+
+    // A closure or an `async` block may run after the call returned, when
+    // the frame is gone: they record through the table.
+    fn visit_expr_closure_mut(&mut self, closure: &mut syn::ExprClosure) {
+        let sites = &self.sites;
+        let saved = std::mem::replace(&mut self.at, quote!(&#sites));
+        syn::visit_mut::visit_expr_closure_mut(self, closure);
+        self.at = saved;
+    }
+
+    fn visit_expr_async_mut(&mut self, block: &mut syn::ExprAsync) {
+        let sites = &self.sites;
+        let saved = std::mem::replace(&mut self.at, quote!(&#sites));
+        syn::visit_mut::visit_expr_async_mut(self, block);
+        self.at = saved;
+    }
 
     // Types and generic arguments hold only constants (`[T; N + 1]`,
     // `f::<{ N * 2 }>()`), evaluated at compile time.
@@ -1121,8 +1153,12 @@ pub fn instrument_fn(
             ),
         )
     } else {
-        let (instrumented, found) =
-            instrument(block, sites, matches!(sig.safety, syn::Safety::Unsafe(_)));
+        let (instrumented, found) = instrument(
+            block,
+            sites,
+            matches!(sig.safety, syn::Safety::Unsafe(_)),
+            !is_async,
+        );
         // The instrumented twin lives in a closure that is never inlined, so
         // that it does not change how the original body is compiled (the
         // dormant path). An `impl Trait` in the return type must have one
@@ -1367,14 +1403,14 @@ mod tests {
     /// The `condition` text of every outcome of `block`, in id order.
     fn texts(block: Block) -> Vec<String> {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
-        let (_, table) = instrument(&block, &sites, false);
+        let (_, table) = instrument(&block, &sites, false, true);
         table.branches.into_iter().map(|b| b.condition).collect()
     }
 
     /// The conditions table of `block`: `(branch, form)` in order.
     fn conditions(block: Block) -> Vec<String> {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
-        let (_, table) = instrument(&block, &sites, false);
+        let (_, table) = instrument(&block, &sites, false, true);
         table
             .conditions
             .into_iter()
@@ -1395,14 +1431,14 @@ mod tests {
     /// The instrumented block as text, without spaces.
     fn rewritten(block: Block) -> String {
         let sites = Ident::new("S", Span::call_site());
-        let (block, _) = instrument(&block, &sites, false);
+        let (block, _) = instrument(&block, &sites, false, true);
         block.to_token_stream().to_string().replace(' ', "")
     }
 
     /// `condition side <- parent's condition side` of every outcome of `block`.
     fn parents(block: Block) -> Vec<String> {
         let sites = Ident::new("__CARVE_SITES_t", Span::call_site());
-        let (_, table) = instrument(&block, &sites, false);
+        let (_, table) = instrument(&block, &sites, false, true);
         let name = |b: &BranchRow| format!("{} {}", b.condition, b.side);
         table
             .branches
@@ -1509,7 +1545,7 @@ mod tests {
         let text = rewritten(syn::parse_quote!({ f(x[i + 1]?) }));
         assert!(
             text.contains(
-                "match(i,1){(__carve_l,__carve_r)=>{#[allow(unused_imports)]use::carve::_macro_support::cov::{KnownArith as_,UnknownArith as_};::carve::_macro_support::cov::Operands::new(__carve_l,__carve_r).arith(&S,0u32,::carve::_macro_support::cov::Arith::Add,|__carve_l,__carve_r|__carve_l+__carve_r,)"
+                "match(i,1){(__carve_l,__carve_r)=>{#[allow(unused_imports)]use::carve::_macro_support::cov::{KnownArith as_,UnknownArith as_};::carve::_macro_support::cov::Operands::new(__carve_l,__carve_r).arith(&__carve_frame,0u32,::carve::_macro_support::cov::Arith::Add,|__carve_l,__carve_r|__carve_l+__carve_r,)"
                     .replace(' ', "")
                     .as_str()
             ),
@@ -1540,17 +1576,51 @@ mod tests {
             }
         }));
         assert!(
-            text.contains("\"ms\"if::carve::_macro_support::cov::kept(&S,0u32)=>"),
+            text.contains("\"ms\"if::carve::_macro_support::cov::kept(&__carve_frame,0u32)=>"),
             "{text}"
         );
-        assert!(text.contains("\"s\"if::carve::_macro_support::cov::kept(&S,3u32)&&(::carve::_macro_support::cov::boolean(&S,1u32,long))=>"), "{text}");
+        assert!(text.contains("\"s\"if::carve::_macro_support::cov::kept(&__carve_frame,3u32)&&(::carve::_macro_support::cov::boolean(&__carve_frame,1u32,long))=>"), "{text}");
+    }
+
+    #[test]
+    fn the_body_records_through_its_frame_and_closures_through_the_table() {
+        let text = rewritten(syn::parse_quote!({
+            if a {
+                1
+            } else {
+                2
+            };
+            let f = move |x| if x { 3 } else { 4 };
+            let g = async {
+                if b {
+                    5
+                } else {
+                    6
+                }
+            };
+        }));
+        assert!(text.starts_with("{#[allow(unused_variables)]let__carve_frame=::carve::_macro_support::cov::Frame::enter(&S);"), "{text}");
+        assert!(
+            text.contains("cov::boolean(&__carve_frame,0u32,a)"),
+            "{text}"
+        );
+        assert!(text.contains("cov::boolean(&S,2u32,x)"), "{text}");
+        assert!(text.contains("cov::boolean(&S,4u32,b)"), "{text}");
+        let sites = Ident::new("S", Span::call_site());
+        let (block, _) = instrument(&syn::parse_quote!({ if a {} }), &sites, false, false);
+        let text = block.to_token_stream().to_string().replace(' ', "");
+        assert!(
+            text.starts_with("{::carve::_macro_support::cov::enter(&S);"),
+            "{text}"
+        );
+        assert!(!text.contains("__carve_frame"), "{text}");
     }
 
     #[test]
     fn and_or_evaluate_the_other_operator_under_their_mutant_except_let_chains() {
         let text = rewritten(syn::parse_quote!({ if a && b {} }));
         assert!(
-            text.contains("{let__carve_l:bool=::carve::_macro_support::cov::boolean(&S,0u32,a);if__carve_l!=::carve::_macro_support::cov::swapped(&S,3u32){::carve::_macro_support::cov::boolean(&S,2u32,b)}else{__carve_l}}"),
+            text.contains("{let__carve_l:bool=::carve::_macro_support::cov::boolean(&__carve_frame,0u32,a);if__carve_l!=::carve::_macro_support::cov::swapped(&__carve_frame,3u32){::carve::_macro_support::cov::boolean(&__carve_frame,2u32,b)}else{__carve_l}}"),
             "{text}"
         );
         let text = rewritten(syn::parse_quote!({ if let Some(x) = o && x {} }));
@@ -1600,6 +1670,7 @@ mod tests {
             }),
             &sites,
             false,
+            true,
         );
         use ConstantRow::*;
         assert_eq!(
@@ -1637,7 +1708,7 @@ mod tests {
             if done {}
         });
         let sites: Ident = syn::parse_quote!(SITES);
-        let (_, table) = instrument(&block, &sites, false);
+        let (_, table) = instrument(&block, &sites, false, true);
         let texts: Vec<String> = table
             .unsafe_conditions
             .iter()

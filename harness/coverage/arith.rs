@@ -19,7 +19,8 @@
 //! assert_eq!(Operands::new(String::from("a"), "b").arith(&SITES, 0, Arith::Add, |l, r| l + r), "ab");
 //! ```
 
-use crate::registry::{Arith, Sites};
+use crate::coverage::Site;
+use crate::registry::Arith;
 
 /// The goal slot each replacement's kill is recorded in: 0 where it was
 /// killed, 1 where it was computed and not killed.
@@ -136,29 +137,30 @@ impl<L, R> Operands<L, R> {
 pub trait KnownArith<T> {
     /// `original(l, r)`, its mutants' kills recorded (the `index`-th goal
     /// slot block of `sites`).
-    fn arith(self, sites: &'static Sites, index: u32, op: Arith, original: impl FnOnce(T, T) -> T) -> T;
+    fn arith(self, at: impl Site, index: u32, op: Arith, original: impl FnOnce(T, T) -> T) -> T;
 }
 
 impl<T: Number> KnownArith<T> for Operands<T, T> {
     #[inline(always)]
-    fn arith(self, sites: &'static Sites, index: u32, op: Arith, original: impl FnOnce(T, T) -> T) -> T {
+    fn arith(self, at: impl Site, index: u32, op: Arith, original: impl FnOnce(T, T) -> T) -> T {
         let Operands(Some((l, r))) = self else {
             unreachable!("`Operands::new` holds the operands")
         };
-        crate::coverage::arith(sites, index, op, l, r, original)
+        crate::coverage::arith(at, index, op, l, r, original)
     }
 }
 
 /// Any other operation: run as written.
 pub trait UnknownArith<L, R> {
     /// `original(l, r)`, marked as run on operands carve cannot compute.
-    fn arith<O>(&mut self, sites: &'static Sites, index: u32, op: Arith, original: impl FnOnce(L, R) -> O) -> O;
+    fn arith<O>(&mut self, at: impl Site, index: u32, op: Arith, original: impl FnOnce(L, R) -> O) -> O;
 }
 
 impl<L, R> UnknownArith<L, R> for Operands<L, R> {
     #[inline(always)]
-    fn arith<O>(&mut self, sites: &'static Sites, index: u32, _: Arith, original: impl FnOnce(L, R) -> O) -> O {
-        crate::coverage::hit(sites, crate::coverage::goal_slot(sites, index, UNKNOWN_SLOT));
+    fn arith<O>(&mut self, at: impl Site, index: u32, _: Arith, original: impl FnOnce(L, R) -> O) -> O {
+        let sites = at.frame().sites();
+        crate::coverage::hit(at, crate::coverage::goal_slot(sites, index, UNKNOWN_SLOT));
         let Some((l, r)) = self.0.take() else {
             unreachable!("`Operands::new` holds the operands, taken once")
         };

@@ -192,31 +192,117 @@ pub fn active() -> bool {
     COLLECTING.load(Ordering::Relaxed) != 0 && ACTIVE.with(Cell::get)
 }
 
-/// Keeps the smallest distance of outcomes `id..id + distances.len()`.
-// Always inlined: as a call it passed the distances through memory and was
-// most of what recording a branch cost.
-#[inline(always)]
-fn record<const N: usize>(sites: &'static Sites, id: u32, distances: [f64; N]) {
-    let base = base(sites);
-    if let Some(state) = state() {
-        keep_smallest(state, (base + id) as usize, distances);
+/// Where an instrumented body records: its site table, and this thread's
+/// collection. The instrumented twin of a function looks both up once, when
+/// it starts ([`Frame::enter`]), and records through the [`Frame`]; code
+/// that may run after the call returned (a closure, an `async` block)
+/// records through the table itself, which looks them up at each record.
+pub trait Site: Copy {
+    /// The table, and the collection in progress on this thread now.
+    fn frame(self) -> Frame;
+}
+
+/// A function's table with the collection it records into, looked up when
+/// its instrumented twin started: recording through it reads no
+/// thread-local and no atomic.
+///
+/// ```
+/// use carve::coverage::{self, Frame};
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// // A function without branches: entering it is all there is to record.
+/// let (_, trace) = coverage::collect(|| {
+///     let frame = Frame::enter(&SITES);
+///     let _ = frame.sites();
+/// });
+/// assert!(trace.entered(&SITES));
+/// assert!(!coverage::collect(|| ()).1.entered(&SITES));
+/// ```
+#[derive(Clone, Copy)]
+pub struct Frame {
+    sites: &'static Sites,
+    /// The collection's state when the twin started; null outside one.
+    state: *mut State,
+    /// The table's first global outcome index.
+    base: u32,
+    /// Whether a mutant of this table may run ([`with_mutant`]): for a
+    /// frame made at the start of a call, whether this thread ran one then.
+    mutating: bool,
+}
+
+impl Frame {
+    /// Records that the function of `sites` was entered and returns where
+    /// its body records. Only an instrumented twin's own body may hold the
+    /// frame: it is valid while the call that made it runs.
+    #[inline(always)]
+    pub fn enter(sites: &'static Sites) -> Frame {
+        let mut frame = sites.frame();
+        frame.mutating = frame.mutating
+            && MUTANT.with(Cell::get).is_some_and(|(table, _)| table == sites as *const Sites as usize);
+        frame.record(entered_slot(sites), [0.0]);
+        frame
+    }
+
+    /// The table it records into.
+    pub fn sites(&self) -> &'static Sites {
+        self.sites
+    }
+
+    /// The collection's state, if the frame was made inside one.
+    #[inline(always)]
+    fn state<'a>(&self) -> Option<&'a mut State> {
+        if self.state.is_null() {
+            return None;
+        }
+        // SAFETY: a frame is made inside the function call whose body holds
+        // it, from STATE: `collect` points STATE at the `State` in a `Box`
+        // its frame owns (the heap address does not move while the box is
+        // held), on this thread, only while `f` runs, and `f` returns only
+        // after that call did; `paused` hides it from the calls it runs. The
+        // recording functions call nothing that could reach the pointer
+        // while they hold the reference, so it is the only one while it
+        // lives.
+        Some(unsafe { &mut *self.state })
+    }
+
+    /// Keeps the smallest distance of outcomes `id..id + distances.len()`.
+    // Always inlined: as a call it passed the distances through memory and
+    // was most of what recording a branch cost.
+    #[inline(always)]
+    fn record<const N: usize>(&self, id: u32, distances: [f64; N]) {
+        if let Some(state) = self.state() {
+            keep_smallest(state, (self.base + id) as usize, distances);
+        }
+    }
+
+    /// The replacement of the condition at `branch`, if this thread runs a
+    /// mutant of it.
+    #[inline(always)]
+    fn mutant(&self, branch: u32) -> Option<Replacement> {
+        if self.mutating {
+            active_mutant(self.sites, branch)
+        } else {
+            None
+        }
     }
 }
 
-/// The state of the collection in progress on this thread, if any.
-#[inline(always)]
-fn state<'a>() -> Option<&'a mut State> {
-    let state = STATE.with(Cell::get);
-    if state.is_null() {
-        return None;
+impl Site for &'static Sites {
+    #[inline(always)]
+    fn frame(self) -> Frame {
+        Frame {
+            sites: self,
+            state: STATE.with(Cell::get),
+            base: base(self),
+            mutating: MUTATING.load(Ordering::Relaxed) != 0,
+        }
     }
-    // SAFETY: `collect` points STATE at the `State` in a `Box` its frame
-    // owns (the heap address does not move while the box is held), on this
-    // thread, only while `f` runs, and resets it (even on unwind) before it
-    // touches the `State` again; the recording functions call nothing that
-    // could reach the pointer while they hold the reference, so it is the
-    // only one while it lives.
-    Some(unsafe { &mut *state })
+}
+
+impl Site for &Frame {
+    #[inline(always)]
+    fn frame(self) -> Frame {
+        *self
+    }
 }
 
 /// Sets what each comparison records in this thread's collections:
@@ -412,24 +498,23 @@ fn settle_integers(state: &mut State) {
 /// starts with this).
 #[inline]
 pub fn enter(sites: &'static Sites) {
-    record(sites, entered_slot(sites), [0.0]);
+    Frame::enter(sites);
 }
 
 /// Records that outcome `id` was taken.
-#[inline]
-pub fn hit(sites: &'static Sites, id: u32) {
-    record(sites, id, [0.0]);
+#[inline(always)]
+pub fn hit(at: impl Site, id: u32) {
+    at.frame().record(id, [0.0]);
 }
 
 /// Records a boolean condition without a known distance (method calls,
 /// variables): 0 for the outcome taken, 1 for the other. Returns `value`.
-#[inline]
-pub fn boolean(sites: &'static Sites, id: u32, value: bool) -> bool {
-    record(sites, id, if value { [0.0, 1.0] } else { [1.0, 0.0] });
-    if MUTATING.load(Ordering::Relaxed) != 0 {
-        if let Some(Replacement::Negate) = active_mutant(sites, id) {
-            return !value;
-        }
+#[inline(always)]
+pub fn boolean(at: impl Site, id: u32, value: bool) -> bool {
+    let frame = at.frame();
+    frame.record(id, if value { [0.0, 1.0] } else { [1.0, 0.0] });
+    if let Some(Replacement::Negate) = frame.mutant(id) {
+        return !value;
     }
     value
 }
@@ -517,8 +602,8 @@ pub fn with_mutant<R>(sites: &'static Sites, mutation: Mutation, f: impl FnOnce(
 // Always inlined: `op` is a constant at every call site, so the table
 // folds to the one row used.
 #[inline(always)]
-pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option<Cmp>) -> bool {
-    record(sites, id, branch_distances(value, op, info));
+pub fn compare(at: impl Site, id: u32, value: bool, op: Op, info: Option<Cmp>) -> bool {
+    at.frame().record(id, branch_distances(value, op, info));
     value
 }
 
@@ -543,7 +628,7 @@ pub fn compare(sites: &'static Sites, id: u32, value: bool, op: Op, info: Option
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn compare_with_goals(
-    sites: &'static Sites,
+    at: impl Site,
     id: u32,
     index: u32,
     value: bool,
@@ -551,14 +636,15 @@ pub fn compare_with_goals(
     info: impl FnOnce() -> Option<Cmp>,
     order: impl FnOnce() -> Option<std::cmp::Ordering>,
 ) -> bool {
-    let base = base(sites);
-    let mut state = state();
+    let frame = at.frame();
+    let (sites, base) = (frame.sites, frame.base);
+    let mut state = frame.state();
     let first = (base + goal_slot(sites, index, 0)) as usize;
     let recording = match &state {
         Some(state) => state.recording.get(first).copied().unwrap_or_default(),
         None => Recording::Taken,
     };
-    let mutating = MUTATING.load(Ordering::Relaxed) != 0;
+    let mutating = frame.mutating;
     // The common case once generation met a comparison's goals: one slot,
     // and the operands are not looked at again.
     if recording == Recording::Taken && !mutating {
@@ -608,7 +694,7 @@ pub fn compare_with_goals(
         }
     }
     if mutating {
-        match active_mutant(sites, id) {
+        match frame.mutant(id) {
             Some(Replacement::Op(mutant)) => {
                 return match order {
                     Some(order) => mutant.holds(order),
@@ -634,21 +720,20 @@ pub fn compare_with_goals(
 /// a strong check of one of them ([`with_mutant`]) it is the mutant's value.
 #[inline(always)]
 pub fn arith<T: arith::Number>(
-    sites: &'static Sites,
+    at: impl Site,
     index: u32,
     op: Arith,
     l: T,
     r: T,
     original: impl FnOnce(T, T) -> T,
 ) -> T {
-    let first_slot = goal_slot(sites, index, 0);
-    if MUTATING.load(Ordering::Relaxed) != 0 {
-        if let Some(Replacement::Arith(to)) = active_mutant(sites, first_slot) {
-            return T::apply(to, l, r);
-        }
+    let frame = at.frame();
+    let first_slot = goal_slot(frame.sites, index, 0);
+    if let Some(Replacement::Arith(to)) = frame.mutant(first_slot) {
+        return T::apply(to, l, r);
     }
-    let first = (base(sites) + first_slot) as usize;
-    if let Some(state) = state() {
+    let first = (frame.base + first_slot) as usize;
+    if let Some(state) = frame.state() {
         if state.recording.get(first).copied().unwrap_or_default() == Recording::Full {
             let value = T::checked(op, l, r);
             let distance = |mutant| match (value, T::checked(mutant, l, r)) {
@@ -668,45 +753,40 @@ pub fn arith<T: arith::Number>(
 /// condition told apart at `branch` (the instrumented twin evaluates the
 /// other operator then).
 #[inline(always)]
-pub fn swapped(sites: &'static Sites, branch: u32) -> bool {
-    MUTATING.load(Ordering::Relaxed) != 0
-        && active_mutant(sites, branch) == Some(Replacement::Swap)
+pub fn swapped(at: impl Site, branch: u32) -> bool {
+    at.frame().mutant(branch) == Some(Replacement::Swap)
 }
 
 /// Whether the `match` arm of outcome `arm` is there: false only while
 /// this thread runs the mutant deleting it (the instrumented twin guards
 /// the arm with this).
 #[inline(always)]
-pub fn kept(sites: &'static Sites, arm: u32) -> bool {
-    MUTATING.load(Ordering::Relaxed) == 0
-        || active_mutant(sites, arm) != Some(Replacement::Delete)
+pub fn kept(at: impl Site, arm: u32) -> bool {
+    at.frame().mutant(arm) != Some(Replacement::Delete)
 }
 
 /// A `for` loop's iterator that records, per item, whether the body was
 /// entered (`Some`) or the loop left (`None`).
-pub struct Loop<I> {
+pub struct Loop<I, S> {
     inner: I,
-    sites: &'static Sites,
+    at: S,
     id: u32,
 }
 
-impl<I> Loop<I> {
+impl<I, S: Site> Loop<I, S> {
     /// Wraps the loop's iterator; `id` is "entered", `id + 1` "left".
-    pub fn new(inner: I, sites: &'static Sites, id: u32) -> Self {
-        Loop { inner, sites, id }
+    pub fn new(inner: I, at: S, id: u32) -> Self {
+        Loop { inner, at, id }
     }
 }
 
-impl<I: Iterator> Iterator for Loop<I> {
+impl<I: Iterator, S: Site> Iterator for Loop<I, S> {
     type Item = I::Item;
 
     #[inline]
     fn next(&mut self) -> Option<I::Item> {
         let item = self.inner.next();
-        hit(
-            self.sites,
-            if item.is_some() { self.id } else { self.id + 1 },
-        );
+        hit(self.at, if item.is_some() { self.id } else { self.id + 1 });
         item
     }
 
