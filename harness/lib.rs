@@ -177,6 +177,7 @@ pub mod _macro_support {
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult};
     pub use crate::carving::record::{begin, is_recording, unlisted, ArgsBuilder};
+    pub use crate::value::format_spec::{format_with, FormatError, FormatSpec};
     pub use crate::value::types::ParamTypes;
     /// Branch recording and the site tables it records into.
     pub mod cov {

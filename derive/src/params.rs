@@ -19,6 +19,10 @@ pub enum Pass {
     Ref,
     /// As `&mut value`; its state after the call is recorded.
     RefMut,
+    /// The `&mut Formatter` of a `fmt` method: carved as the runtime's
+    /// `FormatSpec`, and replayed by formatting with that spec (the call
+    /// runs inside the runtime's `format_with`, which passes `__carve_f`).
+    Format,
 }
 
 /// One parameter (the receiver included).
@@ -69,7 +73,7 @@ impl Param {
         match self.pass {
             Pass::Value => quote!(&#binding),
             Pass::Ref => quote!(#binding),
-            Pass::RefMut => quote!(&*#binding),
+            Pass::RefMut | Pass::Format => quote!(&*#binding),
         }
     }
 
@@ -81,7 +85,7 @@ impl Param {
         match self.pass {
             Pass::Value => cast,
             Pass::Ref => quote!(*#cast),
-            Pass::RefMut => quote!(&**#cast),
+            Pass::RefMut | Pass::Format => quote!(&**#cast),
         }
     }
 
@@ -109,6 +113,19 @@ impl Param {
             Pass::Ref if self.leaked => quote!(::carve::_macro_support::leak(#value)),
             Pass::Ref => quote!(&#value),
             Pass::RefMut => quote!(&mut #value),
+            Pass::Format => quote!(__carve_f),
+        }
+    }
+
+    /// The capture of this parameter's value bound to `binding`, as a
+    /// `Result<Value, CaptureError>`.
+    pub fn capture(&self, view: TokenStream) -> TokenStream {
+        match self.pass {
+            Pass::Format => quote!(::carve::_macro_support::FormatSpec::capture(#view)),
+            _ => {
+                let form = self.form();
+                quote!(#form.capture(#view))
+            }
         }
     }
 }
@@ -260,7 +277,7 @@ pub fn analyze(
                     // type its `carve::Twin` names.
                     owned: unsized_twin(self_ty).unwrap_or_else(|| match pass {
                         Pass::Value => self_ty.clone(),
-                        Pass::Ref | Pass::RefMut => twin_of(self_ty),
+                        Pass::Ref | Pass::RefMut | Pass::Format => twin_of(self_ty),
                     }),
                     pass,
                     leaked: false,
@@ -269,7 +286,7 @@ pub fn analyze(
                     subst_ty: match pass {
                         Pass::Value => self_ty.clone(),
                         Pass::Ref => syn::parse_quote!(&#self_ty),
-                        Pass::RefMut => syn::parse_quote!(&mut #self_ty),
+                        Pass::RefMut | Pass::Format => syn::parse_quote!(&mut #self_ty),
                     },
                 });
             }
@@ -292,6 +309,20 @@ pub fn analyze(
                     }
                 };
                 let what = format!("parameter `{name}`");
+                if is_formatter(&pat_type.ty, &sig.output) {
+                    params.push(Param {
+                        name,
+                        binding,
+                        pattern,
+                        owned: syn::parse_quote!(::carve::_macro_support::FormatSpec),
+                        pass: Pass::Format,
+                        leaked: false,
+                        lend: None,
+                        span,
+                        subst_ty: (*pat_type.ty).clone(),
+                    });
+                    continue;
+                }
                 // An instantiation's types in place of the generic ones; an
                 // `impl Trait` parameter is bound by the parameter's name.
                 let ty = match inst {
@@ -359,7 +390,66 @@ pub fn analyze(
             }
         }
     }
+    // A `fmt` method's call is asked again into a buffer for its outcome
+    // (the text it writes), so it must not take anything by value or
+    // `&mut` besides its `Formatter`.
+    if params.iter().any(|p| p.pass == Pass::Format) {
+        for p in params
+            .iter()
+            .filter(|p| matches!(p.pass, Pass::Value | Pass::RefMut))
+        {
+            let span = p.span;
+            errors.spanned(
+                quote_spanned!(span=> _),
+                format!(
+                    "carve carves a function with a `&mut Formatter` beside `&self` and shared \
+                     references only, not beside {}: its outcome is the text it writes, which \
+                     carve asks for again",
+                    match p.name.as_str() {
+                        "self" => "`self` by value or `&mut self`".to_owned(),
+                        name => format!("parameter `{name}` (by value or `&mut`)"),
+                    }
+                ),
+            );
+        }
+    }
     params
+}
+
+/// Whether `ty` is `&mut fmt::Formatter` (as `fmt::Formatter<'_>`,
+/// `std::fmt::Formatter`, or `Formatter` in a function returning
+/// `fmt::Result` or an imported `Result`).
+pub fn is_formatter(ty: &Type, output: &ReturnType) -> bool {
+    let Type::Reference(r) = ty else {
+        return false;
+    };
+    let Type::Path(path) = &*r.elem else {
+        return false;
+    };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let fmt_result = match output {
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "Result" && s.arguments.is_none()),
+            _ => false,
+        },
+        ReturnType::Default => false,
+    };
+    r.mutability.is_some()
+        && path.qself.is_none()
+        && match segments.as_slice() {
+            [.., fmt, formatter] => fmt == "fmt" && formatter == "Formatter",
+            [formatter] => formatter == "Formatter" && fmt_result,
+            [] => false,
+        }
 }
 
 /// The `Fn…` trait that bounds the type parameter `param`, inline or in
@@ -807,6 +897,21 @@ pub fn display_signature(sig: &Signature) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_formatter_is_told_by_its_path_or_by_a_fmt_result() {
+        let fmt_result: ReturnType = syn::parse_quote!(-> fmt::Result);
+        let other: ReturnType = syn::parse_quote!(-> Result<(), Error>);
+        let is = |ty: Type, output: &ReturnType| is_formatter(&ty, output);
+        assert!(is(syn::parse_quote!(&mut fmt::Formatter<'_>), &other));
+        assert!(is(syn::parse_quote!(&mut ::core::fmt::Formatter), &other));
+        assert!(is(syn::parse_quote!(&mut Formatter<'a>), &fmt_result));
+        assert!(is(syn::parse_quote!(&mut Formatter), &syn::parse_quote!(-> Result)));
+        // A crate's own `Formatter` (serde_json has one), or a shared one.
+        assert!(!is(syn::parse_quote!(&mut Formatter), &other));
+        assert!(!is(syn::parse_quote!(&mut json::Formatter), &fmt_result));
+        assert!(!is(syn::parse_quote!(&fmt::Formatter<'_>), &fmt_result));
+    }
 
     /// The owned twin, pass and lent expression of a parameter type, as text.
     fn twin(ty: Type) -> Option<(String, String)> {

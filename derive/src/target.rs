@@ -257,6 +257,7 @@ impl TargetFn {
                 }
                 ty
             };
+            let formats = params.iter().any(|p| p.pass == Pass::Format);
             instances.push(Instance {
                 params,
                 fn_name,
@@ -266,6 +267,13 @@ impl TargetFn {
                 },
                 call_path: quote!(#call_path #turbofish),
                 ret: match &sig.output {
+                    // A `fmt` method is carved with the text it writes.
+                    _ if formats => Some(syn::parse_quote!(
+                        ::core::result::Result<
+                            ::carve::_macro_support::std::string::String,
+                            ::carve::_macro_support::FormatError,
+                        >
+                    )),
                     ReturnType::Default => None,
                     ReturnType::Type(_, ty) => Some(self_replace(ty)),
                 },
@@ -327,11 +335,15 @@ impl TargetFn {
         let begin = |i: &Instance| {
             let static_ident = &i.static_ident;
             let captures = i.params.iter().map(|p| {
-                let (name, form) = (&p.name, p.form());
-                let view = self.view(p);
-                quote!(__carve_args.arg(#name, #form.capture(#view));)
+                let (name, capture) = (&p.name, p.capture(self.view(p)));
+                quote!(__carve_args.arg(#name, #capture);)
             });
-            let checks = i.params.iter().map(|p| rebuild_check(p, self.view(p)));
+            // A format spec is plain data: it rebuilds.
+            let checks = i
+                .params
+                .iter()
+                .filter(|p| p.pass != Pass::Format)
+                .map(|p| rebuild_check(p, self.view(p)));
             quote!(::carve::_macro_support::begin(
                 &#static_ident,
                 |__carve_args| { #(#captures)* },
@@ -348,6 +360,20 @@ impl TargetFn {
                 .after_params(i)
                 .map(|p| rebuild_check(p, self.view_after(p)));
             let capture = match (&i.ret, &self.sig.output) {
+                // A `fmt` method's outcome is the text it writes with the
+                // spec it was given: asked again, into a buffer.
+                (Some(text), _) if self.formatter(i).is_some() => {
+                    let f = self.formatter(i).map(|p| &p.binding);
+                    let inner = capture_closure(Some(text), true, self.checks());
+                    quote!(|_: &_| {
+                        let __carve_spec = ::carve::_macro_support::FormatSpec::of(&*#f)?;
+                        let __carve_written = ::carve::_macro_support::format_with(
+                            &__carve_spec,
+                            |#f: &mut ::core::fmt::Formatter<'_>| -> ::core::fmt::Result #block,
+                        );
+                        (#inner)(&__carve_written)
+                    })
+                }
                 (Some(concrete), ReturnType::Type(_, written)) if generic => {
                     let inner = capture_closure(Some(concrete), true, self.checks());
                     quote!(|__carve_g: &#written| (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g)))
@@ -528,6 +554,11 @@ impl TargetFn {
         quote!(::carve::_macro_support::same_type::<(#(&#names,)*), (#(&#types,)*)>() #(#consts)* #(#values)*)
     }
 
+    /// The `&mut Formatter` parameter of instance `i`, if it has one.
+    fn formatter<'a>(&self, i: &'a Instance) -> Option<&'a Param> {
+        i.params.iter().find(|p| p.pass == Pass::Format)
+    }
+
     fn after_params<'a>(&'a self, i: &'a Instance) -> impl Iterator<Item = &'a Param> {
         i.params
             .iter()
@@ -581,6 +612,18 @@ impl TargetFn {
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
         let call = quote!(#call_path(#(#pass),*));
+        // A `fmt` method runs inside a `format!` with the carved spec.
+        let call = match params
+            .iter()
+            .zip(&fields)
+            .find(|(p, _)| p.pass == Pass::Format)
+        {
+            Some((_, spec)) => quote!(::carve::_macro_support::format_with(
+                &#spec,
+                |__carve_f: &mut ::core::fmt::Formatter<'_>| #call,
+            )),
+            None => call,
+        };
         // An `async fn` is driven to its end: by carve's executor, or by
         // the runtime the attribute names.
         let call = match (&self.sig.asyncness, &self.runtime) {

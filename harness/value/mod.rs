@@ -19,6 +19,7 @@ pub mod arrays;
 mod de;
 pub mod depth;
 pub mod form;
+pub mod format_spec;
 pub mod text;
 pub mod tracer;
 pub mod types;
