@@ -906,7 +906,10 @@ mod tests {
         assert!(is(syn::parse_quote!(&mut fmt::Formatter<'_>), &other));
         assert!(is(syn::parse_quote!(&mut ::core::fmt::Formatter), &other));
         assert!(is(syn::parse_quote!(&mut Formatter<'a>), &fmt_result));
-        assert!(is(syn::parse_quote!(&mut Formatter), &syn::parse_quote!(-> Result)));
+        assert!(is(
+            syn::parse_quote!(&mut Formatter),
+            &syn::parse_quote!(-> Result)
+        ));
         // A crate's own `Formatter` (serde_json has one), or a shared one.
         assert!(!is(syn::parse_quote!(&mut Formatter), &other));
         assert!(!is(syn::parse_quote!(&mut json::Formatter), &fmt_result));

@@ -10,9 +10,9 @@
 //! and flags a `fmt` method branches on.
 //!
 //! ```
-//! use carve::value::format_spec::{format_with, Align, FormatSpec};
+//! use carve::value::format_spec::{format_with, Align, Fill, FormatSpec};
 //!
-//! let spec = FormatSpec { fill: '*', align: Some(Align::Right), width: Some(5), ..FormatSpec::default() };
+//! let spec = FormatSpec { fill: Fill::Star, align: Some(Align::Right), width: Some(5), ..FormatSpec::default() };
 //! assert_eq!(format_with(&spec, |f| f.pad("ab")), Ok("***ab".to_owned()));
 //! assert_eq!(format_with(&FormatSpec::default(), |f| f.pad("ab")), Ok("ab".to_owned()));
 //! ```
@@ -26,8 +26,8 @@ use super::{CaptureError, Value};
 /// What a `fmt` method can read of its `Formatter`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormatSpec {
-    /// The fill character: one of [`FILLS`].
-    pub fill: char,
+    /// The fill character.
+    pub fill: Fill,
     /// The alignment (`<`, `^`, `>`), if given.
     pub align: Option<Align>,
     /// `+`.
@@ -47,7 +47,7 @@ impl Default for FormatSpec {
     /// `{}`: what `to_string` formats with.
     fn default() -> Self {
         FormatSpec {
-            fill: ' ',
+            fill: Fill::Space,
             align: None,
             sign_plus: false,
             alternate: false,
@@ -68,8 +68,36 @@ pub enum Align {
 }
 
 /// The fill characters a spec can be replayed with: a `format!` spells its
-/// fill in the format string, so each is a spec of its own.
-pub const FILLS: [char; 5] = [' ', '0', '*', '-', '.'];
+/// fill in the format string, so each is a spec of its own (and a variant,
+/// so that generation picks among them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Fill {
+    /// `' '`, the default.
+    Space,
+    /// `'0'`.
+    Zero,
+    /// `'*'`.
+    Star,
+    /// `'-'`.
+    Dash,
+    /// `'.'`.
+    Dot,
+}
+
+impl Fill {
+    const ALL: [Fill; 5] = [Fill::Space, Fill::Zero, Fill::Star, Fill::Dash, Fill::Dot];
+
+    /// The character.
+    pub fn char(self) -> char {
+        match self {
+            Fill::Space => ' ',
+            Fill::Zero => '0',
+            Fill::Star => '*',
+            Fill::Dash => '-',
+            Fill::Dot => '.',
+        }
+    }
+}
 
 /// A `fmt` method returned an error (`fmt::Error`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,12 +119,18 @@ impl FormatSpec {
             Some(fmt::Alignment::Center) => Some(Align::Center),
             Some(fmt::Alignment::Right) => Some(Align::Right),
         };
-        if align.is_some() && !FILLS.contains(&f.fill()) {
-            return refuse(format!(
-                "the fill {:?} of its format spec is none of those carve replays ({FILLS:?})",
-                f.fill()
-            ));
-        }
+        let fill = match Fill::ALL.into_iter().find(|fill| fill.char() == f.fill()) {
+            Some(fill) => fill,
+            // Without an alignment the fill is not written.
+            None if align.is_none() => Fill::Space,
+            None => {
+                let fills: String = Fill::ALL.map(Fill::char).iter().collect();
+                return refuse(format!(
+                    "the fill {:?} of its format spec is none of those carve replays ({fills:?})",
+                    f.fill()
+                ));
+            }
+        };
         if f.sign_minus() {
             return refuse("its format spec has the `-` flag, which carve does not replay".into());
         }
@@ -111,7 +145,7 @@ impl FormatSpec {
             ))),
         };
         Ok(FormatSpec {
-            fill: if align.is_some() { f.fill() } else { ' ' },
+            fill: if align.is_some() { fill } else { Fill::Space },
             align,
             sign_plus: f.sign_plus(),
             alternate: f.alternate(),
@@ -128,8 +162,7 @@ impl FormatSpec {
 }
 
 /// Runs `fmt` (a `fmt` method on its value) with a `Formatter` that carries
-/// `spec`, and returns what it wrote; a fill none of [`FILLS`] writes with
-/// `' '`.
+/// `spec`, and returns what it wrote.
 pub fn format_with(
     spec: &FormatSpec,
     fmt: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result,
@@ -171,25 +204,23 @@ pub fn format_with(
         };
     }
     macro_rules! with_fill {
-        ($($fill:literal: $left:literal $center:literal $right:literal),*) => {
+        ($($fill:ident: $left:literal $center:literal $right:literal),*) => {
             match (spec.fill, spec.align) {
                 (_, None) => with_flags!(""),
                 $(
-                    ($fill, Some(Align::Left)) => with_flags!($left),
-                    ($fill, Some(Align::Center)) => with_flags!($center),
-                    ($fill, Some(Align::Right)) => with_flags!($right),
+                    (Fill::$fill, Some(Align::Left)) => with_flags!($left),
+                    (Fill::$fill, Some(Align::Center)) => with_flags!($center),
+                    (Fill::$fill, Some(Align::Right)) => with_flags!($right),
                 )*
-                (_, Some(Align::Left)) => with_flags!("<"),
-                (_, Some(Align::Center)) => with_flags!("^"),
-                (_, Some(Align::Right)) => with_flags!(">"),
             }
         };
     }
     let written = with_fill!(
-        '0': "0<" "0^" "0>",
-        '*': "*<" "*^" "*>",
-        '-': "-<" "-^" "->",
-        '.': ".<" ".^" ".>"
+        Space: " <" " ^" " >",
+        Zero: "0<" "0^" "0>",
+        Star: "*<" "*^" "*>",
+        Dash: "-<" "-^" "->",
+        Dot: ".<" ".^" ".>"
     );
     written.map(|()| out).map_err(|fmt::Error| FormatError)
 }
@@ -241,7 +272,7 @@ mod tests {
         let right = FormatSpec {
             align: Some(Align::Right),
             width: Some(4),
-            fill: '0',
+            fill: Fill::Zero,
             ..FormatSpec::default()
         };
         assert_eq!(format_with(&right, |f| f.pad("7")), Ok("0007".to_owned()));

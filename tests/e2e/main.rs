@@ -24,6 +24,7 @@ mod dictionary;
 mod distil;
 mod edges;
 mod files;
+mod formatting;
 mod generic;
 mod html;
 mod insta_config;

@@ -98,18 +98,18 @@ fn main() {
         .iter()
         .map(|c| (c.target.name(), ron::to_string(&c.args).unwrap()))
         .collect();
-    let spec = |fill: char, align: &str, alternate: bool, width: &str, precision: &str| {
+    let spec = |fill: &str, align: &str, alternate: bool, width: &str, precision: &str| {
         format!(
-            "(fill:{fill:?},align:{align},sign_plus:false,alternate:{alternate},zero_pad:false,width:{width},precision:{precision})"
+            "(fill:{fill},align:{align},sign_plus:false,alternate:{alternate},zero_pad:false,width:{width},precision:{precision})"
         )
     };
     assert_eq!(
         carved,
         [
-            ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec(' ', "None", false, "None", "None"))),
-            ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec('*', "Some(Right)", false, "Some(6)", "None"))),
-            ("Hex::LowerHex::fmt".to_owned(), format!("(self:(255),f:{})", spec(' ', "None", true, "None", "None"))),
-            ("Meters::describe".to_owned(), format!("(self:(3),out:{},unit:\"m\")", spec(' ', "None", false, "None", "Some(1)"))),
+            ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec("Space", "None", false, "None", "None"))),
+            ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec("Star", "Some(Right)", false, "Some(6)", "None"))),
+            ("Hex::LowerHex::fmt".to_owned(), format!("(self:(255),f:{})", spec("Space", "None", true, "None", "None"))),
+            ("Meters::describe".to_owned(), format!("(self:(3),out:{},unit:\"m\")", spec("Space", "None", false, "None", "Some(1)"))),
         ]
     );
     let outcomes: Vec<String> = calls
@@ -127,7 +127,7 @@ fn main() {
         assert_eq!(replayed.observation, call.observation, "{args} -> {outcome}");
     }
     let version = calls[0].target;
-    let centered = format!("(self:(major:10,minor:0),f:{})", spec('-', "Some(Center)", false, "Some(9)", "None"));
+    let centered = format!("(self:(major:10,minor:0),f:{})", spec("Dash", "Some(Center)", false, "Some(9)", "None"));
     let replayed = (version.replay)(ArgsInput::Ron(&centered)).unwrap();
     match replayed.observation.outcome {
         Outcome::Returned(v) => assert_eq!(ron::to_string(&v).unwrap(), "Ok(\"--10.0---\")"),
