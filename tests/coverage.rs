@@ -135,6 +135,31 @@ fn test_me_distance_is_the_chapters() {
     assert_eq!(trace.distance(sites, 0), Some(2f64.powi(63) + 2.0));
 }
 
+#[carve::instrument]
+fn dot_after_seconds(stamp: &str) -> u32 {
+    if stamp.as_bytes().get(8) == Some(&b'.') {
+        1
+    } else {
+        0
+    }
+}
+
+/// `b.get(i) == Some(&b'.')`, as humantime's parser checks for fractional
+/// seconds: the distance is the bytes', and a text too short to have one
+/// is farther than any byte there.
+#[test]
+fn an_option_comparison_has_the_distance_of_its_contents() {
+    let sites = helper_sites("dot_after_seconds");
+    let distance = |stamp: &str| {
+        let (_, trace) = coverage::collect(|| dot_after_seconds(stamp));
+        trace.distance(sites, 0).expect("reached")
+    };
+    assert_eq!(distance("23:08:32."), 0.0);
+    assert_eq!(distance("23:08:32-"), 1.0, "`-` is one below `.`");
+    assert_eq!(distance("23:08:320"), 2.0);
+    assert!(distance("23:08:32") > distance("23:08:32z"));
+}
+
 thread_local! {
     static EVENTS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
 }

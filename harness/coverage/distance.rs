@@ -415,9 +415,97 @@ str_cmp_impls! {
     &String, &String; &String, &str; &str, &String;
 }
 
+/// How far a `None` is from a `Some`: farther than the contents of two
+/// `Some`s of the types below ever are (2^53, past which an f64 no longer
+/// counts by ones), so that a search moving towards `Some(b'.')` prefers
+/// `Some(b'-')` to `None`.
+const NONE_APART: f64 = 9_007_199_254_740_992.0;
+
+/// Two `Option`s: two `Some`s by their contents (`inner`), a `None` beside
+/// a `Some` [`NONE_APART`] from it and, as `Option` orders them, below it.
+#[inline(always)]
+fn option_cmp<T>(a: Option<T>, b: Option<T>, inner: impl FnOnce(T, T) -> Cmp) -> Cmp {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let (diff, order) = match (a, b) {
+        (Some(a), Some(b)) => return inner(a, b),
+        (None, None) => (0.0, Equal),
+        (None, Some(_)) => (-NONE_APART, Less),
+        (Some(_), None) => (NONE_APART, Greater),
+    };
+    Cmp {
+        diff,
+        dist: diff.abs(),
+        order: Some(order),
+        step: Step::None,
+    }
+}
+
+// `Option`s of the integers, `char`s and strings above, as parsers compare
+// them: `b.get(19) == Some(&b'.')`, `chars.next() == Some('x')`,
+// `iter.peek() == Some(&&b'-')`, `parts.next() == Some("ms")`.
+macro_rules! option_cmp_impls {
+    ($($t:ty => $via:ident),* $(,)?) => {$(
+        impl KnownCmp for Probe<'_, Option<$t>, Option<$t>> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(option_cmp(*self.0, *self.1, |a, b| Cmp::numeric($via(a, b))))
+            }
+        }
+        impl KnownCmp for Probe<'_, Option<&$t>, Option<&$t>> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(option_cmp(*self.0, *self.1, |a, b| Cmp::numeric($via(*a, *b))))
+            }
+        }
+        impl KnownCmp for Probe<'_, Option<&&$t>, Option<&&$t>> {
+            #[inline]
+            fn cmp_info(&self) -> Option<Cmp> {
+                Some(option_cmp(*self.0, *self.1, |a, b| Cmp::numeric($via(**a, **b))))
+            }
+        }
+    )*};
+}
+
+option_cmp_impls! {
+    i8 => narrow, i16 => narrow, i32 => narrow, i64 => wide_i64, isize => wide_isize,
+    u8 => narrow, u16 => narrow, u32 => narrow, u64 => wide_u64, usize => wide_usize,
+    char => char_diff,
+}
+
+impl KnownCmp for Probe<'_, Option<&str>, Option<&str>> {
+    #[inline]
+    fn cmp_info(&self) -> Option<Cmp> {
+        Some(option_cmp(*self.0, *self.1, str_cmp))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn options_compare_by_their_contents_and_a_none_is_farthest() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let byte = |a: Option<&u8>, b: Option<&u8>| {
+            #[allow(unused_imports)]
+            use super::{KnownCmp as _, UnknownCmp as _};
+            (&Probe(&a, &b)).cmp_info().expect("known")
+        };
+        // `b.get(19) == Some(&b'.')` on a `-` there: one away.
+        let near = byte(Some(&b'-'), Some(&b'.'));
+        assert_eq!((near.diff, near.dist, near.order), (-1.0, 1.0, Some(Less)));
+        assert_eq!(near.step, Step::Integer);
+        let far = byte(Some(&b'a'), Some(&b'.'));
+        let none = byte(None, Some(&b'.'));
+        assert!(none.dist > far.dist && far.dist > near.dist);
+        assert_eq!(none.order, Some(Less), "as `None < Some(_)`");
+        assert_eq!(byte(Some(&0), None).order, Some(Greater));
+        assert_eq!(byte(None, None).order, Some(Equal));
+        let peeked = (&Probe(&Some(&&'x'), &Some(&&'z'))).cmp_info();
+        assert_eq!(peeked.map(|c| c.diff), Some(-2.0));
+        let word = (&Probe(&Some("ms"), &Some("ns"))).cmp_info();
+        assert_eq!(word.map(|c| c.dist), Some(1.0));
+    }
 
     fn d(op: Op, a: f64, b: f64) -> (f64, f64) {
         op.distances(Cmp::numeric(a - b))
