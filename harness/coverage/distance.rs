@@ -486,11 +486,7 @@ mod tests {
     #[test]
     fn options_compare_by_their_contents_and_a_none_is_farthest() {
         use std::cmp::Ordering::{Equal, Greater, Less};
-        let byte = |a: Option<&u8>, b: Option<&u8>| {
-            #[allow(unused_imports)]
-            use super::{KnownCmp as _, UnknownCmp as _};
-            (&Probe(&a, &b)).cmp_info().expect("known")
-        };
+        let byte = |a: Option<&u8>, b: Option<&u8>| Probe(&a, &b).cmp_info().expect("known");
         // `b.get(19) == Some(&b'.')` on a `-` there: one away.
         let near = byte(Some(&b'-'), Some(&b'.'));
         assert_eq!((near.diff, near.dist, near.order), (-1.0, 1.0, Some(Less)));
@@ -501,9 +497,9 @@ mod tests {
         assert_eq!(none.order, Some(Less), "as `None < Some(_)`");
         assert_eq!(byte(Some(&0), None).order, Some(Greater));
         assert_eq!(byte(None, None).order, Some(Equal));
-        let peeked = (&Probe(&Some(&&'x'), &Some(&&'z'))).cmp_info();
+        let peeked = Probe(&Some(&&'x'), &Some(&&'z')).cmp_info();
         assert_eq!(peeked.map(|c| c.diff), Some(-2.0));
-        let word = (&Probe(&Some("ms"), &Some("ns"))).cmp_info();
+        let word = Probe(&Some("ms"), &Some("ns")).cmp_info();
         assert_eq!(word.map(|c| c.dist), Some(1.0));
     }
 
