@@ -124,10 +124,11 @@ impl FormatSpec {
             // Without an alignment the fill is not written.
             None if align.is_none() => Fill::Space,
             None => {
-                let fills: String = Fill::ALL.map(Fill::char).iter().collect();
+                let fills: Vec<String> = Fill::ALL.iter().map(|fill| format!("{:?}", fill.char())).collect();
                 return refuse(format!(
-                    "the fill {:?} of its format spec is none of those carve replays ({fills:?})",
-                    f.fill()
+                    "the fill {:?} of its format spec is none of those carve replays ({})",
+                    f.fill(),
+                    fills.join(", ")
                 ));
             }
         };
@@ -261,7 +262,10 @@ mod tests {
 
     #[test]
     fn specs_carve_cannot_replay_are_refused_with_the_reason() {
-        assert!(format!("{Probe:x>3}").contains("refused"), "a fill outside FILLS");
+        let fill = format!("{Probe:x>3}");
+        let why = "the fill 'x' of its format spec is none of those carve replays (' ', '0', '*', '-', '.')";
+        assert!(fill.contains(why), "{fill}");
+        assert!(fill.ends_with("('x' … ' ', '0', '*', '-', '.')") || fill.contains("'x' of its format spec is none of those carve replays (' ', '0', '*', '-', '.')"), "{fill}");
         #[allow(deprecated)]
         let minus = format!("{Probe:-}");
         assert!(minus.contains("`-` flag"), "{minus}");

@@ -72,6 +72,30 @@ impl Meters {
     }
 }
 
+/// A type carved by its text (`Display + FromStr`, no serde): its own
+/// `Display` is a target, and capturing its `self` (by that `Display`)
+/// is no call of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tag(String);
+
+impl std::str::FromStr for Tag {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Tag(s.to_owned()))
+    }
+}
+
+#[carve::target]
+impl Display for Tag {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            write!(f, "<{}>", self.0)
+        } else {
+            f.pad(&self.0)
+        }
+    }
+}
+
 impl Display for Meters {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         self.describe(f, "m")
@@ -89,6 +113,7 @@ fn main() {
         assert_eq!(format!("{v:*>6}"), "***1.4", "the test's own output is the call's");
         assert_eq!(format!("{:#x}", Hex(255)), "0xff");
         assert_eq!(format!("{:.1}", Meters(3)), "3.0 m");
+        assert_eq!(format!("{:#}", Tag("en".into())), "<en>");
         // A fill carve does not replay: the call runs as written, uncarved.
         assert_eq!(format!("{v:x<5}"), "1.4xx");
     });
@@ -110,6 +135,7 @@ fn main() {
             ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec("Star", "Some(Right)", false, "Some(6)", "None"))),
             ("Hex::LowerHex::fmt".to_owned(), format!("(self:(255),f:{})", spec("Space", "None", true, "None", "None"))),
             ("Meters::describe".to_owned(), format!("(self:(3),out:{},unit:\"m\")", spec("Space", "None", false, "None", "Some(1)"))),
+            ("Tag::Display::fmt".to_owned(), format!("(self:\"en\",f:{})", spec("Space", "None", true, "None", "None"))),
         ]
     );
     let outcomes: Vec<String> = calls
@@ -119,7 +145,10 @@ fn main() {
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(outcomes, ["Ok(\"1.4\")", "Ok(\"***1.4\")", "Ok(\"0xff\")", "Ok(\"3.0 m\")"]);
+    assert_eq!(
+        outcomes,
+        ["Ok(\"1.4\")", "Ok(\"***1.4\")", "Ok(\"0xff\")", "Ok(\"3.0 m\")", "Ok(\"<en>\")"]
+    );
     // Replay formats with the carved spec, and any other.
     for (call, outcome) in calls.iter().zip(&outcomes) {
         let args = ron::to_string(&call.args).unwrap();
