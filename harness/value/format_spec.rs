@@ -265,7 +265,6 @@ mod tests {
         let fill = format!("{Probe:x>3}");
         let why = "the fill 'x' of its format spec is none of those carve replays (' ', '0', '*', '-', '.')";
         assert!(fill.contains(why), "{fill}");
-        assert!(fill.ends_with("('x' … ' ', '0', '*', '-', '.')") || fill.contains("'x' of its format spec is none of those carve replays (' ', '0', '*', '-', '.')"), "{fill}");
         #[allow(deprecated)]
         let minus = format!("{Probe:-}");
         assert!(minus.contains("`-` flag"), "{minus}");
