@@ -227,6 +227,11 @@ pub struct Frame {
     /// Whether a mutant of this table may run ([`with_mutant`]): for a
     /// frame made at the start of a call, whether this thread ran one then.
     mutating: bool,
+    /// Whether every comparison of the table records the outcome taken only
+    /// ([`Recording::Taken`], as [`set_recording`] marks a table whose goals
+    /// are all met), and no mutant of it runs: a comparison then looks up
+    /// nothing more. Only [`Frame::enter`] finds it out.
+    taken_only: bool,
 }
 
 impl Frame {
@@ -238,7 +243,12 @@ impl Frame {
         let mut frame = sites.frame();
         frame.mutating = frame.mutating
             && MUTANT.with(Cell::get).is_some_and(|(table, _)| table == sites as *const Sites as usize);
-        frame.record(entered_slot(sites), [0.0]);
+        let entered = entered_slot(sites);
+        if let Some(state) = frame.state() {
+            let mark = state.recording.get((frame.base + entered) as usize);
+            frame.taken_only = !frame.mutating && mark == Some(&Recording::Taken);
+        }
+        frame.record(entered, [0.0]);
         frame
     }
 
@@ -294,6 +304,7 @@ impl Site for &'static Sites {
             state: STATE.with(Cell::get),
             base: base(self),
             mutating: MUTATING.load(Ordering::Relaxed) != 0,
+            taken_only: false,
         }
     }
 }
@@ -334,12 +345,29 @@ pub fn set_recording(comparisons: &[(&'static Sites, u32, Recording)]) {
         };
         let levels = &mut spare.get_or_insert_default().recording;
         levels.clear();
+        let mut tables: Vec<&'static Sites> = Vec::new();
         for &(sites, index, recording) in comparisons {
             let at = (base(sites) + goal_slot(sites, index, 0)) as usize;
             if at >= levels.len() {
                 levels.resize(at + 1, Recording::Full);
             }
             levels[at] = recording;
+            if !tables.iter().any(|t| std::ptr::eq(*t, sites)) {
+                tables.push(sites);
+            }
+        }
+        // A table whose comparisons all record the outcome taken only is
+        // marked so at its entered slot, which no comparison's level uses:
+        // its frames read the mark once ([`Frame::taken_only`]).
+        for sites in tables {
+            let level = |index| levels.get((base(sites) + goal_slot(sites, index, 0)) as usize);
+            if (0..sites.comparisons()).all(|index| level(index) == Some(&Recording::Taken)) {
+                let at = (base(sites) + entered_slot(sites)) as usize;
+                if at >= levels.len() {
+                    levels.resize(at + 1, Recording::Full);
+                }
+                levels[at] = Recording::Taken;
+            }
         }
     });
 }
@@ -637,6 +665,12 @@ pub fn compare_with_goals(
     order: impl FnOnce() -> Option<std::cmp::Ordering>,
 ) -> bool {
     let frame = at.frame();
+    if frame.taken_only {
+        if let Some(state) = frame.state() {
+            keep_smallest(state, (frame.base + id + u32::from(!value)) as usize, [0.0]);
+        }
+        return value;
+    }
     let (sites, base) = (frame.sites, frame.base);
     let mut state = frame.state();
     let first = (base + goal_slot(sites, index, 0)) as usize;
@@ -728,6 +762,9 @@ pub fn arith<T: arith::Number>(
     original: impl FnOnce(T, T) -> T,
 ) -> T {
     let frame = at.frame();
+    if frame.taken_only {
+        return original(l, r);
+    }
     let first_slot = goal_slot(frame.sites, index, 0);
     if let Some(Replacement::Arith(to)) = frame.mutant(first_slot) {
         return T::apply(to, l, r);
@@ -1065,6 +1102,61 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
 mod tests {
     use super::*;
     use crate::registry::{Branch, BranchKind, Side};
+
+    #[test]
+    fn a_frame_of_a_table_whose_comparisons_are_all_met_records_the_outcome_taken_only() {
+        use crate::registry::{Condition, Form};
+        const fn compare(branch: u32, index: u32) -> Condition {
+            Condition {
+                branch,
+                form: Form::Compare { op: Op::Gt, index },
+            }
+        }
+        const fn side(side: Side) -> Branch {
+            Branch {
+                kind: BranchKind::Condition,
+                condition: "x > 3",
+                side,
+                line: 1,
+                col: 1,
+                parent: u32::MAX,
+            }
+        }
+        const SIDES: [Branch; 4] = [side(Side::True), side(Side::False), side(Side::True), side(Side::False)];
+        static TWO: Sites = Sites::new("t::m", "two", "f.rs", (1, 1), &SIDES, &[])
+            .with_conditions(&[compare(0, 0), compare(2, 1)]);
+        // `x > 3` at x = 3 and `y > 3` at y = 9, through a frame.
+        let call = || {
+            let frame = Frame::enter(&TWO);
+            let gt = |id, index, d: f64| {
+                compare_with_goals(&frame, id, index, d > 0.0, Op::Gt, || Some(Cmp::numeric(d)), || None)
+            };
+            (gt(0, 0, 0.0), gt(2, 1, 6.0))
+        };
+        let slots = |trace: &Trace| trace.entries().len();
+        let (_, full) = collect(call);
+        // One comparison still open: both record as before.
+        set_recording(&[(&TWO, 0, Recording::Taken)]);
+        let (_, one_open) = collect(call);
+        assert!(slots(&one_open) > 4, "{:?}", one_open.entries());
+        assert_eq!(one_open.distance(&TWO, 2), Some(0.0));
+        // Both met: the taken outcomes and the entered slot, nothing more.
+        set_recording(&[(&TWO, 0, Recording::Taken), (&TWO, 1, Recording::Taken)]);
+        let (values, met) = collect(call);
+        assert_eq!(values, (false, true));
+        assert_eq!(slots(&met), 3, "{:?}", met.entries());
+        assert_eq!(met.covered(&TWO).collect::<Vec<_>>(), [1, 2]);
+        assert!(met.entered(&TWO));
+        // Under a mutant of the table, a comparison evaluates it.
+        let ge = Mutation {
+            branch: 0,
+            to: Replacement::Op(Op::Ge),
+        };
+        let (mutated, _) = collect(|| with_mutant(&TWO, ge, call));
+        assert_eq!(mutated, (true, true));
+        set_recording(&[]);
+        assert_eq!(collect(call).1, full);
+    }
 
     #[test]
     fn a_mutant_changes_only_its_condition_and_only_while_it_runs() {
