@@ -676,6 +676,101 @@ pub fn returns_borrow(output: &ReturnType) -> bool {
     }
 }
 
+/// Whether a function's return type may borrow from its arguments without
+/// saying so: it names a type that is not one of the standard library's
+/// owned ones, which may have a lifetime parameter its spelling elides
+/// (`-> CharsMut` for `CharsMut<'a>`, ascii's `AsciiStr::chars_mut`).
+/// Syntax cannot tell `-> CharsMut` from `-> Owned`. `generics`: the type
+/// parameters in scope, which hide none.
+pub fn may_hide_lifetime(output: &ReturnType, generics: &[Ident]) -> bool {
+    struct Finder<'g> {
+        generics: &'g [Ident],
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
+            if p.qself.is_some() {
+                // `<T as Trait>::Output`: whatever it is.
+                self.found = true;
+                return;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return;
+            };
+            let name = last.ident.to_string();
+            let known = OWNED_STD.contains(&name.as_str())
+                || name == "Self"
+                || (p.path.segments.len() == 1 && self.generics.contains(&last.ident));
+            if !known {
+                self.found = true;
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let ReturnType::Type(_, ty) = output else {
+        return false;
+    };
+    let mut finder = Finder {
+        generics,
+        found: false,
+    };
+    finder.visit_type(ty);
+    finder.found
+}
+
+/// Types of the standard library with no lifetime parameter, which a
+/// returned value of owns its data in (its type arguments aside).
+const OWNED_STD: &[&str] = &[
+    "bool",
+    "char",
+    "str",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "String",
+    "Vec",
+    "Option",
+    "Result",
+    "Box",
+    "Rc",
+    "Arc",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+    "PathBuf",
+    "OsString",
+    "CString",
+    "Duration",
+    "Ordering",
+    "Range",
+    "RangeInclusive",
+    "NonZeroU8",
+    "NonZeroU16",
+    "NonZeroU32",
+    "NonZeroU64",
+    "NonZeroUsize",
+    "Infallible",
+    "Error",
+    "ParseIntError",
+    "ParseFloatError",
+    "Utf8Error",
+    "FromUtf8Error",
+];
+
 /// Whether `ty` holds a reference anywhere in it.
 fn holds_reference(ty: &Type) -> bool {
     struct Finder(bool);
@@ -852,5 +947,17 @@ mod tests {
         // Without references inside, nothing is lent.
         assert_eq!(twin(syn::parse_quote!(&[u8])), None);
         assert_eq!(twin(syn::parse_quote!(Option<String>)), None);
+    }
+
+    #[test]
+    fn returned_types_that_may_hide_a_lifetime_are_those_std_does_not_own() {
+        let hides = |ty: ReturnType| may_hide_lifetime(&ty, &[format_ident!("T")]);
+        assert!(hides(syn::parse_quote!(-> CharsMut)));
+        assert!(hides(syn::parse_quote!(-> Option<Token>)));
+        assert!(hides(syn::parse_quote!(-> <T as Iterator>::Item)));
+        assert!(!hides(syn::parse_quote!()));
+        assert!(!hides(syn::parse_quote!(-> Result<Vec<u8>, Error>)));
+        assert!(!hides(syn::parse_quote!(-> Option<(T, String)>)));
+        assert!(!hides(syn::parse_quote!(-> Self)));
     }
 }

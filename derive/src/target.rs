@@ -95,7 +95,13 @@ struct TargetFn {
     base_name: String,
     /// The signature as the user wrote it.
     display: String,
+    /// Whether the state of `&mut` arguments after a call is recorded.
     records_after: bool,
+    /// Whether that state is taken from a replay of the carved arguments,
+    /// not read after the call: the returned value may borrow them without
+    /// saying so (`-> CharsMut` for `CharsMut<'a>`), and nothing may read
+    /// them while it is alive. The body then runs in a `move` closure.
+    after_by_replay: bool,
     /// Whether the return type borrows (`&mut [T]` from `&mut self`): the
     /// body then runs in a `move` closure, which alone can hand out a
     /// reborrow of a captured `&mut` for the function's whole lifetime.
@@ -287,6 +293,9 @@ impl TargetFn {
             && instances
                 .first()
                 .is_some_and(|i| i.params.iter().any(|p| p.pass == Pass::RefMut));
+        let in_scope: Vec<syn::Ident> = impl_generics.iter().chain(&fn_generics).cloned().collect();
+        let after_by_replay =
+            records_after && crate::params::may_hide_lifetime(&sig.output, &in_scope);
         // An `impl Trait` return has no type to ask about: checked.
         let lenient = lenient && !has_impl_trait_output(&sig.output);
         TargetFn {
@@ -296,6 +305,7 @@ impl TargetFn {
             base_name,
             display,
             records_after,
+            after_by_replay,
             returns_borrow,
             sites_ident,
             runtime,
@@ -311,7 +321,13 @@ impl TargetFn {
         let Instrumented {
             body: block,
             sites_static,
-        } = instrument_fn(block, &self.sites_ident, &self.base_name, &self.sig, true);
+        } = instrument_fn(
+            block,
+            &self.sites_ident,
+            &self.base_name,
+            &self.sig,
+            !self.after_by_replay,
+        );
         let registrations = self.instances.iter().map(|i| self.registration(i));
         let first = &self.instances[0];
         let destructure = first.params.iter().filter_map(|p| {
@@ -361,6 +377,9 @@ impl TargetFn {
                     self.checks(),
                 ),
             };
+            if self.after_by_replay {
+                return quote!(__carve_frame.finish_replaying_after(__carve_result, #capture));
+            }
             quote!(__carve_frame.finish(
                 __carve_result,
                 #capture,
@@ -462,8 +481,9 @@ impl TargetFn {
             });
         }
         // Nothing reads the arguments after the body when it returns a
-        // borrow (no state after the call is recorded then).
-        let move_kw = self.returns_borrow.then(|| quote!(move));
+        // borrow (no state after the call is recorded then), or may return
+        // one (that state is read from a replay).
+        let move_kw = (self.returns_borrow || self.after_by_replay).then(|| quote!(move));
         syn::parse_quote!({
             #(#registrations)*
             #sites_static
