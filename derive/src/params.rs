@@ -33,7 +33,8 @@ pub struct Param {
     pub owned: Type,
     /// How the owned value is passed.
     pub pass: Pass,
-    /// A `&'static T` parameter: the owned value is leaked to live as long.
+    /// A `&'static T` parameter, or one with a `'static` reference inside
+    /// (`&[&'static str]`): the owned value is leaked to live as long.
     pub leaked: bool,
     /// How the passed value is lent from the owned one, for a type with
     /// references inside (`Option<&str>`); `None`: the owned value itself.
@@ -90,7 +91,12 @@ impl Param {
     pub fn lent(&self, value: &Ident) -> Option<TokenStream> {
         let lend = self.lend.as_ref()?;
         let lent = lent_binding(value);
-        let expr = lend.expr(quote!(&#value));
+        // `&[&'static str]`: the owned items are leaked to live as long.
+        let owned = match self.leaked {
+            true => quote!(::carve::_macro_support::leak(#value)),
+            false => quote!(&#value),
+        };
+        let expr = lend.expr(owned);
         // Outside the call's coverage, as rebuilding the owned value is.
         Some(quote!(let #lent = ::carve::_macro_support::setup(|| #expr);))
     }
@@ -335,9 +341,11 @@ pub fn analyze(
                 }
                 let subst_ty = ty.clone();
                 let (mut owned, pass, lend) = owned_type(&ty, &what, errors);
-                let leaked = lend.is_none()
-                    && matches!(&ty, Type::Reference(r) if r.mutability.is_none()
-                        && r.lifetime.as_ref().is_some_and(|l| l.ident == "static"));
+                let leaked = match lend {
+                    None => matches!(&ty, Type::Reference(r) if r.mutability.is_none()
+                        && r.lifetime.as_ref().is_some_and(|l| l.ident == "static")),
+                    Some(_) => mentions_static(&ty),
+                };
                 TypeCheck {
                     errors,
                     what: &what,
@@ -770,6 +778,19 @@ const OWNED_STD: &[&str] = &[
     "Utf8Error",
     "FromUtf8Error",
 ];
+
+/// Whether `ty` names the lifetime `'static` anywhere in it.
+fn mentions_static(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_lifetime(&mut self, l: &'ast syn::Lifetime) {
+            self.0 |= l.ident == "static";
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
+}
 
 /// Whether `ty` holds a reference anywhere in it.
 fn holds_reference(ty: &Type) -> bool {
