@@ -57,6 +57,16 @@ impl Param {
         if is_byte_string(owned) {
             return quote_spanned!(self.span=> ::carve::_macro_support::BytesForm::<#owned>::new());
         }
+        // A type with a lifetime parameter may borrow what it deserializes
+        // from, which the runtime's serde form cannot tell: it is read
+        // from text that lives as long as the program.
+        if has_lifetime_arg(owned) {
+            return quote_spanned!(self.span=> {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::{ViaBorrowedSerde as _, ViaNothing as _, ViaSerde as _, ViaSerializeOnly as _, ViaText as _};
+                (&&&&&::carve::_macro_support::ArgProbe::<#owned>::new()).arg_form()
+            });
+        }
         quote_spanned!(self.span=> {
             #[allow(unused_imports)]
             use ::carve::_macro_support::{ViaNothing as _, ViaSerde as _, ViaSerializeOnly as _, ViaText as _};
@@ -778,6 +788,27 @@ const OWNED_STD: &[&str] = &[
     "Utf8Error",
     "FromUtf8Error",
 ];
+
+/// Whether `ty` names a type with a lifetime argument (`Token<'static>`),
+/// other than `Cow`, which owns what it deserializes.
+fn has_lifetime_arg(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+            if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                self.0 |= segment.ident != "Cow"
+                    && args
+                        .args
+                        .iter()
+                        .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)));
+            }
+            syn::visit::visit_path_segment(self, segment);
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
+}
 
 /// Whether `ty` names the lifetime `'static` anywhere in it.
 fn mentions_static(ty: &Type) -> bool {
