@@ -425,14 +425,24 @@ pub fn is_closure(ty: &Type) -> bool {
 /// Replaces `Self` in `ty` by the impl's type `self_ty`.
 /// In a trait impl (`trait_path`), `Self::Err` becomes `<Type as
 /// Trait>::Err`: a generic target names its return type at an
-/// instantiation, where `Self::Err` would still be the generic one.
-pub fn replace_self(ty: &mut Type, self_ty: &Type, trait_path: Option<&syn::Path>) {
-    SelfType(self_ty, trait_path).visit_type_mut(ty);
+/// instantiation, where `Self::Err` would still be the generic one. An
+/// associated type the impl does not define (`trait_types`) is a
+/// supertrait's, which `<Type as Trait>::Owned` does not name (heck's
+/// `ToKebabCase: ToOwned`): it becomes `_`, which the code that reads the
+/// returned value infers.
+pub fn replace_self(
+    ty: &mut Type,
+    self_ty: &Type,
+    trait_path: Option<&syn::Path>,
+    trait_types: &[Ident],
+) {
+    SelfType(self_ty, trait_path.map(|p| (p, trait_types))).visit_type_mut(ty);
 }
 
 /// Replaces `Self` by the impl's type (an instantiation of it), and
-/// `Self::Assoc` by the trait's associated type of it.
-struct SelfType<'a>(&'a Type, Option<&'a syn::Path>);
+/// `Self::Assoc` by the trait's associated type of it (`_` for one the
+/// impl does not define).
+struct SelfType<'a>(&'a Type, Option<(&'a syn::Path, &'a [Ident])>);
 
 impl VisitMut for SelfType<'_> {
     fn visit_type_mut(&mut self, ty: &mut Type) {
@@ -446,12 +456,16 @@ impl VisitMut for SelfType<'_> {
                 && p.path.segments.len() > 1
                 && p.path.segments[0].ident == "Self"
                 && p.path.segments[0].arguments.is_none();
-            if let (true, Some(trait_path)) = (starts_with_self, self.1) {
+            if let (true, Some((trait_path, defined))) = (starts_with_self, self.1) {
                 let self_ty = self.0;
                 let mut rest = p.path.segments.clone().into_iter().skip(1);
                 let Some(first) = rest.next() else {
                     return;
                 };
+                if !defined.contains(&first.ident) {
+                    *ty = syn::parse_quote!(_);
+                    return;
+                }
                 let rest: Vec<_> = rest.collect();
                 *ty = syn::parse_quote!(<#self_ty as #trait_path>::#first #(::#rest)*);
                 return;

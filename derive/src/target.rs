@@ -64,6 +64,10 @@ pub struct Spec {
     /// For a method of a trait impl: the trait at this instantiation, so
     /// that `Self::Err` can be named as `<Type as Trait>::Err`.
     pub self_trait: Option<syn::Path>,
+    /// The associated types the trait impl defines (`Err` of `type Err =
+    /// …;`): `Self::Owned` of a supertrait's (heck's `ToKebabCase:
+    /// ToOwned`) is not the trait's, and is left to inference.
+    pub trait_types: Vec<syn::Ident>,
 }
 
 /// One registered target: a function, or one instantiation of a generic one.
@@ -259,7 +263,12 @@ impl TargetFn {
             let self_replace = |ty: &Type| -> Type {
                 let mut ty = spec.inst.apply(ty);
                 if let Some((self_ty, _)) = &spec.self_ty {
-                    crate::params::replace_self(&mut ty, self_ty, spec.self_trait.as_ref());
+                    crate::params::replace_self(
+                        &mut ty,
+                        self_ty,
+                        spec.self_trait.as_ref(),
+                        &spec.trait_types,
+                    );
                 }
                 ty
             };
@@ -778,6 +787,7 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         self_ty: None,
         call_path: quote!(#ident),
         self_trait: None,
+        trait_types: Vec::new(),
     });
     let base_name = ident.to_string().trim_start_matches("r#").to_owned();
     let target = TargetFn::new(
@@ -1013,6 +1023,14 @@ fn expand_impl(
             self_ty: Some((owned_ty, prefix)),
             call_path: call_prefix,
             self_trait,
+            trait_types: item
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    syn::ImplItem::Type(t) => Some(t.ident.clone()),
+                    _ => None,
+                })
+                .collect(),
         }
     });
     let base_type_ty = owned_ty.clone();
@@ -1104,6 +1122,7 @@ fn expand_impl(
                         quote!(#prefix #ident)
                     },
                     self_trait: spec.self_trait.clone(),
+                    trait_types: spec.trait_types.clone(),
                 });
             }
         }
