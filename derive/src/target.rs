@@ -926,6 +926,9 @@ fn expand_impl(
             _ => None,
         })
         .collect();
+    // The example binds every parameter of the block at once, a const one
+    // to a value of its type (wildmatch's `const MULTI_WILDCARD: char`).
+    let example = crate::generics::example_bindings(&item.generics);
     for param in &item.generics.params {
         match param {
             syn::GenericParam::Const(c) if args.insts.is_empty() => errors.spanned(
@@ -933,7 +936,7 @@ fn expand_impl(
                 format!(
                     "`{0}` is a const generic: carve carves this impl block's methods at the \
                      values you name in the block's attribute, \
-                     `#[carve::target(generics({0} = 4))]` (a literal, or a `{{ … }}` block; \
+                     `#[carve::target(generics({example}))]` (a literal, or a `{{ … }}` block; \
                      one `generics(…)` per instantiation)",
                     c.ident
                 ),
@@ -943,7 +946,7 @@ fn expand_impl(
                 format!(
                     "`{0}` is generic: carve carves this impl block's methods at the types \
                      you name in the block's attribute, \
-                     `#[carve::target(generics({0} = u32))]` (one `generics(…)` per \
+                     `#[carve::target(generics({example}))]` (one `generics(…)` per \
                      instantiation)",
                     t.ident
                 ),
