@@ -101,6 +101,8 @@ struct TargetFn {
     display: String,
     /// Whether the state of `&mut` arguments after a call is recorded.
     records_after: bool,
+    /// Whether the impl block's type borrows (`Request<'h>`).
+    block_borrows: bool,
     /// Whether that state is taken from a replay of the carved arguments,
     /// not read after the call: the returned value may borrow them without
     /// saying so (`-> CharsMut` for `CharsMut<'a>`), and nothing may read
@@ -303,8 +305,17 @@ impl TargetFn {
                 .first()
                 .is_some_and(|i| i.params.iter().any(|p| p.pass == Pass::RefMut));
         let in_scope: Vec<syn::Ident> = impl_generics.iter().chain(&fn_generics).cloned().collect();
-        let after_by_replay =
-            records_after && crate::params::may_hide_lifetime(&sig.output, &in_scope);
+        // A method of a block whose type borrows (httparse's `Request<'h>`)
+        // may keep a reborrow of an argument in `self` for the block's
+        // lifetime (`self.headers = headers`), which only a `move` closure
+        // compiles, and which nothing may read after: so may a return type
+        // that hides a lifetime.
+        let block_borrows = specs
+            .first()
+            .and_then(|s| s.self_ty.as_ref())
+            .is_some_and(|(ty, _)| receiver_borrows(ty));
+        let after_by_replay = records_after
+            && (block_borrows || crate::params::may_hide_lifetime(&sig.output, &in_scope));
         // An `impl Trait` return has no type to ask about: checked.
         let lenient = lenient && !has_impl_trait_output(&sig.output);
         TargetFn {
@@ -314,6 +325,7 @@ impl TargetFn {
             base_name,
             display,
             records_after,
+            block_borrows,
             after_by_replay,
             returns_borrow,
             sites_ident,
@@ -558,9 +570,18 @@ impl TargetFn {
     }
 
     fn after_params<'a>(&'a self, i: &'a Instance) -> impl Iterator<Item = &'a Param> {
-        i.params
-            .iter()
-            .filter(move |p| self.records_after && p.pass == Pass::RefMut)
+        i.params.iter().filter(move |p| self.records_after_of(p))
+    }
+
+    /// Whether the state of `p` after a call is recorded: a `&mut`
+    /// argument's, unless the block's type borrows and `p`'s type names a
+    /// lifetime (httparse's `headers: &'h mut [Header]`, which the call may
+    /// keep in `self`; replay names the block's lifetimes `'static`, so it
+    /// stays borrowed for good).
+    fn records_after_of(&self, p: &Param) -> bool {
+        self.records_after
+            && p.pass == Pass::RefMut
+            && !(self.block_borrows && p.name != "self" && names_lifetime(&p.subst_ty))
     }
 
     /// The registration static of instance `i` and its replay function.
@@ -603,7 +624,7 @@ impl TargetFn {
         let pass = params.iter().zip(&fields).map(|(p, f)| p.pass(f));
         let afters = params.iter().zip(&fields).filter_map(|(p, f)| {
             let (name, form) = (&p.name, p.form());
-            (self.records_after && p.pass == Pass::RefMut)
+            self.records_after_of(p)
                 .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
         });
         let capture = capture_closure(i.ret.as_ref(), false, Checks::None);
@@ -1037,7 +1058,6 @@ fn expand_impl(
         }
     });
     let base_type_ty = owned_ty.clone();
-    let lifetimes = receiver_borrows(&item.self_ty);
     let any_marked = item.items.iter().any(
         |i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(|a| is_carve_attr(a, "target"))),
     );
@@ -1081,7 +1101,7 @@ fn expand_impl(
             let first = &impl_specs[0];
             let self_ty = first.self_ty.as_ref().map_or(&base_type_ty, |(t, _)| t);
             let inst = generic.then_some(&first.inst);
-            if let Some(why) = uncarvable(&method.sig, self_ty, lifetimes, inst) {
+            if let Some(why) = uncarvable(&method.sig, self_ty, inst) {
                 skipped.push((method.sig.ident.to_string(), why));
                 crate::instrument::instrument_method(method, &type_name);
                 continue;
@@ -1174,12 +1194,10 @@ fn apply_in_path(inst: &Inst, path: &syn::Path) -> syn::Path {
 /// Why a method of a block with no method marked cannot be carved, in a
 /// few words (`generic`, `const fn`, ``parameter `f` ``); `None` when it
 /// can be (as far as its signature shows).
-fn uncarvable(
-    sig: &Signature,
-    self_ty: &Type,
-    lifetimes: bool,
-    inst: Option<&Inst>,
-) -> Option<String> {
+/// A receiver of a type with lifetimes (`Words<'a>`) is not one: one with
+/// serde is read from leaked text (the runtime's `BorrowedSerdeForm`), one
+/// without a form is skipped at run time, as any parameter's type.
+fn uncarvable(sig: &Signature, self_ty: &Type, inst: Option<&Inst>) -> Option<String> {
     let why = if sig.constness.is_some() {
         "const fn"
     } else if sig.asyncness.is_some() {
@@ -1206,9 +1224,6 @@ fn uncarvable(
     }) {
         // camino's `join(&self, path: impl AsRef<Utf8Path>)`.
         "`impl Trait` parameter"
-    } else if lifetimes && sig.receiver().is_some() {
-        // The receiver's type borrows: its values cannot be rebuilt owned.
-        "borrowing receiver"
     } else if inst.is_some_and(|inst| bounds_block_parameters(sig, inst)) {
         // Either's `into_iter(self) where L: IntoIterator`: at `L = u32`
         // the method does not exist, and calling it would not compile.
@@ -1237,10 +1252,23 @@ fn uncarvable(
     Some(why.to_owned())
 }
 
-/// Whether a receiver of the impl's type `self_ty` borrows data carve
-/// cannot own (`Words<'a>`): a lifetime in the type, other than that of a
-/// shared reference to it (`impl Add for &'a Ratio<T>`, whose `self` is
-/// lent from an owned `Ratio<T>`).
+/// Whether `ty` names a lifetime (`&'h mut [Header]`, `Request<'_>`).
+fn names_lifetime(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
+/// Whether a receiver of the impl's type `self_ty` borrows (`Words<'a>`):
+/// a lifetime in the type, other than that of a shared reference to it
+/// (`impl Add for &'a Ratio<T>`, whose `self` is lent from an owned
+/// `Ratio<T>`).
 fn receiver_borrows(self_ty: &Type) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
@@ -1362,7 +1390,7 @@ mod tests {
 
     #[test]
     fn unmarked_methods_that_cannot_be_carved_say_why_in_a_few_words() {
-        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), false, None);
+        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), None);
         assert_eq!(why(syn::parse_quote!(fn get(&self) -> u32)), None);
         assert_eq!(
             why(syn::parse_quote!(fn scale<T: Into<u32>>(&self, by: T) -> u32)).as_deref(),
@@ -1393,7 +1421,7 @@ mod tests {
             ..Default::default()
         };
         let at_u32 =
-            |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), false, Some(&inst));
+            |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), Some(&inst));
         assert_eq!(
             at_u32(syn::parse_quote!(fn into_iter(self) -> L::IntoIter where L: IntoIterator))
                 .as_deref(),
@@ -1413,13 +1441,13 @@ mod tests {
             why(syn::parse_quote!(fn as_pin_ref(self: Pin<&Self>) -> Pin<&u32>)).as_deref(),
             Some("the receiver `self: Pin<&Self>`")
         );
+        // A receiver that borrows is decided by its type's form, at run time.
         let borrowed = uncarvable(
             &syn::parse_quote!(fn count(&self) -> usize),
             &syn::parse_quote!(Words<'static>),
-            true,
             None,
         );
-        assert_eq!(borrowed.as_deref(), Some("borrowing receiver"));
+        assert_eq!(borrowed, None);
     }
 
     #[test]

@@ -666,6 +666,7 @@ pub trait Carvable {
 }
 
 impl<T> Carvable for SerdeForm<T> {}
+impl<T> Carvable for BorrowedSerdeForm<T> {}
 impl<T> Carvable for TextForm<T> {}
 impl<T> Carvable for BytesForm<T> {}
 impl<T> Carvable for Unsupported<T, Neither> {
