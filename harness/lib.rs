@@ -205,8 +205,9 @@ pub mod _macro_support {
     };
     pub use crate::value::form::{
         capture_bytes, err_variant, lacks, ok_variant, some_value, tuple_value, ArgProbe,
-        BytesForm, OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaDebug, ViaDisplay,
-        ViaDisplayDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly, ViaText,
+        BytesForm, OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaBorrowedSerde, ViaDebug,
+        ViaDisplay, ViaDisplayDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize,
+        ViaSerializeOnly, ViaText,
     };
     pub use crate::value::{CaptureError, Value};
 

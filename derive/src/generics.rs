@@ -262,6 +262,29 @@ pub fn parse_args(attr: TokenStream, errors: &mut Errors) -> TargetArgs {
     args
 }
 
+/// An example `generics(…)` binding for every type and const parameter of
+/// `generics`, for messages: `T = u32`, and a value of a const
+/// parameter's type (`N = 4`, `C = 'a'`, `B = true`).
+pub fn example_bindings(generics: &syn::Generics) -> String {
+    generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(format!("{} = u32", t.ident)),
+            syn::GenericParam::Const(c) => {
+                let value = match &c.ty {
+                    syn::Type::Path(p) if p.path.is_ident("char") => "'a'",
+                    syn::Type::Path(p) if p.path.is_ident("bool") => "true",
+                    _ => "4",
+                };
+                Some(format!("{} = {value}", c.ident))
+            }
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,6 +61,8 @@ fn collect_parts(ty: Option<&Type>, parts: &mut Vec<Type>) {
         return;
     }
     match ty {
+        // A supertrait's `Self::Owned`, left to inference: not spelled.
+        Type::Infer(_) => {}
         Type::Path(p) if p.qself.is_none() => {
             let args = p
                 .path
@@ -154,7 +156,7 @@ impl Capture {
         let span = ty.map_or_else(proc_macro2::Span::call_site, first_span);
         let check = match self.check {
             Checks::All => true,
-            Checks::Untyped => ty.is_none(),
+            Checks::Untyped => matches!(ty, None | Some(Type::Infer(_))),
             Checks::None => false,
         }
         .then(|| quote_spanned!(span=> __carve_form.check();));

@@ -37,7 +37,8 @@ pub struct Param {
     pub owned: Type,
     /// How the owned value is passed.
     pub pass: Pass,
-    /// A `&'static T` parameter: the owned value is leaked to live as long.
+    /// A `&'static T` parameter, or one with a `'static` reference inside
+    /// (`&[&'static str]`): the owned value is leaked to live as long.
     pub leaked: bool,
     /// How the passed value is lent from the owned one, for a type with
     /// references inside (`Option<&str>`); `None`: the owned value itself.
@@ -59,6 +60,16 @@ impl Param {
         let owned = &self.owned;
         if is_byte_string(owned) {
             return quote_spanned!(self.span=> ::carve::_macro_support::BytesForm::<#owned>::new());
+        }
+        // A type with a lifetime parameter may borrow what it deserializes
+        // from, which the runtime's serde form cannot tell: it is read
+        // from text that lives as long as the program.
+        if has_lifetime_arg(owned) {
+            return quote_spanned!(self.span=> {
+                #[allow(unused_imports)]
+                use ::carve::_macro_support::{ViaBorrowedSerde as _, ViaNothing as _, ViaSerde as _, ViaSerializeOnly as _, ViaText as _};
+                (&&&&&::carve::_macro_support::ArgProbe::<#owned>::new()).arg_form()
+            });
         }
         quote_spanned!(self.span=> {
             #[allow(unused_imports)]
@@ -94,7 +105,12 @@ impl Param {
     pub fn lent(&self, value: &Ident) -> Option<TokenStream> {
         let lend = self.lend.as_ref()?;
         let lent = lent_binding(value);
-        let expr = lend.expr(quote!(&#value));
+        // `&[&'static str]`: the owned items are leaked to live as long.
+        let owned = match self.leaked {
+            true => quote!(::carve::_macro_support::leak(#value)),
+            false => quote!(&#value),
+        };
+        let expr = lend.expr(owned);
         // Outside the call's coverage, as rebuilding the owned value is.
         Some(quote!(let #lent = ::carve::_macro_support::setup(|| #expr);))
     }
@@ -366,9 +382,11 @@ pub fn analyze(
                 }
                 let subst_ty = ty.clone();
                 let (mut owned, pass, lend) = owned_type(&ty, &what, errors);
-                let leaked = lend.is_none()
-                    && matches!(&ty, Type::Reference(r) if r.mutability.is_none()
-                        && r.lifetime.as_ref().is_some_and(|l| l.ident == "static"));
+                let leaked = match lend {
+                    None => matches!(&ty, Type::Reference(r) if r.mutability.is_none()
+                        && r.lifetime.as_ref().is_some_and(|l| l.ident == "static")),
+                    Some(_) => mentions_static(&ty),
+                };
                 TypeCheck {
                     errors,
                     what: &what,
@@ -497,14 +515,24 @@ pub fn is_closure(ty: &Type) -> bool {
 /// Replaces `Self` in `ty` by the impl's type `self_ty`.
 /// In a trait impl (`trait_path`), `Self::Err` becomes `<Type as
 /// Trait>::Err`: a generic target names its return type at an
-/// instantiation, where `Self::Err` would still be the generic one.
-pub fn replace_self(ty: &mut Type, self_ty: &Type, trait_path: Option<&syn::Path>) {
-    SelfType(self_ty, trait_path).visit_type_mut(ty);
+/// instantiation, where `Self::Err` would still be the generic one. An
+/// associated type the impl does not define (`trait_types`) is a
+/// supertrait's, which `<Type as Trait>::Owned` does not name (heck's
+/// `ToKebabCase: ToOwned`): it becomes `_`, which the code that reads the
+/// returned value infers.
+pub fn replace_self(
+    ty: &mut Type,
+    self_ty: &Type,
+    trait_path: Option<&syn::Path>,
+    trait_types: &[Ident],
+) {
+    SelfType(self_ty, trait_path.map(|p| (p, trait_types))).visit_type_mut(ty);
 }
 
 /// Replaces `Self` by the impl's type (an instantiation of it), and
-/// `Self::Assoc` by the trait's associated type of it.
-struct SelfType<'a>(&'a Type, Option<&'a syn::Path>);
+/// `Self::Assoc` by the trait's associated type of it (`_` for one the
+/// impl does not define).
+struct SelfType<'a>(&'a Type, Option<(&'a syn::Path, &'a [Ident])>);
 
 impl VisitMut for SelfType<'_> {
     fn visit_type_mut(&mut self, ty: &mut Type) {
@@ -518,12 +546,16 @@ impl VisitMut for SelfType<'_> {
                 && p.path.segments.len() > 1
                 && p.path.segments[0].ident == "Self"
                 && p.path.segments[0].arguments.is_none();
-            if let (true, Some(trait_path)) = (starts_with_self, self.1) {
+            if let (true, Some((trait_path, defined))) = (starts_with_self, self.1) {
                 let self_ty = self.0;
                 let mut rest = p.path.segments.clone().into_iter().skip(1);
                 let Some(first) = rest.next() else {
                     return;
                 };
+                if !defined.contains(&first.ident) {
+                    *ty = syn::parse_quote!(_);
+                    return;
+                }
                 let rest: Vec<_> = rest.collect();
                 *ty = syn::parse_quote!(<#self_ty as #trait_path>::#first #(::#rest)*);
                 return;
@@ -766,6 +798,135 @@ pub fn returns_borrow(output: &ReturnType) -> bool {
     }
 }
 
+/// Whether a function's return type may borrow from its arguments without
+/// saying so: it names a type that is not one of the standard library's
+/// owned ones, which may have a lifetime parameter its spelling elides
+/// (`-> CharsMut` for `CharsMut<'a>`, ascii's `AsciiStr::chars_mut`).
+/// Syntax cannot tell `-> CharsMut` from `-> Owned`. `generics`: the type
+/// parameters in scope, which hide none.
+pub fn may_hide_lifetime(output: &ReturnType, generics: &[Ident]) -> bool {
+    struct Finder<'g> {
+        generics: &'g [Ident],
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
+            if p.qself.is_some() {
+                // `<T as Trait>::Output`: whatever it is.
+                self.found = true;
+                return;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return;
+            };
+            let name = last.ident.to_string();
+            let known = OWNED_STD.contains(&name.as_str())
+                || name == "Self"
+                || (p.path.segments.len() == 1 && self.generics.contains(&last.ident));
+            if !known {
+                self.found = true;
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let ReturnType::Type(_, ty) = output else {
+        return false;
+    };
+    let mut finder = Finder {
+        generics,
+        found: false,
+    };
+    finder.visit_type(ty);
+    finder.found
+}
+
+/// Types of the standard library with no lifetime parameter, which a
+/// returned value of owns its data in (its type arguments aside).
+const OWNED_STD: &[&str] = &[
+    "bool",
+    "char",
+    "str",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "String",
+    "Vec",
+    "Option",
+    "Result",
+    "Box",
+    "Rc",
+    "Arc",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+    "PathBuf",
+    "OsString",
+    "CString",
+    "Duration",
+    "Ordering",
+    "Range",
+    "RangeInclusive",
+    "NonZeroU8",
+    "NonZeroU16",
+    "NonZeroU32",
+    "NonZeroU64",
+    "NonZeroUsize",
+    "Infallible",
+    "Error",
+    "ParseIntError",
+    "ParseFloatError",
+    "Utf8Error",
+    "FromUtf8Error",
+];
+
+/// Whether `ty` names a type with a lifetime argument (`Token<'static>`),
+/// other than `Cow`, which owns what it deserializes.
+fn has_lifetime_arg(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+            if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                self.0 |= segment.ident != "Cow"
+                    && args
+                        .args
+                        .iter()
+                        .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)));
+            }
+            syn::visit::visit_path_segment(self, segment);
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
+}
+
+/// Whether `ty` names the lifetime `'static` anywhere in it.
+fn mentions_static(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_lifetime(&mut self, l: &'ast syn::Lifetime) {
+            self.0 |= l.ident == "static";
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
+}
+
 /// Whether `ty` holds a reference anywhere in it.
 fn holds_reference(ty: &Type) -> bool {
     struct Finder(bool);
@@ -960,5 +1121,17 @@ mod tests {
         // Without references inside, nothing is lent.
         assert_eq!(twin(syn::parse_quote!(&[u8])), None);
         assert_eq!(twin(syn::parse_quote!(Option<String>)), None);
+    }
+
+    #[test]
+    fn returned_types_that_may_hide_a_lifetime_are_those_std_does_not_own() {
+        let hides = |ty: ReturnType| may_hide_lifetime(&ty, &[format_ident!("T")]);
+        assert!(hides(syn::parse_quote!(-> CharsMut)));
+        assert!(hides(syn::parse_quote!(-> Option<Token>)));
+        assert!(hides(syn::parse_quote!(-> <T as Iterator>::Item)));
+        assert!(!hides(syn::parse_quote!()));
+        assert!(!hides(syn::parse_quote!(-> Result<Vec<u8>, Error>)));
+        assert!(!hides(syn::parse_quote!(-> Option<(T, String)>)));
+        assert!(!hides(syn::parse_quote!(-> Self)));
     }
 }

@@ -64,6 +64,10 @@ pub struct Spec {
     /// For a method of a trait impl: the trait at this instantiation, so
     /// that `Self::Err` can be named as `<Type as Trait>::Err`.
     pub self_trait: Option<syn::Path>,
+    /// The associated types the trait impl defines (`Err` of `type Err =
+    /// …;`): `Self::Owned` of a supertrait's (heck's `ToKebabCase:
+    /// ToOwned`) is not the trait's, and is left to inference.
+    pub trait_types: Vec<syn::Ident>,
 }
 
 /// One registered target: a function, or one instantiation of a generic one.
@@ -95,7 +99,15 @@ struct TargetFn {
     base_name: String,
     /// The signature as the user wrote it.
     display: String,
+    /// Whether the state of `&mut` arguments after a call is recorded.
     records_after: bool,
+    /// Whether the impl block's type borrows (`Request<'h>`).
+    block_borrows: bool,
+    /// Whether that state is taken from a replay of the carved arguments,
+    /// not read after the call: the returned value may borrow them without
+    /// saying so (`-> CharsMut` for `CharsMut<'a>`), and nothing may read
+    /// them while it is alive. The body then runs in a `move` closure.
+    after_by_replay: bool,
     /// Whether the return type borrows (`&mut [T]` from `&mut self`): the
     /// body then runs in a `move` closure, which alone can hand out a
     /// reborrow of a captured `&mut` for the function's whole lifetime.
@@ -253,7 +265,12 @@ impl TargetFn {
             let self_replace = |ty: &Type| -> Type {
                 let mut ty = spec.inst.apply(ty);
                 if let Some((self_ty, _)) = &spec.self_ty {
-                    crate::params::replace_self(&mut ty, self_ty, spec.self_trait.as_ref());
+                    crate::params::replace_self(
+                        &mut ty,
+                        self_ty,
+                        spec.self_trait.as_ref(),
+                        &spec.trait_types,
+                    );
                 }
                 ty
             };
@@ -295,6 +312,18 @@ impl TargetFn {
             && instances
                 .first()
                 .is_some_and(|i| i.params.iter().any(|p| p.pass == Pass::RefMut));
+        let in_scope: Vec<syn::Ident> = impl_generics.iter().chain(&fn_generics).cloned().collect();
+        // A method of a block whose type borrows (httparse's `Request<'h>`)
+        // may keep a reborrow of an argument in `self` for the block's
+        // lifetime (`self.headers = headers`), which only a `move` closure
+        // compiles, and which nothing may read after: so may a return type
+        // that hides a lifetime.
+        let block_borrows = specs
+            .first()
+            .and_then(|s| s.self_ty.as_ref())
+            .is_some_and(|(ty, _)| receiver_borrows(ty));
+        let after_by_replay = records_after
+            && (block_borrows || crate::params::may_hide_lifetime(&sig.output, &in_scope));
         // An `impl Trait` return has no type to ask about: checked.
         let lenient = lenient && !has_impl_trait_output(&sig.output);
         TargetFn {
@@ -304,6 +333,8 @@ impl TargetFn {
             base_name,
             display,
             records_after,
+            block_borrows,
+            after_by_replay,
             returns_borrow,
             sites_ident,
             runtime,
@@ -319,7 +350,13 @@ impl TargetFn {
         let Instrumented {
             body: block,
             sites_static,
-        } = instrument_fn(block, &self.sites_ident, &self.base_name, &self.sig, true);
+        } = instrument_fn(
+            block,
+            &self.sites_ident,
+            &self.base_name,
+            &self.sig,
+            !self.after_by_replay,
+        );
         let registrations = self.instances.iter().map(|i| self.registration(i));
         let first = &self.instances[0];
         let destructure = first.params.iter().filter_map(|p| {
@@ -387,6 +424,9 @@ impl TargetFn {
                     self.checks(),
                 ),
             };
+            if self.after_by_replay {
+                return quote!(__carve_frame.finish_replaying_after(__carve_result, #capture));
+            }
             quote!(__carve_frame.finish(
                 __carve_result,
                 #capture,
@@ -488,8 +528,9 @@ impl TargetFn {
             });
         }
         // Nothing reads the arguments after the body when it returns a
-        // borrow (no state after the call is recorded then).
-        let move_kw = self.returns_borrow.then(|| quote!(move));
+        // borrow (no state after the call is recorded then), or may return
+        // one (that state is read from a replay).
+        let move_kw = (self.returns_borrow || self.after_by_replay).then(|| quote!(move));
         syn::parse_quote!({
             #(#registrations)*
             #sites_static
@@ -560,9 +601,18 @@ impl TargetFn {
     }
 
     fn after_params<'a>(&'a self, i: &'a Instance) -> impl Iterator<Item = &'a Param> {
-        i.params
-            .iter()
-            .filter(move |p| self.records_after && p.pass == Pass::RefMut)
+        i.params.iter().filter(move |p| self.records_after_of(p))
+    }
+
+    /// Whether the state of `p` after a call is recorded: a `&mut`
+    /// argument's, unless the block's type borrows and `p`'s type names a
+    /// lifetime (httparse's `headers: &'h mut [Header]`, which the call may
+    /// keep in `self`; replay names the block's lifetimes `'static`, so it
+    /// stays borrowed for good).
+    fn records_after_of(&self, p: &Param) -> bool {
+        self.records_after
+            && p.pass == Pass::RefMut
+            && !(self.block_borrows && p.name != "self" && names_lifetime(&p.subst_ty))
     }
 
     /// The registration static of instance `i` and its replay function.
@@ -605,7 +655,7 @@ impl TargetFn {
         let pass = params.iter().zip(&fields).map(|(p, f)| p.pass(f));
         let afters = params.iter().zip(&fields).filter_map(|(p, f)| {
             let (name, form) = (&p.name, p.form());
-            (self.records_after && p.pass == Pass::RefMut)
+            self.records_after_of(p)
                 .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
         });
         let capture = capture_closure(i.ret.as_ref(), false, Checks::None);
@@ -801,6 +851,7 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
         self_ty: None,
         call_path: quote!(#ident),
         self_trait: None,
+        trait_types: Vec::new(),
     });
     let base_name = ident.to_string().trim_start_matches("r#").to_owned();
     let target = TargetFn::new(
@@ -939,6 +990,9 @@ fn expand_impl(
             _ => None,
         })
         .collect();
+    // The example binds every parameter of the block at once, a const one
+    // to a value of its type (wildmatch's `const MULTI_WILDCARD: char`).
+    let example = crate::generics::example_bindings(&item.generics);
     for param in &item.generics.params {
         match param {
             syn::GenericParam::Const(c) if args.insts.is_empty() => errors.spanned(
@@ -946,7 +1000,7 @@ fn expand_impl(
                 format!(
                     "`{0}` is a const generic: carve carves this impl block's methods at the \
                      values you name in the block's attribute, \
-                     `#[carve::target(generics({0} = 4))]` (a literal, or a `{{ … }}` block; \
+                     `#[carve::target(generics({example}))]` (a literal, or a `{{ … }}` block; \
                      one `generics(…)` per instantiation)",
                     c.ident
                 ),
@@ -956,7 +1010,7 @@ fn expand_impl(
                 format!(
                     "`{0}` is generic: carve carves this impl block's methods at the types \
                      you name in the block's attribute, \
-                     `#[carve::target(generics({0} = u32))]` (one `generics(…)` per \
+                     `#[carve::target(generics({example}))]` (one `generics(…)` per \
                      instantiation)",
                     t.ident
                 ),
@@ -1036,10 +1090,17 @@ fn expand_impl(
             self_ty: Some((owned_ty, prefix)),
             call_path: call_prefix,
             self_trait,
+            trait_types: item
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    syn::ImplItem::Type(t) => Some(t.ident.clone()),
+                    _ => None,
+                })
+                .collect(),
         }
     });
     let base_type_ty = owned_ty.clone();
-    let lifetimes = receiver_borrows(&item.self_ty);
     let any_marked = item.items.iter().any(
         |i| matches!(i, ImplItem::Fn(f) if f.attrs.iter().any(|a| is_carve_attr(a, "target"))),
     );
@@ -1083,7 +1144,7 @@ fn expand_impl(
             let first = &impl_specs[0];
             let self_ty = first.self_ty.as_ref().map_or(&base_type_ty, |(t, _)| t);
             let inst = generic.then_some(&first.inst);
-            if let Some(why) = uncarvable(&method.sig, self_ty, lifetimes, inst) {
+            if let Some(why) = uncarvable(&method.sig, self_ty, inst) {
                 skipped.push((method.sig.ident.to_string(), why));
                 crate::instrument::instrument_method(method, &type_name);
                 continue;
@@ -1127,6 +1188,7 @@ fn expand_impl(
                         quote!(#prefix #ident)
                     },
                     self_trait: spec.self_trait.clone(),
+                    trait_types: spec.trait_types.clone(),
                 });
             }
         }
@@ -1175,12 +1237,10 @@ fn apply_in_path(inst: &Inst, path: &syn::Path) -> syn::Path {
 /// Why a method of a block with no method marked cannot be carved, in a
 /// few words (`generic`, `const fn`, ``parameter `f` ``); `None` when it
 /// can be (as far as its signature shows).
-fn uncarvable(
-    sig: &Signature,
-    self_ty: &Type,
-    lifetimes: bool,
-    inst: Option<&Inst>,
-) -> Option<String> {
+/// A receiver of a type with lifetimes (`Words<'a>`) is not one: one with
+/// serde is read from leaked text (the runtime's `BorrowedSerdeForm`), one
+/// without a form is skipped at run time, as any parameter's type.
+fn uncarvable(sig: &Signature, self_ty: &Type, inst: Option<&Inst>) -> Option<String> {
     let why = if sig.constness.is_some() {
         "const fn"
     } else if sig.asyncness.is_some() {
@@ -1207,9 +1267,6 @@ fn uncarvable(
     }) {
         // camino's `join(&self, path: impl AsRef<Utf8Path>)`.
         "`impl Trait` parameter"
-    } else if lifetimes && sig.receiver().is_some() {
-        // The receiver's type borrows: its values cannot be rebuilt owned.
-        "borrowing receiver"
     } else if inst.is_some_and(|inst| bounds_block_parameters(sig, inst)) {
         // Either's `into_iter(self) where L: IntoIterator`: at `L = u32`
         // the method does not exist, and calling it would not compile.
@@ -1238,10 +1295,23 @@ fn uncarvable(
     Some(why.to_owned())
 }
 
-/// Whether a receiver of the impl's type `self_ty` borrows data carve
-/// cannot own (`Words<'a>`): a lifetime in the type, other than that of a
-/// shared reference to it (`impl Add for &'a Ratio<T>`, whose `self` is
-/// lent from an owned `Ratio<T>`).
+/// Whether `ty` names a lifetime (`&'h mut [Header]`, `Request<'_>`).
+fn names_lifetime(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
+/// Whether a receiver of the impl's type `self_ty` borrows (`Words<'a>`):
+/// a lifetime in the type, other than that of a shared reference to it
+/// (`impl Add for &'a Ratio<T>`, whose `self` is lent from an owned
+/// `Ratio<T>`).
 fn receiver_borrows(self_ty: &Type) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
@@ -1363,7 +1433,7 @@ mod tests {
 
     #[test]
     fn unmarked_methods_that_cannot_be_carved_say_why_in_a_few_words() {
-        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), false, None);
+        let why = |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Meters), None);
         assert_eq!(why(syn::parse_quote!(fn get(&self) -> u32)), None);
         assert_eq!(
             why(syn::parse_quote!(fn scale<T: Into<u32>>(&self, by: T) -> u32)).as_deref(),
@@ -1394,7 +1464,7 @@ mod tests {
             ..Default::default()
         };
         let at_u32 =
-            |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), false, Some(&inst));
+            |sig: Signature| uncarvable(&sig, &syn::parse_quote!(Either<u32>), Some(&inst));
         assert_eq!(
             at_u32(syn::parse_quote!(fn into_iter(self) -> L::IntoIter where L: IntoIterator))
                 .as_deref(),
@@ -1414,13 +1484,13 @@ mod tests {
             why(syn::parse_quote!(fn as_pin_ref(self: Pin<&Self>) -> Pin<&u32>)).as_deref(),
             Some("the receiver `self: Pin<&Self>`")
         );
+        // A receiver that borrows is decided by its type's form, at run time.
         let borrowed = uncarvable(
             &syn::parse_quote!(fn count(&self) -> usize),
             &syn::parse_quote!(Words<'static>),
-            true,
             None,
         );
-        assert_eq!(borrowed.as_deref(), Some("borrowing receiver"));
+        assert_eq!(borrowed, None);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 /// test checks it against the name ron's public `RawValue` asks for, and if
 /// ron changed it, every carve file would also fail to parse, loudly, in
 /// carve's own tests).
-const RAW_VALUE_TOKEN: &str = "$ron::private::RawValue";
+pub(crate) const RAW_VALUE_TOKEN: &str = "$ron::private::RawValue";
 
 /// The source text of one RON value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -48,6 +48,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::call::{ArgsInput, ReplayError};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
 use crate::value::text::{read_ron, shorten, to_ron, UNNAMED};
@@ -327,15 +328,7 @@ impl CallFrame {
         after: impl FnOnce(&mut ArgsBuilder),
         check: impl FnOnce(&mut RebuildCheck<'_>),
     ) -> R {
-        let outcome = capturing(|| match &result {
-            // As in replay ([`crate::outcome::observe`]): a panic while the
-            // returned value is captured (its `Display`) is the call's.
-            Ok(value) => match quietly(|| panic::catch_unwind(AssertUnwindSafe(|| capture(value)))) {
-                Ok(captured) => captured.map(Outcome::Returned),
-                Err(payload) => Ok(Outcome::Panicked(panic_message(&*payload))),
-            },
-            Err(payload) => Ok(Outcome::Panicked(panic_message(&**payload))),
-        });
+        let outcome = capture_outcome(&result, capture);
         let after = capturing(|| {
             let mut after_args = ArgsBuilder::default();
             after(&mut after_args);
@@ -353,6 +346,17 @@ impl CallFrame {
             }
             other => other,
         };
+        self.conclude(result, outcome, after)
+    }
+
+    /// Stores the call (unless `after` is `None`: its state after the call
+    /// was not carvable) and hands back its result.
+    fn conclude<R>(
+        self,
+        result: std::thread::Result<R>,
+        outcome: Result<Outcome, CaptureError>,
+        after: Option<Option<Value>>,
+    ) -> R {
         match (outcome, after) {
             (Ok(outcome), Some(after)) => store(
                 Call {
@@ -373,6 +377,60 @@ impl CallFrame {
             Err(payload) => panic::resume_unwind(payload),
         }
     }
+
+    /// [`CallFrame::finish`] for a target whose returned value may borrow
+    /// its `&mut` arguments without saying so (`-> CharsMut` where the type
+    /// is `CharsMut<'a>`): their state after the call cannot be read while
+    /// that value is alive, so it is taken from a replay of the carved
+    /// arguments, as `cargo test` will replay them (a replay reads the state
+    /// once the returned value is gone). A replay that fails leaves the call
+    /// uncarved, with a note.
+    pub fn finish_replaying_after<R>(
+        self,
+        result: std::thread::Result<R>,
+        capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
+    ) -> R {
+        let target = self.target;
+        let args = self.args.clone();
+        let after = capturing(|| quietly(|| (target.replay)(ArgsInput::Value(&args))));
+        match after {
+            Ok(replayed) => {
+                let outcome = capture_outcome(&result, capture);
+                self.conclude(result, outcome, Some(replayed.observation.after))
+            }
+            Err(e) => {
+                let why = match e {
+                    ReplayError::Args { message, .. } => message,
+                    ReplayError::Capture(e) => e.to_string(),
+                };
+                eprintln!(
+                    "carve: not carving a call of `{}`: its `&mut` arguments' state after \
+                     the call is read from a replay, which failed: {why}",
+                    target.name()
+                );
+                match result {
+                    Ok(value) => value,
+                    Err(payload) => panic::resume_unwind(payload),
+                }
+            }
+        }
+    }
+}
+
+/// How a call ended, its returned value captured by `capture`.
+fn capture_outcome<R>(
+    result: &std::thread::Result<R>,
+    capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
+) -> Result<Outcome, CaptureError> {
+    capturing(|| match result {
+        // As in replay ([`crate::outcome::observe`]): a panic while the
+        // returned value is captured (its `Display`) is the call's.
+        Ok(value) => match quietly(|| panic::catch_unwind(AssertUnwindSafe(|| capture(value)))) {
+            Ok(captured) => captured.map(Outcome::Returned),
+            Err(payload) => Ok(Outcome::Panicked(panic_message(&*payload))),
+        },
+        Err(payload) => Ok(Outcome::Panicked(panic_message(&**payload))),
+    })
 }
 
 /// Which values of a call are checked: its arguments, or the state of its

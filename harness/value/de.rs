@@ -88,9 +88,16 @@ impl<'de> de::Deserializer<'de> for &'de Value {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, DeserializeError> {
+        // Asked for its source as ron's deserializer answers it (a form that
+        // reads a borrowing type from text, see `form::BorrowedSerdeForm`):
+        // its RON text.
+        if name == crate::carving::fragment::RAW_VALUE_TOKEN {
+            let text = super::text::to_ron(self).map_err(de::Error::custom)?;
+            return visitor.visit_string(text);
+        }
         match self {
             Value::NewtypeStruct(_, v) => visitor.visit_newtype_struct(&**v),
             other => visitor.visit_newtype_struct(other),

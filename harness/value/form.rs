@@ -114,6 +114,25 @@ impl<T: Serialize + DeserializeOwned> ViaSerde<T> for &&&ArgProbe<T> {
     }
 }
 
+/// First choice for a type with a lifetime parameter (`Token<'a>`, which
+/// `#[carve::target]` names with `'static`): its `Deserialize` may borrow
+/// from the data it reads (a `&'a str` field, `#[serde(borrow)]`), and trait
+/// selection cannot tell such a type from one that does not (the
+/// difference is a lifetime bound, checked only after the form is chosen,
+/// as rustc's "implementation of `Deserialize` is not general enough").
+/// `#[carve::target]` asks this probe (one reference more) for such types
+/// only: it reads them from text that lives as long as the program.
+pub trait ViaBorrowedSerde<T> {
+    /// The form `T` is carved in.
+    fn arg_form(&self) -> BorrowedSerdeForm<T>;
+}
+
+impl<T: Serialize + Deserialize<'static>> ViaBorrowedSerde<T> for &&&&ArgProbe<T> {
+    fn arg_form(&self) -> BorrowedSerdeForm<T> {
+        BorrowedSerdeForm(PhantomData)
+    }
+}
+
 /// Second choice: a `Display + FromStr` type is carved as its text.
 pub trait ViaText<T> {
     /// The form `T` is carved in.
@@ -174,6 +193,57 @@ impl<T: Serialize + DeserializeOwned> SerdeForm<T> {
     /// Deserializes a value (for `#[serde(deserialize_with)]`).
     pub fn deserialize<'de, D: Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
         T::deserialize(d)
+    }
+
+    /// The shape of `T`, traced from its `Deserialize` (for generation).
+    pub fn trace(&self) -> Traced {
+        tracer::trace::<T>()
+    }
+}
+
+/// A serde type that may borrow from the data it is read from, carved as
+/// its serde form and read from a copy of its RON text that is leaked, so
+/// that what it borrows lives as long as the program (one copy per value
+/// read: replays and generated calls).
+pub struct BorrowedSerdeForm<T>(PhantomData<fn() -> T>);
+
+impl<T: Serialize + Deserialize<'static>> BorrowedSerdeForm<T> {
+    /// Compiles: `T` is carvable.
+    pub fn check(&self) {}
+
+    /// Captures a value, or a view of one.
+    pub fn capture<V: Serialize + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
+        Value::capture(value)
+    }
+
+    /// Serializes a value (for `#[serde(serialize_with)]`).
+    pub fn serialize<S: Serializer>(&self, value: &T, s: S) -> Result<S::Ok, S::Error> {
+        value.serialize(s)
+    }
+
+    /// Deserializes a value from a leaked copy of its RON text (from a
+    /// carve file's deserializer, or from a [`Value`]'s, which writes it).
+    pub fn deserialize<'de, D: Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
+        struct Source;
+        impl Visitor<'_> for Source {
+            type Value = String;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a RON value")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<String, E> {
+                Ok(text.to_owned())
+            }
+            fn visit_string<E: de::Error>(self, text: String) -> Result<String, E> {
+                Ok(text)
+            }
+        }
+        let text = d.deserialize_newtype_struct(crate::carving::fragment::RAW_VALUE_TOKEN, Source)?;
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let mut de = ron::Deserializer::from_str_with_options(text, &crate::value::depth::options())
+            .map_err(de::Error::custom)?;
+        let value = T::deserialize(&mut de).map_err(de::Error::custom)?;
+        de.end().map_err(de::Error::custom)?;
+        Ok(value)
     }
 
     /// The shape of `T`, traced from its `Deserialize` (for generation).
@@ -596,6 +666,7 @@ pub trait Carvable {
 }
 
 impl<T> Carvable for SerdeForm<T> {}
+impl<T> Carvable for BorrowedSerdeForm<T> {}
 impl<T> Carvable for TextForm<T> {}
 impl<T> Carvable for BytesForm<T> {}
 impl<T> Carvable for Unsupported<T, Neither> {

@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess,
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess,
     VariantAccess, Visitor,
 };
 
@@ -46,7 +46,7 @@ use crate::value::types::{Container, IntKind, ParamType, PayloadTy, Traced, Ty, 
 /// Traces `T`'s `Deserialize`. Never panics: a panic in a user's
 /// `Deserialize` while tracing, like a type that cannot be traced, gives
 /// [`ParamType::Untraced`].
-pub fn trace<T: DeserializeOwned>() -> Traced {
+pub fn trace<T: Deserialize<'static>>() -> Traced {
     let traced = quietly(|| catch_unwind(AssertUnwindSafe(trace_unguarded::<T>)));
     match traced {
         Ok(Ok(traced)) => traced,
@@ -65,7 +65,7 @@ pub fn trace<T: DeserializeOwned>() -> Traced {
 }
 
 /// Whether `T`'s `Deserialize` starts by asking for a string.
-fn reads_a_string<T: DeserializeOwned>() -> bool {
+fn reads_a_string<T: Deserialize<'static>>() -> bool {
     let mut asked = false;
     let _ = quietly(|| {
         catch_unwind(AssertUnwindSafe(|| {
@@ -76,10 +76,12 @@ fn reads_a_string<T: DeserializeOwned>() -> bool {
 }
 
 /// Whether `text` deserializes into `T` as a string.
-fn parses_as<T: DeserializeOwned>(text: &str) -> bool {
+fn parses_as<T: Deserialize<'static>>(text: &str) -> bool {
     use serde::de::IntoDeserializer;
-    let deserializer: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
-        text.into_deserializer();
+    // An owned copy: a type that borrows (see `form::BorrowedSerdeForm`)
+    // reads from no text shorter-lived than the program.
+    let deserializer: serde::de::value::StringDeserializer<serde::de::value::Error> =
+        text.to_owned().into_deserializer();
     quietly(|| catch_unwind(AssertUnwindSafe(|| T::deserialize(deserializer).is_ok())))
         .unwrap_or(false)
 }
@@ -120,7 +122,7 @@ const MAX_TRACES: usize = 4096;
 /// recurses has no finite value.
 const MAX_DEPTH: usize = 128;
 
-fn trace_unguarded<T: DeserializeOwned>() -> Result<Traced, String> {
+fn trace_unguarded<T: Deserialize<'static>>() -> Result<Traced, String> {
     // A `Deserialize` that rejects the first sample values (a `NonZeroU32`
     // rejects 0) may accept the second.
     let mut first_error = None;
@@ -144,7 +146,7 @@ enum Sample {
     One,
 }
 
-fn trace_with<T: DeserializeOwned>(sample: Sample) -> Result<Traced, String> {
+fn trace_with<T: Deserialize<'static>>(sample: Sample) -> Result<Traced, String> {
     let mut tracer = Tracer {
         sample,
         containers: BTreeMap::new(),
@@ -540,7 +542,9 @@ impl<'de> Deserializer<'de> for Probe<'_> {
 
     fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, TraceError> {
         self.put(Ty::Str);
-        visitor.visit_str(if self.tracer.sample == Sample::One { "a" } else { "" })
+        // Borrowed (the samples are `'static`): a `&'a str` field takes
+        // only these; any other visitor reads them as `visit_str`.
+        visitor.visit_borrowed_str(if self.tracer.sample == Sample::One { "a" } else { "" })
     }
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {

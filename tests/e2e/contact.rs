@@ -22,7 +22,7 @@ fn code_written_before_carve_compiles_records_and_replays() {
         .collect();
     assert_snapshot!(skipped.join("\n"), @r#"
     carve: skipped in impl Meters: scale (generic), zero, is_zero (const fn), fetch (async fn), apply (parameter `f`) — mark methods with #[carve::target] to choose
-    carve: skipped in impl Words: count (borrowing receiver) — mark methods with #[carve::target] to choose
+    carve: skipped in impl Words: count (parameter `self`: `Words` has neither serde nor `Display + FromStr`) — mark methods with #[carve::target] to choose
     "#);
     // Each trait impl's method has a name and a file of its own.
     let files: Vec<String> = p
@@ -711,7 +711,7 @@ carve::main!();
 /// An operator implemented on references (fixedbitset's `impl BitAnd for
 /// &FixedBitSet`, num-rational's `impl<'a, T> Add for &'a Ratio<T>`): its
 /// `self` is carved as a `&self` of the type (the reference's lifetime is
-/// no borrowing receiver), and its target is named apart from the same
+/// no part of the value carved), and its target is named apart from the same
 /// trait's impl for the type itself, at its instantiation.
 #[test]
 fn an_operator_on_references_records_and_replays() {

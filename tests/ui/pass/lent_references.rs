@@ -1,6 +1,7 @@
 // Parameters with references inside other types (lent from an owned twin)
 // compile in every kind of target: a function, a method, a generic
-// function, a method of a generic impl block and an `async fn`.
+// function, a method of a generic impl block and an `async fn`; `'static`
+// references inside too.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct Config {
     pub width: u32,
@@ -10,6 +11,12 @@ pub struct Config {
 pub fn render(words: &[&str], config: Option<&Config>, pair: (&str, u32)) -> String {
     let width = config.map_or(0, |c| c.width);
     format!("{}{}{}{width}", words.join(" "), pair.0, pair.1)
+}
+
+// `'static` references inside: the owned twin is leaked to live as long.
+#[carve::target]
+pub fn count_static(words: &[&'static str], label: Option<&'static str>) -> usize {
+    words.len() + label.map_or(0, str::len)
 }
 
 #[carve::target(generics(T = u32))]

@@ -6,7 +6,8 @@
 // where `L: IntoIterator`), which are skipped; and constructors of
 // lifetime-generic blocks returning `Self` that borrows their argument
 // (deunicode's `AsciiCharsIter::new(s: &'a str) -> Self`, roxmltree's
-// `Document::parse` returning `Result<Self>`).
+// `Document::parse` returning `Result<Self>`); and `Self::Owned` of a
+// supertrait in a trait impl for `str` (heck's `to_kebab_case`).
 use std::fmt;
 use std::str::FromStr;
 
@@ -143,6 +144,32 @@ impl<'input> Document<'input> {
 
     pub fn input_text(&self) -> &'input str {
         self.text
+    }
+}
+
+/// heck 0.5's `ToKebabCase: ToOwned`, implemented for `str` with
+/// `-> Self::Owned`: an associated type of the supertrait, which
+/// `<str as ToKebabCase>::Owned` does not name.
+pub trait ToShouty: ToOwned {
+    fn to_shouty(&self) -> Self::Owned;
+}
+
+#[carve::target]
+impl ToShouty for str {
+    fn to_shouty(&self) -> Self::Owned {
+        self.to_uppercase()
+    }
+}
+
+pub trait ToQuiet: ToOwned {
+    fn to_quiet(&self) -> Option<Self::Owned>;
+}
+
+#[carve::target]
+impl ToQuiet for str {
+    #[carve::target]
+    fn to_quiet(&self) -> Option<Self::Owned> {
+        Some(self.to_lowercase())
     }
 }
 
