@@ -204,7 +204,8 @@ impl fmt::Display for Side {
 #[derive(Debug)]
 pub struct CallSite {
     /// The callee's path as written (`part`, `Self::part`, `triple::part`),
-    /// or a method's name.
+    /// a method of `self` by its name, or a method of another value as
+    /// `.name`.
     pub callee: &'static str,
     /// The branch that must be taken for the call to be made (`u32::MAX`:
     /// none, made whenever the function runs).
@@ -222,7 +223,20 @@ impl CallSite {
     /// written before a call's name (`Version::parse`, `Meters::from`) must
     /// be the function's type.
     pub fn may_call(&self, function: &str) -> bool {
-        let mut call = self.callee.rsplit("::");
+        // A method of a value of unknown type with a name std's types use
+        // (`x.get(k)`, `iter.next()`): a map's or an iterator's far more
+        // often than the crate's function of that name. Linking every one
+        // to it put unreachable helpers in reach (glob's `Paths::next` in
+        // `Pattern::matches`', http's `HeaderMap::get` in `StatusCode`'s);
+        // a call that does enter the crate's function adds it to the reach
+        // as any entered function.
+        if let Some(method) = self.callee.strip_prefix('.') {
+            if STD_METHODS.binary_search(&method).is_ok() {
+                return false;
+            }
+        }
+        let callee = self.callee.trim_start_matches('.');
+        let mut call = callee.rsplit("::");
         if call.next() != function.rsplit("::").next() {
             return false;
         }
@@ -236,6 +250,23 @@ impl CallSite {
         }
     }
 }
+
+/// Method names of std's collections, iterators, strings, `Option`,
+/// `Result` and common traits, sorted: a call of one on a value of unknown
+/// type is not linked to a crate's function of that name
+/// ([`CallSite::may_call`]).
+const STD_METHODS: [&str; 90] = [
+    "all", "and_then", "any", "as_bytes", "as_mut", "as_ref", "as_slice", "as_str", "borrow",
+    "borrow_mut", "bytes", "char_indices", "chars", "clear", "clone", "cloned", "cmp", "collect",
+    "contains", "contains_key", "copied", "count", "deref", "deref_mut", "drain", "ends_with",
+    "entry", "enumerate", "eq", "err", "expect", "extend", "filter", "filter_map", "find",
+    "first", "flush", "fmt", "fold", "get", "get_mut", "hash", "insert", "into", "into_iter",
+    "is_empty", "is_err", "is_none", "is_ok", "is_some", "iter", "iter_mut", "join", "keys",
+    "last", "len", "lock", "map", "map_err", "max", "min", "ne", "next", "next_back", "ok",
+    "ok_or", "partial_cmp", "peek", "pop", "position", "push", "push_str", "read", "remove",
+    "rev", "skip", "sort", "split", "starts_with", "sum", "take", "to_owned", "to_string",
+    "trim", "unwrap", "unwrap_or", "values", "write", "write_fmt", "write_str",
+];
 
 fn starts_upper(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
@@ -931,6 +962,13 @@ mod tests {
         assert!(!call("Feet::from").may_call("Meters::From<u32>::from"));
         assert!(call("Account::withdraw").may_call("Account::withdraw"));
         assert!(call("bank::withdraw").may_call("withdraw"));
+        // A method of another value: by its name, unless std's types have
+        // one of that name.
+        assert!(call(".matches_with").may_call("Pattern::matches_with"));
+        assert!(!call(".next").may_call("Paths::Iterator::next"));
+        assert!(!call(".get").may_call("HeaderMap::get"));
+        assert!(call("next").may_call("Paths::Iterator::next"), "`self.next()`");
+        assert!(STD_METHODS.is_sorted(), "sorted for the binary search");
     }
 
     #[test]

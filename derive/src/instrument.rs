@@ -45,8 +45,8 @@ pub struct BranchRow {
 }
 
 /// A call made in an instrumented body: the callee as written (`part`,
-/// `Self::part`, `triple::part`, or a method name) and the outcome it is
-/// made under.
+/// `Self::part`, `triple::part`, a method of `self` by its name, a method
+/// of another value as `.name`) and the outcome it is made under.
 pub struct CallSite {
     callee: String,
     parent: Option<usize>,
@@ -704,7 +704,12 @@ impl VisitMut for Rewriter {
                 if COMPARING_METHODS.contains(&call.method.to_string().as_str()) {
                     self.constants.extend(call.args.iter().filter_map(constant));
                 }
-                self.call_site(call.method.to_string());
+                // `self.part()` names a method of the function's own type;
+                // `x.get()` one of whatever `x` is (`.get`), which may be
+                // std's: the runtime decides what it links to.
+                let on_self = matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self"));
+                let method = call.method.to_string();
+                self.call_site(if on_self { method } else { format!(".{method}") });
                 syn::visit_mut::visit_expr_method_call_mut(self, call);
             }
             Expr::Match(match_expr) => {
@@ -1580,6 +1585,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\"s\"if::carve::_macro_support::cov::kept(&__carve_frame,3u32)&&(::carve::_macro_support::cov::boolean(&__carve_frame,1u32,long))=>"), "{text}");
+    }
+
+    #[test]
+    fn a_method_of_self_is_named_as_written_one_of_another_value_with_a_dot() {
+        let sites = Ident::new("S", Span::call_site());
+        let (_, table) = instrument(
+            &syn::parse_quote!({ self.part(x.get(0), Self::whole(), triple::part()) }),
+            &sites,
+            false,
+            true,
+        );
+        let callees: Vec<&str> = table.calls.iter().map(|c| c.callee.as_str()).collect();
+        assert_eq!(callees, ["part", ".get", "Self::whole", "triple::part"]);
     }
 
     #[test]
