@@ -243,8 +243,11 @@ impl CallSite {
         // The type is the first segment of a method's name.
         let ty = function.split_once("::").map(|(ty, _)| ty);
         match (call.next(), ty) {
-            (Some(written), Some(ty)) if starts_upper(written) && written != "Self" => {
-                written == ty
+            // A type written before the name: a crate type, or a primitive
+            // (`usize::from`, `str::from_utf8`), whose functions are std's
+            // unless the crate implements a trait for it.
+            (Some(written), ty) if (starts_upper(written) && written != "Self") || is_primitive(written) => {
+                ty == Some(written)
             }
             _ => true,
         }
@@ -267,6 +270,15 @@ const STD_METHODS: [&str; 90] = [
     "rev", "skip", "sort", "split", "starts_with", "sum", "take", "to_owned", "to_string",
     "trim", "unwrap", "unwrap_or", "values", "write", "write_fmt", "write_str",
 ];
+
+/// Whether `name` is a primitive type's (`u8`, `str`, `bool`, …).
+fn is_primitive(name: &str) -> bool {
+    const PRIMITIVES: [&str; 17] = [
+        "bool", "char", "f32", "f64", "i128", "i16", "i32", "i64", "i8", "isize", "str", "u128",
+        "u16", "u32", "u64", "u8", "usize",
+    ];
+    PRIMITIVES.contains(&name)
+}
 
 fn starts_upper(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
@@ -969,6 +981,10 @@ mod tests {
         assert!(!call(".get").may_call("HeaderMap::get"));
         assert!(call("next").may_call("Paths::Iterator::next"), "`self.next()`");
         assert!(STD_METHODS.is_sorted(), "sorted for the binary search");
+        // A primitive's function: std's, or the crate's trait impl for it.
+        assert!(!call("usize::from").may_call("Cow::From<PercentDecode>::from"));
+        assert!(!call("str::from_utf8").may_call("from_utf8"));
+        assert!(call("u8::parse_hex").may_call("u8::Hex::parse_hex"));
     }
 
     #[test]

@@ -709,7 +709,11 @@ impl VisitMut for Rewriter {
                 // std's: the runtime decides what it links to.
                 let on_self = matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self"));
                 let method = call.method.to_string();
-                self.call_site(if on_self { method } else { format!(".{method}") });
+                self.call_site(if on_self {
+                    method
+                } else {
+                    format!(".{method}")
+                });
                 syn::visit_mut::visit_expr_method_call_mut(self, call);
             }
             Expr::Match(match_expr) => {
