@@ -105,6 +105,11 @@ thread_local! {
     /// Buffers of the previous collection, reused; boxed, so that taking
     /// them for a collection moves a pointer.
     static SPARE: RefCell<Option<Box<State>>> = const { RefCell::new(None) };
+    /// States a collection inside a paused one made, kept where putting one
+    /// back in [`SPARE`] would free another: no `State` is freed before its
+    /// thread ends, so even a [`Frame`] kept past its call points at one
+    /// that lives.
+    static RETIRED: RefCell<Vec<Box<State>>> = const { RefCell::new(Vec::new()) };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
 }
@@ -263,14 +268,16 @@ impl Frame {
         if self.state.is_null() {
             return None;
         }
-        // SAFETY: a frame is made inside the function call whose body holds
-        // it, from STATE: `collect` points STATE at the `State` in a `Box`
-        // its frame owns (the heap address does not move while the box is
-        // held), on this thread, only while `f` runs, and `f` returns only
-        // after that call did; `paused` hides it from the calls it runs. The
-        // recording functions call nothing that could reach the pointer
-        // while they hold the reference, so it is the only one while it
-        // lives.
+        // SAFETY: a frame is made from STATE, which `collect` points at the
+        // `State` in a `Box` (its heap address does not move while the box
+        // is held), on this thread; an instrumented body makes it when its
+        // call starts and drops it when the call ends, inside `collect`'s `f`.
+        // A frame kept longer (`Frame::enter` is public) still points at a
+        // live `State`: none is freed before its thread ends (`RETIRED`), and
+        // a frame cannot leave its thread (the raw pointer makes it neither
+        // `Send` nor `Sync`). The recording functions call nothing that could
+        // reach the pointer while they hold the reference, so it is the only
+        // one while it lives.
         Some(unsafe { &mut *self.state })
     }
 
@@ -1088,7 +1095,11 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
         touched.clear();
         reached
     });
-    SPARE.with(|s| *s.borrow_mut() = Some(state));
+    SPARE.with(|s| {
+        if let Some(other) = s.borrow_mut().replace(state) {
+            RETIRED.with(|r| r.borrow_mut().push(other));
+        }
+    });
     // The trace is ordered by table address, then id: a stable sort by
     // address keeps the ids in order, and is not needed at all when the
     // tables were registered in address order (one table always is).
