@@ -109,6 +109,9 @@ thread_local! {
     /// back in [`SPARE`] would free another: no `State` is freed before its
     /// thread ends, so even a [`Frame`] kept past its call points at one
     /// that lives.
+    // Boxed: frames point at each `State`, which must not move as the
+    // `Vec` grows.
+    #[allow(clippy::vec_box)]
     static RETIRED: RefCell<Vec<Box<State>>> = const { RefCell::new(Vec::new()) };
     /// This thread's copy of [`REGISTRY`].
     static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
