@@ -381,3 +381,63 @@ mod tests {
         assert_eq!(short_type(&replace_impl_trait(&ty, &bound)), "&String");
     }
 }
+
+/// The bare names in `ty` (a type a `generics(…)` binds) that are one of
+/// `params`, the generic parameters in scope where carve's code for the
+/// instantiation goes (urlencoding's `impl<String: AsRef<[u8]>> Display
+/// for Encoded<String>`): there the name means the parameter, not the type
+/// the user meant, and rustc's error would point at carve's attribute with
+/// "can't use generic parameters from outer item".
+pub fn shadowed_names(ty: &Type, params: &[&Ident]) -> Vec<Ident> {
+    struct Find<'a> {
+        params: &'a [&'a Ident],
+        found: Vec<Ident>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_type_path(&mut self, ty: &'ast syn::TypePath) {
+            if let (None, Some(ident)) = (&ty.qself, ty.path.get_ident()) {
+                if self.params.contains(&ident) {
+                    self.found.push(ident.clone());
+                }
+            }
+            syn::visit::visit_type_path(self, ty);
+        }
+    }
+    let mut find = Find {
+        params,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_type(&mut find, ty);
+    find.found
+}
+
+/// The message for a name [`shadowed_names`] found.
+pub fn shadowed_message(name: &Ident) -> String {
+    format!(
+        "`{name}` here is the generic parameter `{name}`, not a type: carve's code for this \
+         instantiation goes inside the item, where the parameter shadows any type of that \
+         name. Write the type by a path (`std::string::String` for std's `String`, \
+         `crate::{name}` for one of this crate)"
+    )
+}
+
+#[cfg(test)]
+mod shadow_tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_name_of_a_parameter_is_shadowed_and_a_path_is_not() {
+        let string: Ident = syn::parse_quote!(String);
+        let params = [&string];
+        let names = |ty: Type| {
+            shadowed_names(&ty, &params)
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(syn::parse_quote!(String)), ["String"]);
+        assert_eq!(names(syn::parse_quote!(Vec<String>)), ["String"]);
+        assert!(names(syn::parse_quote!(std::string::String)).is_empty());
+        assert!(names(syn::parse_quote!(Str)).is_empty());
+    }
+}

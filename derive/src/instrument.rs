@@ -1316,7 +1316,7 @@ fn with_braces_of(written: &Block, mut new: Block) -> Block {
 }
 
 fn instrument_impl(item: &mut syn::ItemImpl) -> syn::Result<()> {
-    let type_name = crate::names::self_type_name(item)?;
+    let type_name = crate::names::helper_type_name(item)?;
     for impl_item in &mut item.items {
         match impl_item {
             // Its own attribute instruments it.
@@ -1354,7 +1354,7 @@ fn instrument_mod(item: &mut syn::ItemMod) -> syn::Result<()> {
             }
             // Impl blocks of types carve cannot name are skipped, not errors.
             syn::Item::Impl(i)
-                if !has_carve_attr(&i.attrs) && crate::names::self_type_name(i).is_ok() =>
+                if !has_carve_attr(&i.attrs) && crate::names::helper_type_name(i).is_ok() =>
             {
                 instrument_impl(i)?;
             }

@@ -22,11 +22,40 @@ pub fn self_type_name(item: &ItemImpl) -> syn::Result<String> {
         }
         _ => None,
     }
-    .ok_or_else(|| {
-        syn::Error::new_spanned(
+    .ok_or_else(|| match mut_ref_of_named(&item.self_ty) {
+        // form_urlencoded's `impl Target for &mut String`: its receivers
+        // are a `&mut String` moved in and a `&mut &mut String`.
+        true => syn::Error::new_spanned(
+            &item.self_ty,
+            format!(
+                "carve cannot carve the methods of an impl for a mutable reference (`{}`): \
+                 it carves methods of a named type, a shared reference to one, a slice or an \
+                 array (`impl Account`, `impl BitAnd for &Bits`, `impl Checksum for [u8]`). \
+                 Remove `carve::target` from this block, or write `carve::instrument` \
+                 instead to measure its branch coverage",
+                short_type(&item.self_ty)
+            ),
+        ),
+        false => syn::Error::new_spanned(
             &item.self_ty,
             "carve handles methods of a named type, a reference to one, a slice or an array only (`impl Account`, `impl BitAnd for &Bits`, `impl Checksum for [u8]`)",
-        )
+        ),
+    })
+}
+
+/// Whether `ty` is `&mut` of a named type (`&mut String`).
+fn mut_ref_of_named(ty: &Type) -> bool {
+    matches!(peel(ty), Type::Reference(r)
+        if r.mutability.is_some() && matches!(peel(&r.elem), Type::Path(p) if p.qself.is_none()))
+}
+
+/// The name `#[carve::instrument]` gives an impl block's type: as
+/// [`self_type_name`], and also `&mut String` for `impl Target for &mut
+/// String`, whose methods carve measures but does not carve.
+pub fn helper_type_name(item: &ItemImpl) -> syn::Result<String> {
+    self_type_name(item).or_else(|e| match mut_ref_of_named(&item.self_ty) {
+        true => Ok(short_type(peel(&item.self_ty))),
+        false => Err(e),
     })
 }
 

@@ -176,6 +176,18 @@ impl TargetFn {
             .collect();
         if bound || !generic {
             for spec in specs {
+                // A function's own bindings (a block's are checked once, by
+                // the block).
+                for (_, ty) in spec
+                    .inst
+                    .bindings
+                    .iter()
+                    .filter(|(n, _)| !impl_generics.contains(n))
+                {
+                    for shadowed in crate::generics::shadowed_names(ty, &required) {
+                        errors.spanned(&shadowed, crate::generics::shadowed_message(&shadowed));
+                    }
+                }
                 for (name, _) in &spec.inst.bindings {
                     if !required.contains(&name) {
                         errors.spanned(
@@ -1018,7 +1030,13 @@ fn expand_impl(
             _ => {}
         }
     }
+    let block_params: Vec<&syn::Ident> = impl_generics.iter().collect();
     for inst in &args.insts {
+        for (_, ty) in &inst.bindings {
+            for shadowed in crate::generics::shadowed_names(ty, &block_params) {
+                errors.spanned(&shadowed, crate::generics::shadowed_message(&shadowed));
+            }
+        }
         for (name, _) in &inst.bindings {
             if !impl_generics.contains(name) {
                 errors.spanned(

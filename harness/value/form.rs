@@ -241,7 +241,9 @@ impl<T: Serialize + Deserialize<'static>> BorrowedSerdeForm<T> {
         let text: &'static str = Box::leak(text.into_boxed_str());
         let mut de = ron::Deserializer::from_str_with_options(text, &crate::value::depth::options())
             .map_err(de::Error::custom)?;
-        let value = T::deserialize(&mut de).map_err(de::Error::custom)?;
+        // Through `Lend`: a `&'static [u8]` written as a sequence, or a string
+        // with an escape, is leaked too.
+        let value = T::deserialize(super::lend::Lend(&mut de)).map_err(de::Error::custom)?;
         de.end().map_err(de::Error::custom)?;
         Ok(value)
     }
@@ -759,6 +761,39 @@ mod tests {
 
     #[derive(Serialize, Deserialize)]
     struct Both(u8);
+
+    /// form_urlencoded 1.2.2's `Parse<'a> { input: &'a [u8] }` (serde writes
+    /// the bytes as a sequence), with a borrowed string and an enum beside.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Parse<'a> {
+        input: &'a [u8],
+        name: &'a str,
+        part: Option<Part<'a>>,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    enum Part<'a> {
+        Key(&'a str),
+        Pair { key: &'a str, value: &'a [u8] },
+    }
+
+    #[test]
+    fn borrowed_bytes_written_as_a_sequence_and_escaped_strings_are_read_back() {
+        let form = BorrowedSerdeForm::<Parse<'static>>(PhantomData);
+        for value in [
+            Parse { input: b"a=1&b", name: "plain", part: None },
+            Parse { input: b"\xff\"\n", name: "quote \" and newline \n", part: Some(Part::Key("k\t")) },
+            Parse { input: b"", name: "", part: Some(Part::Pair { key: "\u{e9}\"", value: b"\x00" }) },
+        ] {
+            let captured = form.capture(&value).unwrap();
+            // A rebuild check (from a `Value`) and a replay (from a carve
+            // file's text) both read it through `deserialize`.
+            assert_eq!(form.deserialize(&captured).unwrap(), value);
+            let text = crate::value::text::to_ron(&captured).unwrap();
+            let mut de = ron::Deserializer::from_str(&text).unwrap();
+            assert_eq!(form.deserialize(&mut de).unwrap(), value, "{text}");
+        }
+    }
 
     struct Opaque;
 

@@ -17,6 +17,7 @@
 
 pub mod arrays;
 mod de;
+mod lend;
 pub mod depth;
 pub mod form;
 pub mod format_spec;

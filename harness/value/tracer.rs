@@ -553,7 +553,9 @@ impl<'de> Deserializer<'de> for Probe<'_> {
 
     fn deserialize_bytes<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, TraceError> {
         self.put(Ty::Bytes(None));
-        visitor.visit_bytes(if self.tracer.sample == Sample::One { b"a" } else { b"" })
+        // Borrowed, as strings are: a `&'a [u8]` field (form_urlencoded's
+        // `Parse<'a> { input: &'a [u8] }`) takes only these.
+        visitor.visit_borrowed_bytes(if self.tracer.sample == Sample::One { b"a" } else { b"" })
     }
 
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {
@@ -1054,6 +1056,19 @@ mod tests {
         ] {
             assert_eq!(ty.ty, ParamType::Typed(expected));
         }
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    struct Lent<'a> {
+        input: &'a [u8],
+        name: &'a str,
+    }
+
+    #[test]
+    fn borrowed_bytes_and_strings_trace() {
+        let types = types_of(trace::<Lent<'static>>());
+        assert!(types.container("Lent").is_some(), "{:?}", trace::<Lent<'static>>().ty);
     }
 
     #[test]
