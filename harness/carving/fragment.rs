@@ -21,12 +21,7 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
-/// The newtype name ron's deserializer answers with the borrowed source of
-/// the next value (`ron::value::raw::RAW_VALUE_TOKEN`, private to ron; a
-/// test checks it against the name ron's public `RawValue` asks for, and if
-/// ron changed it, every carve file would also fail to parse, loudly, in
-/// carve's own tests).
-pub(crate) const RAW_VALUE_TOKEN: &str = "$ron::private::RawValue";
+use crate::value::RAW_VALUE_TOKEN;
 
 /// The source text of one RON value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -94,7 +94,7 @@ impl<'de> de::Deserializer<'de> for &'de Value {
         // Asked for its source as ron's deserializer answers it (a form that
         // reads a borrowing type from text, see `form::BorrowedSerdeForm`):
         // its RON text.
-        if name == crate::carving::fragment::RAW_VALUE_TOKEN {
+        if name == crate::value::RAW_VALUE_TOKEN {
             let text = super::text::to_ron(self).map_err(de::Error::custom)?;
             return visitor.visit_string(text);
         }

@@ -237,7 +237,7 @@ impl<T: Serialize + Deserialize<'static>> BorrowedSerdeForm<T> {
                 Ok(text)
             }
         }
-        let text = d.deserialize_newtype_struct(crate::carving::fragment::RAW_VALUE_TOKEN, Source)?;
+        let text = d.deserialize_newtype_struct(crate::value::RAW_VALUE_TOKEN, Source)?;
         let text: &'static str = Box::leak(text.into_boxed_str());
         let mut de = ron::Deserializer::from_str_with_options(text, &crate::value::depth::options())
             .map_err(de::Error::custom)?;

@@ -31,6 +31,14 @@ use std::hash::{Hash, Hasher};
 
 use serde::ser::{self, Serialize, SerializeMap as _, SerializeStruct as _, SerializeTuple as _};
 
+/// The newtype name ron's deserializer answers with the borrowed source of
+/// the next value (`ron::value::raw::RAW_VALUE_TOKEN`, private to ron; a
+/// test in `carving::fragment` checks it against the name ron's public
+/// `RawValue` asks for, and if ron changed it, every carve file would also
+/// fail to parse, loudly, in carve's own tests). A [`Value`] answers it with
+/// its RON text, so that types read from RON text read from values too.
+pub(crate) const RAW_VALUE_TOKEN: &str = "$ron::private::RawValue";
+
 /// One value of serde's data model, with the names its `Serialize` impl gave.
 ///
 /// Floats compare and hash by their bits, so `Value` is `Eq + Hash` and can be
