@@ -29,7 +29,7 @@ use crate::generation::dictionary::{self, Dictionary};
 use crate::generation::grammar::{DerivationTree, Grammar};
 use crate::generation::sealed::Sealed;
 use crate::generation::shape::{Payload, Shape, Variant};
-use crate::value::types::{IntKind, ParamType, ParamTypes};
+use crate::value::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
 use crate::value::Value;
 
 /// A mined grammar of a target's arguments, with the shape that turns its
@@ -101,7 +101,12 @@ impl ArgsGrammar {
                     .into_iter()
                     .map(|(param, mined)| {
                         let shape = match types.get(param) {
-                            Some(ParamType::Typed(ty)) => Shape::typed(ty, Some(&mined), types),
+                            Some(ParamType::Typed(ty)) => {
+                                // Texts inside (addresses in a `Vec`) are
+                                // derived as text-form parameters are.
+                                text_paths(ty, types, &format!("args.{param}"), &mut grammarizer.text_forms, &mut Vec::new());
+                                Shape::typed(ty, Some(&mined), types)
+                            }
                             Some(ParamType::Text { .. }) => {
                                 grammarizer.text_forms.insert(format!("args.{param}"));
                                 None
@@ -143,6 +148,71 @@ impl ArgsGrammar {
             .and_then(|c| c.first())
             .ok_or(MineError("empty derivation"))?;
         to_value(&self.shape, inner)
+    }
+}
+
+/// How often a named type is followed into itself looking for texts (as
+/// [`Shape::typed`] unfolds it).
+const TEXT_UNFOLD: usize = 2;
+
+/// The paths of the grammar's positions (as [`Grammarizer::symbol_for`]
+/// names them) where a value of `ty`, at `path`, holds a [`Ty::Text`].
+fn text_paths(ty: &Ty, types: &ParamTypes, path: &str, out: &mut BTreeSet<String>, stack: &mut Vec<&'static str>) {
+    let numbered = |tys: &[Ty], path: &str| -> Vec<(String, Ty)> {
+        tys.iter()
+            .enumerate()
+            .map(|(i, t)| (format!("{path}.{i}"), t.clone()))
+            .collect()
+    };
+    let named = |fields: &[(&'static str, Ty)], path: &str| -> Vec<(String, Ty)> {
+        fields
+            .iter()
+            .map(|(f, t)| (format!("{path}.{f}"), t.clone()))
+            .collect()
+    };
+    // The positions inside, with their types.
+    let inside: Vec<(String, Ty)> = match ty {
+        Ty::Text(_) => {
+            out.insert(path.to_owned());
+            return;
+        }
+        Ty::Option(t) => vec![(format!("{path}?"), (**t).clone())],
+        Ty::Seq(t) => vec![(format!("{path}[]"), (**t).clone())],
+        Ty::Map(k, v) => vec![
+            (format!("{path}{{key}}"), (**k).clone()),
+            (format!("{path}{{value}}"), (**v).clone()),
+        ],
+        Ty::Tuple(tys) => numbered(tys, path),
+        Ty::Named(name) if stack.iter().filter(|n| *n == name).count() < TEXT_UNFOLD => {
+            match types.container(name) {
+                Some(Container::Newtype(t)) => vec![(format!("{path}.0"), t.clone())],
+                Some(Container::TupleStruct(tys)) => numbered(tys, path),
+                Some(Container::Struct(fields)) => named(fields, path),
+                Some(Container::Enum(variants)) => variants
+                    .iter()
+                    .flat_map(|v| {
+                        let vpath = format!("{path}::{}", v.name);
+                        match &v.payload {
+                            PayloadTy::Unit => Vec::new(),
+                            PayloadTy::Newtype(t) => vec![(vpath, t.clone())],
+                            PayloadTy::Tuple(tys) => numbered(tys, &vpath),
+                            PayloadTy::Struct(fields) => named(fields, &vpath),
+                        }
+                    })
+                    .collect(),
+                Some(Container::UnitStruct) | None => Vec::new(),
+            }
+        }
+        _ => return,
+    };
+    if let Ty::Named(name) = ty {
+        stack.push(name);
+    }
+    for (path, t) in &inside {
+        text_paths(t, types, path, out, stack);
+    }
+    if let Ty::Named(_) = ty {
+        stack.pop();
     }
 }
 
@@ -1195,6 +1265,79 @@ mod tests {
             .expect("a rule for n");
         assert!(n_rule.contains(&"127") && n_rule.contains(&"-128"), "{n_rule:?}");
         assert!(!n_rule.contains(&"200") && !n_rule.contains(&"255"), "{n_rule:?}");
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize)]
+    struct Subnets {
+        start: std::net::Ipv4Addr,
+        end: std::net::Ipv4Addr,
+        min_prefix_len: u8,
+    }
+
+    /// ipnet's `aggregate(&Vec<IpNet>)` and `Ipv4Subnets::next(&mut self)`:
+    /// addresses inside a `Vec` and in struct fields are traced as texts and
+    /// derived from their carved texts by token, so that nearly every
+    /// derivation deserializes (the grammar derived them character by
+    /// character, and half of them did not parse).
+    #[test]
+    fn texts_inside_values_are_derived_from_their_carved_texts() {
+        use serde::Deserialize;
+        type Networks = Vec<std::net::Ipv4Addr>;
+        let mut types = ParamTypes::default();
+        types.param(
+            "networks",
+            crate::value::tracer::trace::<Networks>().checked_by(|v| Networks::deserialize(v).is_ok()),
+        );
+        types.param(
+            "subnets",
+            crate::value::tracer::trace::<Subnets>().checked_by(|v| Subnets::deserialize(v).is_ok()),
+        );
+        let addrs = |a: &[&str]| Value::Seq(a.iter().map(|s| Value::Str((*s).into())).collect());
+        let subnets = |start: &str, end: &str| {
+            Value::Struct(
+                "Subnets",
+                vec![
+                    ("start", Value::Str(start.into())),
+                    ("end", Value::Str(end.into())),
+                    ("min_prefix_len", Value::U64(26)),
+                ],
+            )
+        };
+        let carved = [
+            Value::Struct(
+                "args",
+                vec![
+                    ("networks", addrs(&["10.1.1.0", "10.1.0.0"])),
+                    ("subnets", subnets("10.1.1.0", "10.1.1.255")),
+                ],
+            ),
+            Value::Struct(
+                "args",
+                vec![("networks", addrs(&["192.168.0.1"])), ("subnets", subnets("10.0.0.0", "10.0.0.63"))],
+            ),
+        ];
+        let (grammar, untyped) =
+            ArgsGrammar::mine_typed(&carved, &types, &Dictionary::default(), &Sealed::default()).expect("a grammar");
+        assert!(untyped.is_empty(), "{untyped:?}");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 3)
+            .expect("a usable grammar");
+        let (mut parsed, mut texts) = (0, BTreeSet::new());
+        let derivations = 500;
+        for _ in 0..derivations {
+            let args = grammar.value_of(&fuzzer.fuzz_tree()).expect("a value");
+            let Value::Struct(_, fields) = &args else {
+                panic!("{args:?}")
+            };
+            let both = Networks::deserialize(&fields[0].1).is_ok() && Subnets::deserialize(&fields[1].1).is_ok();
+            assert_eq!(types.admits(&args), both, "{args:?}");
+            parsed += usize::from(both);
+            if let Value::Seq(items) = &fields[0].1 {
+                texts.extend(items.iter().map(|v| format!("{v:?}")));
+            }
+        }
+        assert!(parsed * 100 >= derivations * 90, "{parsed} of {derivations} parse");
+        assert!(texts.len() >= 20, "new addresses, not only the carved ones: {texts:?}");
     }
 
     #[test]

@@ -434,7 +434,7 @@ fn typed(
             Some(Shape::Char(seen)) => seen.clone(),
             _ => BTreeSet::new(),
         }),
-        Ty::Str => Shape::Str(match mined {
+        Ty::Str | Ty::Text(_) => Shape::Str(match mined {
             Some(Shape::Str(seen)) => seen.clone(),
             _ => BTreeSet::new(),
         }),

@@ -195,9 +195,16 @@ impl<T: Serialize + DeserializeOwned> SerdeForm<T> {
         T::deserialize(d)
     }
 
-    /// The shape of `T`, traced from its `Deserialize` (for generation).
+    /// The shape of `T`, traced from its `Deserialize` (for generation);
+    /// when it holds text-form values (addresses in a `Vec`), with the
+    /// check of which values deserialize (their texts parse).
     pub fn trace(&self) -> Traced {
-        tracer::trace::<T>()
+        tracer::trace::<T>().checked_by(|value| {
+            crate::panics::quietly(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| T::deserialize(value).is_ok()))
+                    .unwrap_or(false)
+            })
+        })
     }
 }
 

@@ -49,6 +49,13 @@ use crate::value::types::{Container, IntKind, ParamType, PayloadTy, Traced, Ty, 
 pub fn trace<T: Deserialize<'static>>() -> Traced {
     let traced = quietly(|| catch_unwind(AssertUnwindSafe(trace_unguarded::<T>)));
     match traced {
+        // Read from a string that refuses the samples, at the top.
+        Ok(Ok(Traced {
+            ty: ParamType::Typed(Ty::Text(_)),
+            ..
+        })) => Traced::plain(ParamType::Text {
+            parses: parses_as::<T>,
+        }),
         Ok(Ok(traced)) => traced,
         // A type read from a string that rejects the samples (`""`, `"a"`)
         // parses its text: a version, an address, a date with serde
@@ -127,14 +134,20 @@ fn trace_unguarded<T: Deserialize<'static>>() -> Result<Traced, String> {
     // rejects 0) may accept the second.
     let mut first_error = None;
     for sample in [Sample::Zero, Sample::One] {
-        match trace_with::<T>(sample) {
+        match trace_with::<T>(sample, false) {
             Ok(traced) => return Ok(traced),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
         }
     }
-    Err(first_error.unwrap_or_default())
+    // Last, with the strings that refuse the samples taken as text: a type
+    // that holds an address (`Vec<Ipv4Addr>`, a struct with one) is traced
+    // around it.
+    match trace_with::<T>(Sample::Zero, true) {
+        Ok(traced) => Ok(traced),
+        Err(_) => Err(first_error.unwrap_or_default()),
+    }
 }
 
 /// The values the tracer hands to visitors.
@@ -146,31 +159,58 @@ enum Sample {
     One,
 }
 
-fn trace_with<T: Deserialize<'static>>(sample: Sample) -> Result<Traced, String> {
+/// Traces `T` with `sample` values. With `texts`, a string whose visitor
+/// refuses the sample is a [`Ty::Text`] (an address inside a struct), and
+/// a deserialization it ends counts as long as it teaches something new:
+/// the next one skips the struct fields known to be text, and the trace is
+/// done when every part but those texts is known.
+fn trace_with<T: Deserialize<'static>>(sample: Sample, texts: bool) -> Result<Traced, String> {
     let mut tracer = Tracer {
         sample,
         containers: BTreeMap::new(),
         stack: Vec::new(),
         tracing: Vec::new(),
         passing: Vec::new(),
+        texts: texts.then(Texts::default),
     };
     let mut ty = None;
+    let done = |tracer: Tracer, ty: Option<Ty>| -> Result<Traced, String> {
+        let ty = ty.ok_or("the type asked for nothing")?;
+        Ok(Traced {
+            ty: ParamType::Typed(ty),
+            containers: tracer.finish()?,
+            check: None,
+        })
+    };
     for _ in 0..MAX_TRACES {
         let mut slot = None;
-        T::deserialize(Probe {
+        // A deserialization a text ended left its way down on the stacks.
+        tracer.stack.clear();
+        tracer.tracing.clear();
+        tracer.passing.clear();
+        let learnt = tracer.learnt();
+        if let Some(texts) = &mut tracer.texts {
+            texts.met = false;
+        }
+        let result = T::deserialize(Probe {
             tracer: &mut tracer,
             slot: &mut slot,
             record: true,
             depth: 0,
-        })
-        .map_err(|e| e.0)?;
+        });
         ty = ty.or(slot);
-        if tracer.incomplete().is_none() {
-            let ty = ty.ok_or("the type asked for nothing")?;
-            return Ok(Traced {
-                ty: ParamType::Typed(ty),
-                containers: tracer.finish()?,
-            });
+        match result {
+            Ok(_) if tracer.incomplete().is_none() => return done(tracer, ty),
+            Ok(_) => {}
+            Err(e) => {
+                let met = tracer.texts.as_ref().is_some_and(|t| t.met);
+                if met && tracer.incomplete().is_none() && ty.as_ref().is_some_and(|t| tracer.known(t)) {
+                    return done(tracer, ty);
+                }
+                if !met || tracer.learnt() == learnt {
+                    return Err(e.0);
+                }
+            }
         }
     }
     Err(match tracer.incomplete() {
@@ -201,9 +241,101 @@ struct Tracer {
     /// recursion through several variants (`Add(Box<Ast>, Box<Ast>)`,
     /// `Neg(Box<Ast>)`, then `Lit(i32)`) reaches the one that ends.
     passing: Vec<(&'static str, usize)>,
+    /// When strings that refuse the samples are taken as text: what is
+    /// known of them.
+    texts: Option<Texts>,
+}
+
+/// The text-form values met while tracing.
+#[derive(Debug, Default)]
+struct Texts {
+    /// Fields known to be text: of struct `name` (variant `None`) or of
+    /// struct variant `Some(i)` of enum `name`, by field index.
+    fields: BTreeMap<(&'static str, Option<usize>, usize), Ty>,
+    /// Whether the current deserialization met a text (refused, or skipped).
+    met: bool,
 }
 
 impl Tracer {
+    /// How much is known: more after a deserialization that taught
+    /// something.
+    fn learnt(&self) -> usize {
+        let variants: usize = self
+            .containers
+            .values()
+            .map(|c| match c {
+                Partial::Enum(_, traced) => traced.len(),
+                Partial::Done(_) => 0,
+            })
+            .sum();
+        self.containers.len() + variants + self.texts.as_ref().map_or(0, |t| t.fields.len())
+    }
+
+    /// Whether every named type `ty` holds is traced (when a text ended a
+    /// deserialization, some may not be).
+    fn known(&self, ty: &Ty) -> bool {
+        fn walk(tracer: &Tracer, ty: &Ty, seen: &mut Vec<&'static str>) -> bool {
+            let payload = |p: &PayloadTy, seen: &mut Vec<&'static str>| match p {
+                PayloadTy::Unit => true,
+                PayloadTy::Newtype(t) => walk(tracer, t, seen),
+                PayloadTy::Tuple(ts) => ts.iter().all(|t| walk(tracer, t, seen)),
+                PayloadTy::Struct(fs) => fs.iter().all(|(_, t)| walk(tracer, t, seen)),
+            };
+            match ty {
+                Ty::Named(name) if seen.contains(name) => true,
+                Ty::Named(name) => {
+                    seen.push(name);
+                    match tracer.containers.get(name) {
+                        None => false,
+                        Some(Partial::Enum(_, traced)) => traced.values().all(|p| payload(p, seen)),
+                        Some(Partial::Done(c)) => match c {
+                            Container::UnitStruct => true,
+                            Container::Newtype(t) => walk(tracer, t, seen),
+                            Container::TupleStruct(ts) => ts.iter().all(|t| walk(tracer, t, seen)),
+                            Container::Struct(fs) => fs.iter().all(|(_, t)| walk(tracer, t, seen)),
+                            Container::Enum(vs) => vs.iter().all(|v| payload(&v.payload, seen)),
+                        },
+                    }
+                }
+                Ty::Option(t) | Ty::Seq(t) => walk(tracer, t, seen),
+                Ty::Map(k, v) => walk(tracer, k, seen) && walk(tracer, v, seen),
+                Ty::Tuple(ts) => ts.iter().all(|t| walk(tracer, t, seen)),
+                _ => true,
+            }
+        }
+        walk(self, ty, &mut Vec::new())
+    }
+
+    /// The fields of struct `name` (or of its struct variant `variant`)
+    /// known to be text, in `slots`; which to skip.
+    fn text_fields(&self, name: &'static str, variant: Option<usize>, slots: &mut [Option<Ty>]) -> Vec<bool> {
+        let mut skip = vec![false; slots.len()];
+        if let Some(texts) = &self.texts {
+            for (i, slot) in slots.iter_mut().enumerate() {
+                if let Some(ty) = texts.fields.get(&(name, variant, i)) {
+                    *slot = Some(ty.clone());
+                    skip[i] = true;
+                }
+            }
+        }
+        skip
+    }
+
+    /// Notes the fields of struct `name` (or of its struct variant
+    /// `variant`) that `slots` show to be text; a deserialization that
+    /// skipped some met a text.
+    fn note_text_fields(&mut self, name: &'static str, variant: Option<usize>, slots: &[Option<Ty>], skipped: &[bool]) {
+        let Some(texts) = &mut self.texts else {
+            return;
+        };
+        texts.met |= skipped.contains(&true);
+        for (i, slot) in slots.iter().enumerate() {
+            if let Some(ty @ Ty::Text(_)) = slot {
+                texts.fields.entry((name, variant, i)).or_insert_with(|| ty.clone());
+            }
+        }
+    }
+
     /// An enum some of whose variants were never traced.
     fn incomplete(&self) -> Option<&'static str> {
         self.containers.iter().find_map(|(name, c)| match c {
@@ -541,10 +673,18 @@ impl<'de> Deserializer<'de> for Probe<'_> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, TraceError> {
-        self.put(Ty::Str);
         // Borrowed (the samples are `'static`): a `&'a str` field takes
         // only these; any other visitor reads them as `visit_str`.
-        visitor.visit_borrowed_str(if self.tracer.sample == Sample::One { "a" } else { "" })
+        let value = visitor.visit_borrowed_str(if self.tracer.sample == Sample::One { "a" } else { "" });
+        match (&value, &mut self.tracer.texts) {
+            // It parses its text (an address): text, named by what it makes.
+            (Err(_), Some(texts)) if self.record => {
+                texts.met = true;
+                self.put(Ty::Text(std::any::type_name::<V::Value>()));
+            }
+            _ => self.put(Ty::Str),
+        }
+        value
     }
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {
@@ -567,11 +707,12 @@ impl<'de> Deserializer<'de> for Probe<'_> {
             return visitor.visit_none();
         }
         let mut inner = None;
-        let value = visitor.visit_some(self.child(&mut inner, true)?)?;
+        // What a text that ended the deserialization shows is kept.
+        let value = visitor.visit_some(self.child(&mut inner, true)?);
         if let Some(inner) = inner {
             self.put(Ty::Option(Box::new(inner)));
         }
-        Ok(value)
+        value
     }
 
     fn deserialize_unit<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, TraceError> {
@@ -596,28 +737,32 @@ impl<'de> Deserializer<'de> for Probe<'_> {
     ) -> Result<V::Value, TraceError> {
         let fresh = self.enter(name);
         let mut inner = None;
-        let value = visitor.visit_newtype_struct(self.child(&mut inner, fresh)?)?;
+        let value = visitor.visit_newtype_struct(self.child(&mut inner, fresh)?);
         let container = inner.map(Container::Newtype);
         self.leave(name, fresh, container);
-        Ok(value)
+        value
     }
 
     fn deserialize_seq<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, TraceError> {
         let mut slots = if self.record { vec![None] } else { Vec::new() };
-        let value = self.seq(&mut slots, true, visitor)?;
+        let value = self.seq(&mut slots, true, visitor);
         if let Some(Some(item)) = slots.pop() {
             self.put(Ty::Seq(Box::new(item)));
         }
-        Ok(value)
+        value
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(mut self, len: usize, visitor: V) -> Result<V::Value, TraceError> {
         let mut slots = vec![None; len];
-        let value = self.seq(&mut slots, true, visitor)?;
+        let value = self.seq(&mut slots, true, visitor);
         if self.record {
-            self.put(Ty::Tuple(all_known(slots)?));
+            match all_known(slots) {
+                Ok(tys) => self.put(Ty::Tuple(tys)),
+                // A text that ended it left the rest unknown.
+                Err(e) => return value.and(Err(e)),
+            }
         }
-        Ok(value)
+        value
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -628,14 +773,17 @@ impl<'de> Deserializer<'de> for Probe<'_> {
     ) -> Result<V::Value, TraceError> {
         let fresh = self.enter(name);
         let mut slots = vec![None; len];
-        let value = self.seq(&mut slots, fresh, visitor)?;
+        let value = self.seq(&mut slots, fresh, visitor);
         let container = if fresh {
-            Some(Container::TupleStruct(all_known(slots)?))
+            match all_known(slots) {
+                Ok(tys) => Some(Container::TupleStruct(tys)),
+                Err(e) => return value.and(Err(e)),
+            }
         } else {
             None
         };
         self.leave(name, fresh, container);
-        Ok(value)
+        value
     }
 
     fn deserialize_map<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, TraceError> {
@@ -646,14 +794,15 @@ impl<'de> Deserializer<'de> for Probe<'_> {
             tracer,
             slots: &mut slots,
             keys: None,
+            skip: Vec::new(),
             next: 0,
             record,
             depth,
-        })?;
+        });
         if let [Some(k), Some(v)] = &slots[..] {
             self.put(Ty::Map(Box::new(k.clone()), Box::new(v.clone())));
         }
-        Ok(value)
+        value
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -664,24 +813,32 @@ impl<'de> Deserializer<'de> for Probe<'_> {
     ) -> Result<V::Value, TraceError> {
         let fresh = self.enter(name);
         let mut slots = vec![None; fields.len()];
+        // Fields known to be text are not given: the struct then misses
+        // them, after the others are traced.
+        let skip = self.tracer.text_fields(name, None, &mut slots);
         let (tracer, record, depth) = self.descend(fresh)?;
         let value = visitor.visit_map(Entries {
             tracer,
             slots: &mut slots,
             keys: Some(fields),
+            skip: skip.clone(),
             next: 0,
             record,
             depth,
-        })?;
+        });
+        if fresh {
+            self.tracer.note_text_fields(name, None, &slots, &skip);
+        }
         let container = if fresh {
-            Some(Container::Struct(
-                fields.iter().copied().zip(all_known(slots)?).collect(),
-            ))
+            match all_known(slots) {
+                Ok(tys) => Some(Container::Struct(fields.iter().copied().zip(tys).collect())),
+                Err(e) => return value.and(Err(e)),
+            }
         } else {
             None
         };
         self.leave(name, fresh, container);
-        Ok(value)
+        value
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -712,6 +869,8 @@ impl<'de> Deserializer<'de> for Probe<'_> {
         let (tracer, record, depth) = self.descend(fresh)?;
         let value = visitor.visit_enum(Variant {
             tracer,
+            enum_name: name,
+            index,
             name: variants[index],
             payload: &mut payload,
             record,
@@ -722,7 +881,11 @@ impl<'de> Deserializer<'de> for Probe<'_> {
         } else {
             self.tracer.passing.pop();
         }
-        let value = value?;
+        // A text that ended the payload's deserialization may have shown
+        // it whole: it is kept.
+        if value.is_err() && payload.is_none() {
+            return value;
+        }
         if fresh {
             self.tracer.stack.pop();
             if let (Some(payload), Some(Partial::Enum(_, traced))) =
@@ -731,7 +894,7 @@ impl<'de> Deserializer<'de> for Probe<'_> {
                 traced.entry(index).or_insert(payload);
             }
         }
-        Ok(value)
+        value
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {
@@ -789,9 +952,21 @@ struct Entries<'a> {
     tracer: &'a mut Tracer,
     slots: &'a mut [Option<Ty>],
     keys: Option<&'static [&'static str]>,
+    /// The fields not given (known to be text), by index.
+    skip: Vec<bool>,
     next: usize,
     record: bool,
     depth: usize,
+}
+
+impl Entries<'_> {
+    /// The next field to give: past those skipped.
+    fn skip_known(&mut self) -> usize {
+        while self.skip.get(self.next) == Some(&true) {
+            self.next += 1;
+        }
+        self.next
+    }
 }
 
 impl<'de> MapAccess<'de> for Entries<'_> {
@@ -802,7 +977,7 @@ impl<'de> MapAccess<'de> for Entries<'_> {
         seed: K,
     ) -> Result<Option<K::Value>, TraceError> {
         match self.keys {
-            Some(keys) => match keys.get(self.next) {
+            Some(keys) => match keys.get(self.skip_known()) {
                 Some(key) => seed.deserialize(Name(key)).map(Some),
                 None => Ok(None),
             },
@@ -859,6 +1034,9 @@ impl<'de> Deserializer<'de> for Name {
 /// The variant the tracer chose, and what its payload asks for.
 struct Variant<'a> {
     tracer: &'a mut Tracer,
+    /// The enum's name and the variant's index.
+    enum_name: &'static str,
+    index: usize,
     name: &'static str,
     payload: &'a mut Option<PayloadTy>,
     record: bool,
@@ -890,9 +1068,9 @@ impl<'de> VariantAccess<'de> for Variant<'_> {
             slot: &mut inner,
             record: self.record,
             depth: self.depth,
-        })?;
+        });
         *self.payload = inner.map(PayloadTy::Newtype);
-        Ok(value)
+        value
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, TraceError> {
@@ -903,11 +1081,14 @@ impl<'de> VariantAccess<'de> for Variant<'_> {
             next: 0,
             record: self.record,
             depth: self.depth,
-        })?;
+        });
         if self.record {
-            *self.payload = Some(PayloadTy::Tuple(all_known(slots)?));
+            match all_known(slots) {
+                Ok(tys) => *self.payload = Some(PayloadTy::Tuple(tys)),
+                Err(e) => return value.and(Err(e)),
+            }
         }
-        Ok(value)
+        value
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -916,20 +1097,24 @@ impl<'de> VariantAccess<'de> for Variant<'_> {
         visitor: V,
     ) -> Result<V::Value, TraceError> {
         let mut slots = vec![None; fields.len()];
+        let skip = self.tracer.text_fields(self.enum_name, Some(self.index), &mut slots);
         let value = visitor.visit_map(Entries {
-            tracer: self.tracer,
+            tracer: &mut *self.tracer,
             slots: &mut slots,
             keys: Some(fields),
+            skip: skip.clone(),
             next: 0,
             record: self.record,
             depth: self.depth,
-        })?;
+        });
         if self.record {
-            *self.payload = Some(PayloadTy::Struct(
-                fields.iter().copied().zip(all_known(slots)?).collect(),
-            ));
+            self.tracer.note_text_fields(self.enum_name, Some(self.index), &slots, &skip);
+            match all_known(slots) {
+                Ok(tys) => *self.payload = Some(PayloadTy::Struct(fields.iter().copied().zip(tys).collect())),
+                Err(e) => return value.and(Err(e)),
+            }
         }
-        Ok(value)
+        value
     }
 }
 
@@ -1006,6 +1191,83 @@ mod tests {
         // A type that rejects the samples without asking for a string stays
         // untraced.
         assert!(matches!(trace::<std::num::NonZeroU8>().ty, ParamType::Typed(_)));
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    struct Subnets {
+        start: std::net::Ipv4Addr,
+        end: std::net::Ipv4Addr,
+        len: u8,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum Route {
+        Via(std::net::IpAddr),
+        Pair { from: std::net::Ipv4Addr, hops: Option<u8> },
+        Direct,
+    }
+
+    #[test]
+    fn texts_inside_values_trace_as_text() {
+        // ipnet's `aggregate(&Vec<IpNet>)` and `Ipv4Subnets { start: Ipv4Addr, … }`:
+        // an address inside a sequence, an option or a struct is text, and
+        // the rest of the type is traced around it.
+        let addr = Ty::Text(std::any::type_name::<std::net::Ipv4Addr>());
+        for (traced, expected) in [
+            (trace::<Vec<std::net::Ipv4Addr>>(), Ty::Seq(Box::new(addr.clone()))),
+            (trace::<Option<std::net::Ipv4Addr>>(), Ty::Option(Box::new(addr.clone()))),
+            (trace::<(u8, std::net::Ipv4Addr)>(), Ty::Tuple(vec![Ty::Int(IntKind::U8), addr.clone()])),
+        ] {
+            assert!(traced.holds_text());
+            assert_eq!(traced.ty, ParamType::Typed(expected));
+        }
+        let traced = trace::<Vec<Subnets>>();
+        assert!(traced.holds_text());
+        let types = types_of(traced);
+        assert_eq!(types.get("p"), Some(&ParamType::Typed(Ty::Seq(Box::new(Ty::Named("Subnets"))))));
+        assert_eq!(
+            types.container("Subnets"),
+            Some(&Container::Struct(vec![
+                ("start", addr.clone()),
+                ("end", addr.clone()),
+                ("len", Ty::Int(IntKind::U8)),
+            ]))
+        );
+        // Every variant of an enum around texts, a struct variant's fields
+        // after its text too.
+        let types = types_of(trace::<Route>());
+        let Some(Container::Enum(variants)) = types.container("Route") else {
+            panic!("Route is an enum: {:?}", types.container("Route"));
+        };
+        let payloads: Vec<&PayloadTy> = variants.iter().map(|v| &v.payload).collect();
+        assert_eq!(
+            payloads,
+            [
+                &PayloadTy::Newtype(Ty::Text(std::any::type_name::<std::net::IpAddr>())),
+                &PayloadTy::Struct(vec![
+                    ("from", addr.clone()),
+                    ("hops", Ty::Option(Box::new(Ty::Int(IntKind::U8)))),
+                ]),
+                &PayloadTy::Unit,
+            ]
+        );
+        // Values fit with their texts as strings (which parse is the
+        // parameter's check: see `form`).
+        assert!(types.fits(
+            &Ty::Named("Route"),
+            &Value::StructVariant {
+                name: "Route",
+                index: 1,
+                variant: "Pair",
+                fields: vec![("from", Value::Str("10.0.0.1".into())), ("hops", Value::None)],
+            }
+        ));
+        // A text at the top stays a text parameter, and types without text
+        // trace as before.
+        assert!(matches!(trace::<std::net::Ipv4Addr>().ty, ParamType::Text { .. }));
+        assert!(!trace::<Date>().holds_text());
     }
 
     #[test]

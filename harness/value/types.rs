@@ -102,6 +102,12 @@ pub enum Ty {
     Char,
     /// A string.
     Str,
+    /// A `Display + FromStr`-like type inside another value (an address
+    /// in a `Vec`, a field): read from a string that not every text parses
+    /// into, named by the type its `Deserialize` makes. Generated as text,
+    /// from the texts carved at its position; which texts parse is known
+    /// only of the whole parameter ([`ParamTypes::admits`]).
+    Text(&'static str),
     /// A byte string, of exactly `Some(n)` bytes for `[u8; n]`.
     Bytes(Option<usize>),
     /// `Option<T>`.
@@ -184,11 +190,17 @@ impl PartialEq for ParamType {
     }
 }
 
+/// Whether a whole argument value deserializes into its parameter's type.
+pub type Check = fn(&Value) -> bool;
+
 /// The traced types of a target's parameters, with the named types they use.
 #[derive(Debug, Clone, Default)]
 pub struct ParamTypes {
     params: Vec<(&'static str, ParamType)>,
     containers: BTreeMap<&'static str, Container>,
+    /// Per parameter whose type holds a [`Ty::Text`], whether a value of it
+    /// deserializes (its texts parse).
+    checks: Vec<(&'static str, Check)>,
 }
 
 /// The trace of one parameter's type: its shape and the named types in it.
@@ -196,6 +208,8 @@ pub struct ParamTypes {
 pub struct Traced {
     pub(crate) ty: ParamType,
     pub(crate) containers: BTreeMap<&'static str, Container>,
+    /// Whether a value deserializes: for a type holding a [`Ty::Text`].
+    pub(crate) check: Option<Check>,
 }
 
 impl Traced {
@@ -204,7 +218,27 @@ impl Traced {
         Traced {
             ty,
             containers: BTreeMap::new(),
+            check: None,
         }
+    }
+
+    /// Whether the type holds a text-form value ([`Ty::Text`]) somewhere.
+    pub fn holds_text(&self) -> bool {
+        let ParamType::Typed(ty) = &self.ty else {
+            return false;
+        };
+        let mut types = ParamTypes::default();
+        types.containers.clone_from(&self.containers);
+        types.holds_text(ty, &mut BTreeSet::new())
+    }
+
+    /// With `check` telling which values deserialize, when the type holds
+    /// a text-form value (whose texts may not parse).
+    pub fn checked_by(mut self, check: Check) -> Traced {
+        if self.holds_text() {
+            self.check = Some(check);
+        }
+        self
     }
 }
 
@@ -223,10 +257,37 @@ impl ParamTypes {
             )),
             None => {
                 self.containers.extend(traced.containers);
+                if let Some(check) = traced.check {
+                    self.checks.push((name, check));
+                }
                 traced.ty
             }
         };
         self.params.push((name, ty));
+    }
+
+    /// Whether `ty` holds a [`Ty::Text`] at any depth.
+    fn holds_text(&self, ty: &Ty, seen: &mut BTreeSet<&'static str>) -> bool {
+        let payload = |this: &Self, p: &PayloadTy, seen: &mut BTreeSet<&'static str>| match p {
+            PayloadTy::Unit => false,
+            PayloadTy::Newtype(t) => this.holds_text(t, seen),
+            PayloadTy::Tuple(tys) => tys.iter().any(|t| this.holds_text(t, seen)),
+            PayloadTy::Struct(fields) => fields.iter().any(|(_, t)| this.holds_text(t, seen)),
+        };
+        match ty {
+            Ty::Text(_) => true,
+            Ty::Option(t) | Ty::Seq(t) => self.holds_text(t, seen),
+            Ty::Map(k, v) => self.holds_text(k, seen) || self.holds_text(v, seen),
+            Ty::Tuple(tys) => tys.iter().any(|t| self.holds_text(t, seen)),
+            Ty::Named(n) if seen.insert(n) => match self.container(n) {
+                Some(Container::Newtype(t)) => self.holds_text(t, seen),
+                Some(Container::TupleStruct(tys)) => tys.iter().any(|t| self.holds_text(t, seen)),
+                Some(Container::Struct(fields)) => fields.iter().any(|(_, t)| self.holds_text(t, seen)),
+                Some(Container::Enum(variants)) => variants.iter().any(|v| payload(self, &v.payload, seen)),
+                Some(Container::UnitStruct) | None => false,
+            },
+            _ => false,
+        }
     }
 
     /// What is known of parameter `name`'s type.
@@ -279,7 +340,9 @@ impl ParamTypes {
             Ty::Float { single: true } => Value::F32(0.0),
             Ty::Float { single: false } => Value::F64(0.0),
             Ty::Char => Value::Char('a'),
-            Ty::Str => Value::Str(String::new()),
+            // Which texts parse is not known: the empty one stands for it
+            // (what does not parse is not run).
+            Ty::Str | Ty::Text(_) => Value::Str(String::new()),
             Ty::Bytes(len) => Value::Bytes(vec![0; len.unwrap_or(0)]),
             Ty::Option(_) => Value::None,
             Ty::Seq(_) => Value::Seq(Vec::new()),
@@ -387,15 +450,22 @@ impl ParamTypes {
     }
 
     /// Whether `args` (`(name: value, …)`) are arguments of these
-    /// parameters: each traced one fits its type, each text one parses.
+    /// parameters: each traced one fits its type (and, when it holds
+    /// texts, deserializes: they parse), each text one parses.
     /// Generation makes no call with other arguments: they would only fail
     /// to deserialize.
     pub fn admits(&self, args: &Value) -> bool {
         let Value::Struct(_, fields) = args else {
             return true;
         };
+        let parses = |name: &str, value: &Value| {
+            self.checks
+                .iter()
+                .filter(|(n, _)| *n == name)
+                .all(|(_, check)| check(value))
+        };
         fields.iter().all(|(name, value)| match (self.get(name), value) {
-            (Some(ParamType::Typed(ty)), value) => self.fits(ty, value),
+            (Some(ParamType::Typed(ty)), value) => self.fits(ty, value) && parses(name, value),
             (Some(ParamType::Text { parses }), Value::Str(text)) => parses(text),
             (Some(ParamType::Text { .. }), _) => false,
             (Some(ParamType::Untraced(_)) | None, _) => true,
@@ -433,7 +503,7 @@ impl ParamTypes {
             (Ty::Unit, Value::Unit) | (Ty::Bool, Value::Bool(_)) => true,
             (Ty::Int(kind), v) => int_of(v).is_some_and(|n| kind.contains(n)),
             (Ty::Float { .. }, Value::F32(_) | Value::F64(_)) => true,
-            (Ty::Char, Value::Char(_)) | (Ty::Str, Value::Str(_)) => true,
+            (Ty::Char, Value::Char(_)) | (Ty::Str | Ty::Text(_), Value::Str(_)) => true,
             (Ty::Bytes(len), Value::Bytes(b)) => len.is_none_or(|n| b.len() == n),
             (Ty::Bytes(None), Value::Seq(items)) => items
                 .iter()
