@@ -62,6 +62,11 @@ use crate::call::Position;
 /// (`con` → `con_`, file `con_.ron`). A raw identifier loses its `r#`
 /// (`r#type` → `type`).
 ///
+/// A char literal of a const-generic instantiation (wildmatch's
+/// `WildMatchPattern<'*', '?'>`) whose character would be replaced, or that
+/// is an escape, is spelled by its code point instead (`'U+002A'`), so
+/// that `<'*', '?'>`, `<'_', '_'>` and `<'<', '('>` get names of their own.
+///
 /// ```
 /// use carve::carving::layout::path_segment;
 ///
@@ -73,10 +78,12 @@ use crate::call::Position;
 /// assert_eq!(path_segment("From<Vec<u8>>"), "From(Vec(u8))");
 /// assert_eq!(path_segment("Add<&'static str>"), "Add(&'static str)");
 /// assert_eq!(path_segment("Fn<*const u8>"), "Fn(_const u8)");
+/// assert_eq!(path_segment("Pattern<'*', '?'>"), "Pattern('U+002A', 'U+003F')");
+/// assert_eq!(path_segment("Pattern<'_', '%'>"), "Pattern('_', '%')");
 /// ```
 pub fn path_segment(segment: &str) -> String {
     let name = segment.strip_prefix("r#").unwrap_or(segment);
-    let name: String = name
+    let name: String = spell_char_literals(name)
         .chars()
         .map(|c| match c {
             '<' => '(',
@@ -90,6 +97,63 @@ pub fn path_segment(segment: &str) -> String {
         format!("{name}_")
     } else {
         name
+    }
+}
+
+/// Whether `c` is a character [`path_segment`] replaces.
+fn replaced(c: char) -> bool {
+    matches!(c, '<' | '>' | ':' | '"' | '/' | '\\' | '|' | '?' | '*') || c.is_control()
+}
+
+/// `segment` with each char literal that holds a character [`path_segment`]
+/// replaces, or an escape, spelled by its code point (`'*'` → `'U+002A'`,
+/// `'\n'` → `'U+000A'`); lifetimes (`'static`) and other text as they are.
+fn spell_char_literals(segment: &str) -> String {
+    let chars: Vec<char> = segment.chars().collect();
+    let mut out = String::with_capacity(segment.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some((c, len)) = char_literal(&chars[i..]) {
+            if chars[i + 1] == '\\' || replaced(c) {
+                out.push_str(&format!("'U+{:04X}'", u32::from(c)));
+                i += len;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The char literal `text` starts with (`'a'`, `'\n'`, `'\u{2a}'`) and its
+/// length in chars; `None` for anything else (a lifetime, `'static`).
+fn char_literal(text: &[char]) -> Option<(char, usize)> {
+    let closed = |c: char, len: usize| (text.get(len - 1) == Some(&'\'')).then_some((c, len));
+    match text {
+        ['\'', '\\', 'u', '{', rest @ ..] => {
+            let end = rest.iter().position(|c| *c == '}')?;
+            let hex: String = rest[..end].iter().collect();
+            let c = char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?;
+            closed(c, 4 + end + 2)
+        }
+        ['\'', '\\', 'x', hi, lo, ..] => {
+            let hex: String = [*hi, *lo].iter().collect();
+            closed(char::from(u8::from_str_radix(&hex, 16).ok()?), 6)
+        }
+        ['\'', '\\', e, ..] => {
+            let c = match e {
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                '0' => '\0',
+                '\\' | '\'' | '"' => *e,
+                _ => return None,
+            };
+            closed(c, 4)
+        }
+        ['\'', c, '\'', ..] if *c != '\'' => Some((*c, 3)),
+        _ => None,
     }
 }
 
@@ -622,6 +686,37 @@ mod tests {
             assert_eq!(path_segment(reserved), format!("{reserved}_"), "{reserved}");
         }
         assert_eq!(path_segment("r#con"), "con_");
+        // Const-generic char literals (wildmatch 2.4.0's
+        // `WildMatchPattern<'*', '?'>`) each get a name of their own.
+        let names: Vec<String> = [
+            "P<'*', '?'>",
+            "P<'_', '_'>",
+            "P<'?', '*'>",
+            "P<'<', '('>",
+            "P<'(', '<'>",
+            "P<'\\\\', '/'>",
+            "P<'\\n', '\\u{a}'>",
+            "P<'\\'', '\"'>",
+        ]
+        .iter()
+        .map(|s| path_segment(s))
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "P('U+002A', 'U+003F')",
+                "P('_', '_')",
+                "P('U+003F', 'U+002A')",
+                "P('U+003C', '(')",
+                "P('(', 'U+003C')",
+                "P('U+005C', 'U+002F')",
+                "P('U+000A', 'U+000A')",
+                "P('U+0027', 'U+0022')",
+            ]
+        );
+        // Lifetimes and pointers as before.
+        assert_eq!(path_segment("Add<&'static str>"), "Add(&'static str)");
+        assert_eq!(path_segment("Pair<'a, 'b>"), "Pair('a, 'b)");
         for fine in ["COM", "com10", "lpt", "cons", "null", "auxiliary", "COMa", "Account"] {
             assert_eq!(path_segment(fine), fine, "{fine}");
         }

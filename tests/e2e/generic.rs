@@ -202,15 +202,15 @@ carve::main!();
     carve: carved 1 system test(s); writing carved
     carve: wrote carved/Pattern('%', { 1 + 2 })/matches.ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/Pattern('%', { 1 + 2 })/new.ron: 1 call(s) stored, 1 carved in this run
-    carve: wrote carved/Pattern('_', 2)/matches.ron: 1 call(s) stored, 1 carved in this run
-    carve: wrote carved/Pattern('_', 2)/new.ron: 2 call(s) stored, 2 carved in this run
-    carve: wrote carved/Pattern('_', 2)/widths.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote carved/Pattern('U+002A', 2)/matches.ron: 1 call(s) stored, 1 carved in this run
+    carve: wrote carved/Pattern('U+002A', 2)/new.ron: 2 call(s) stored, 2 carved in this run
+    carve: wrote carved/Pattern('U+002A', 2)/widths.ron: 1 call(s) stored, 1 carved in this run
     carve: wrote carved/firsts(2).ron: 1 call(s) stored, 1 carved in this run
     carve: wrote 1 new snapshot(s) for Pattern<'%', { 1 + 2 }>::matches in carved/Pattern('%', { 1 + 2 })/matches/
     carve: wrote 1 new snapshot(s) for Pattern<'%', { 1 + 2 }>::new in carved/Pattern('%', { 1 + 2 })/new/
-    carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::matches in carved/Pattern('_', 2)/matches/
-    carve: wrote 2 new snapshot(s) for Pattern<'*', 2>::new in carved/Pattern('_', 2)/new/
-    carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::widths in carved/Pattern('_', 2)/widths/
+    carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::matches in carved/Pattern('U+002A', 2)/matches/
+    carve: wrote 2 new snapshot(s) for Pattern<'*', 2>::new in carved/Pattern('U+002A', 2)/new/
+    carve: wrote 1 new snapshot(s) for Pattern<'*', 2>::widths in carved/Pattern('U+002A', 2)/widths/
     carve: wrote 1 new snapshot(s) for firsts<2> in carved/firsts(2)/
     carve: branch coverage of instrumented functions by carved and generated calls
       function          kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
@@ -228,13 +228,13 @@ carve::main!();
     Pattern('%', { 1 + 2 })/matches/9ddbec484d0c.snap
     Pattern('%', { 1 + 2 })/new.ron
     Pattern('%', { 1 + 2 })/new/a0ad446f30fd.snap
-    Pattern('_', 2)/matches.ron
-    Pattern('_', 2)/matches/5d4167e41ad5.snap
-    Pattern('_', 2)/new.ron
-    Pattern('_', 2)/new/30180d308412.snap
-    Pattern('_', 2)/new/f8a685e5f59a.snap
-    Pattern('_', 2)/widths.ron
-    Pattern('_', 2)/widths/3d04295b5acc.snap
+    Pattern('U+002A', 2)/matches.ron
+    Pattern('U+002A', 2)/matches/5d4167e41ad5.snap
+    Pattern('U+002A', 2)/new.ron
+    Pattern('U+002A', 2)/new/30180d308412.snap
+    Pattern('U+002A', 2)/new/f8a685e5f59a.snap
+    Pattern('U+002A', 2)/widths.ron
+    Pattern('U+002A', 2)/widths/3d04295b5acc.snap
     firsts(2).ron
     firsts(2)/30180d308412.snap
     "#);
