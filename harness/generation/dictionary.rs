@@ -187,11 +187,14 @@ pub fn tokens(text: &str) -> Vec<(Kind, &str)> {
 pub fn slot(kind: Kind, token: &str) -> String {
     match kind {
         Kind::Digits => format!("d{}", token.chars().count()),
-        Kind::Letters => "l".into(),
+        Kind::Letters => LETTERS_SLOT.into(),
         Kind::Space => "s".into(),
         Kind::Other => "p".into(),
     }
 }
+
+/// The [`slot`] of every word ([`Kind::Letters`]).
+pub const LETTERS_SLOT: &str = "l";
 
 /// The tokens of `texts` and of `dictionary`, by [`slot`].
 pub fn pools<'t>(
