@@ -45,20 +45,7 @@ pub const PER_PARAM: usize = 16;
 /// that no carved text parses into, or one whose type was not traced when
 /// nothing was carved.
 pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String> {
-    // Whole arguments first: a carved argument is more telling than a part
-    // of one.
-    let mut values: Vec<&Value> = Vec::new();
-    for donor in donors {
-        match donor {
-            Value::Struct(_, fields) => values.extend(fields.iter().map(|(_, v)| v)),
-            other => values.push(other),
-        }
-    }
-    let mut parts = Vec::new();
-    for value in &values {
-        parts_of(value, &mut parts, 0);
-    }
-    values.extend(parts);
+    let values = donated(donors);
     // Per parameter: its values, and whether they are only candidates (a
     // type that could not be traced: which values deserialize into it is
     // known only by trying).
@@ -134,6 +121,91 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
             Value::Struct(UNNAMED, fields)
         })
         .collect())
+}
+
+/// More seeds for a target that has calls of its own (`own`, its carved
+/// arguments): each of its text-form parameters also takes the texts
+/// carved for other targets (`donors`, in a stable order) that parse into
+/// it and that its own calls do not show, up to [`PER_PARAM`] of them, each
+/// in a copy of its first call. A receiver carved once as `en` is then
+/// also derived from the `en-Latn-US-x-private` and `zh-hak` that the
+/// system tests handed to the type's other methods: parts of a text (a
+/// script, a private-use section) that its own calls never showed, and
+/// that no token move makes from `en` alone.
+///
+/// ```
+/// use carve::generation::borrowed::kin;
+/// use carve::value::types::{ParamType, ParamTypes, Traced};
+/// use carve::value::Value;
+///
+/// let mut types = ParamTypes::default();
+/// types.param("self", Traced::plain(ParamType::Text { parses: |s| s.parse::<u16>().is_ok() }));
+/// let own = [Value::Struct("args", vec![("self", Value::Str("7".into()))])];
+/// let donors = [Value::Struct("args", vec![("n", Value::Str("300".into())), ("s", Value::Str("x".into()))])];
+/// let more = kin(&types, &own, &donors);
+/// assert_eq!(more, [Value::Struct("args", vec![("self", Value::Str("300".into()))])]);
+/// ```
+pub fn kin(types: &ParamTypes, own: &[Value], donors: &[Value]) -> Vec<Value> {
+    let Some(Value::Struct(name, first)) = own.first() else {
+        return Vec::new();
+    };
+    let values = donated(donors);
+    let mut out = Vec::new();
+    for (param, ty) in types.params() {
+        let ParamType::Text { parses } = ty else {
+            continue;
+        };
+        let text_of = |args: &'_ Value| match args {
+            Value::Struct(_, fields) => fields.iter().find_map(|(n, v)| match v {
+                Value::Str(text) if *n == param => Some(text.clone()),
+                _ => None,
+            }),
+            _ => None,
+        };
+        // Only where the first call holds a text there.
+        if text_of(&own[0]).is_none() {
+            continue;
+        }
+        let mut seen: BTreeSet<String> = own.iter().filter_map(text_of).collect();
+        let texts: Vec<&String> = values
+            .iter()
+            .filter_map(|v| match v {
+                Value::Str(text) => Some(text),
+                _ => None,
+            })
+            .filter(|text| !seen.contains(*text) && parses(text) && seen.insert((*text).clone()))
+            .take(PER_PARAM)
+            .collect();
+        for text in texts {
+            let fields = first
+                .iter()
+                .map(|(n, v)| match *n == param {
+                    true => (*n, Value::Str(text.clone())),
+                    false => (*n, v.clone()),
+                })
+                .collect();
+            out.push(Value::Struct(name, fields));
+        }
+    }
+    out
+}
+
+/// The values of `donors` (argument structs): whole arguments first, a
+/// carved argument being more telling than a part of one, then their parts.
+fn donated(donors: &[Value]) -> Vec<&Value> {
+    let mut values: Vec<&Value> = Vec::new();
+    for donor in donors {
+        match donor {
+            Value::Struct(_, fields) => values.extend(fields.iter().map(|(_, v)| v)),
+            other => values.push(other),
+        }
+    }
+    let mut parts = Vec::new();
+    for value in &values {
+        parts_of(value, &mut parts, 0);
+    }
+    values.extend(parts);
+    values
 }
 
 /// At most this many seeds are made (and tried, where parameters have
