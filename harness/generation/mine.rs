@@ -473,16 +473,27 @@ impl Grammarizer {
     /// parameter carved as `en-Latn-US-x-private` has no one-letter word
     /// but `x`, and no whole word swapped in for another makes `en-a-US`,
     /// while a word of length one drawn from its letters does.
+    ///
+    /// Only texts with a free word get them: a word that is no constant of
+    /// the dictionary (`private`). Texts whose words are all keywords the
+    /// code compares against (units, month names: `1h 30min`, `15 May
+    /// 2015 GMT`) are read by name, and a made-up word of a keyword's
+    /// length does not parse.
     fn words_of_seen_lengths(&mut self, seen: &[String], path: &str) -> Vec<String> {
         let mut letters = BTreeSet::new();
         let mut lengths = BTreeSet::new();
+        let mut free = false;
         for text in seen {
             for (kind, token) in dictionary::tokens(text) {
                 if kind == dictionary::Kind::Letters {
                     letters.extend(token.chars());
                     lengths.insert(token.chars().count().min(MAX_WORD_LEN));
+                    free |= !self.dictionary.strings.contains(token);
                 }
             }
+        }
+        if !free {
+            return Vec::new();
         }
         let letters: Vec<String> = letters
             .into_iter()
