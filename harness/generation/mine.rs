@@ -466,36 +466,16 @@ impl Grammarizer {
 
     /// Words of every length the letter tokens of `seen` have (up to
     /// [`MAX_WORD_LEN`]), each of any of the letters they use, under a
-    /// nonterminal `<{path}-tok-letter>`: as digits are open to any digits
-    /// of the same length. A parser tells words apart by their length (a
+    /// nonterminal `<{path}-tok-letter>`, when a word of them is free
+    /// ([`dictionary::free_letters`]): as digits are open to any digits of
+    /// the same length. A parser tells words apart by their length (a
     /// language tag's one-letter singleton opens an extension, four
     /// letters are a script, five to eight a variant): a text-form
     /// parameter carved as `en-Latn-US-x-private` has no one-letter word
     /// but `x`, and no whole word swapped in for another makes `en-a-US`,
     /// while a word of length one drawn from its letters does.
-    ///
-    /// Only texts with a free word get them: a word that is no constant of
-    /// the dictionary (`private`). Texts whose words are all keywords the
-    /// code compares against (units, month names: `1h 30min`, `15 May
-    /// 2015 GMT`) are read by name, and a made-up word of a keyword's
-    /// length does not parse.
     fn words_of_seen_lengths(&mut self, seen: &[String], path: &str) -> Vec<String> {
-        let mut letters = BTreeSet::new();
-        let mut lengths = BTreeSet::new();
-        let mut free = false;
-        for text in seen {
-            for (kind, token) in dictionary::tokens(text) {
-                if kind == dictionary::Kind::Letters {
-                    letters.extend(token.chars());
-                    lengths.insert(token.chars().count().min(MAX_WORD_LEN));
-                    free |= !self.dictionary.strings.contains(token);
-                }
-            }
-        }
-        if !free {
-            return Vec::new();
-        }
-        let letters: Vec<String> = letters
+        let letters: Vec<String> = dictionary::free_letters(seen.iter().map(String::as_str), &self.dictionary)
             .into_iter()
             .map(|c| literal(&c.to_string()))
             .filter(|l| is_plain_terminal(l))
@@ -503,6 +483,12 @@ impl Grammarizer {
         if letters.is_empty() {
             return Vec::new();
         }
+        let lengths: BTreeSet<usize> = seen
+            .iter()
+            .flat_map(|text| dictionary::tokens(text))
+            .filter(|(kind, _)| *kind == dictionary::Kind::Letters)
+            .map(|(_, word)| word.chars().count().min(MAX_WORD_LEN))
+            .collect();
         let letter = format!("<{path}-tok-letter>");
         self.rules.insert(letter.clone(), letters);
         lengths.into_iter().map(|len| letter.repeat(len)).collect()
