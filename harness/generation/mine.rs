@@ -453,11 +453,19 @@ impl Grammarizer {
                 expansions.push(digit.repeat(len));
                 expansions.extend(wildcards.iter().map(|w| literal(w)));
             }
-            // A text-form parameter's words: any word of a length its
-            // carved words have, of the letters they use (see
-            // [`words_of_seen_lengths`]).
+            // A text-form parameter's words: half the time, any word of a
+            // length its carved words have, of the letters they use (see
+            // [`Grammarizer::words_of_seen_lengths`]), however many words
+            // the carved texts and the dictionary hold (a registry table's
+            // 64 rows would drown them).
             if slot == dictionary::LETTERS_SLOT && text_form {
-                expansions.extend(self.words_of_seen_lengths(seen, path));
+                let words = self.words_of_seen_lengths(seen, path);
+                if !words.is_empty() {
+                    let (known, made) = (format!("<{path}-tok-known>"), format!("<{path}-tok-word>"));
+                    self.rules.insert(known.clone(), expansions);
+                    self.rules.insert(made.clone(), words);
+                    expansions = vec![known, made];
+                }
             }
             self.rules.insert(format!("<{path}-tok-{slot}>"), expansions);
         }
@@ -1067,9 +1075,11 @@ mod tests {
         let texts = derive_text_form("tag", parses, &carved, &dictionary, 500);
         let extensions: BTreeSet<&String> = texts.iter().filter(|t| extension(t) == Some(true)).collect();
         assert!(extensions.len() >= 3, "{extensions:?} of {:?}", &texts[..60]);
-        // Most still parse: a word keeps a length the carved words have.
+        // Half of them still parse, with half the words made up: a word
+        // keeps a length the carved words have (a text that does not parse
+        // is never run and costs no execution).
         let parsed = texts.iter().filter(|t| parses(t)).count();
-        assert!(parsed >= 300, "{parsed} of 500 parse: {:?}", &texts[..60]);
+        assert!(parsed >= 250, "{parsed} of 500 parse: {:?}", &texts[..60]);
     }
 
     #[test]
