@@ -3,7 +3,8 @@
 //! as an argument of one target seeds another that takes a `Version`), or
 //! else the simplest value of their traced type. Generation then mines its
 //! grammar from these seeds as from carved calls (the dictionary of its
-//! reach joins as always).
+//! reach joins as always). A target that has calls of its own takes, for
+//! its text-form parameters, the texts carved for the others too ([`kin`]).
 //!
 //! ```
 //! use carve::generation::borrowed::seeds;
