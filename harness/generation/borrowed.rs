@@ -174,7 +174,7 @@ pub fn kin(types: &ParamTypes, own: &[Value], donors: &[Value]) -> Vec<Value> {
                 Value::Str(text) => Some(text),
                 _ => None,
             })
-            .filter(|text| !seen.contains(*text) && parses(text) && seen.insert((*text).clone()))
+            .filter(|text| !seen.contains(*text) && parses_quietly(*parses, text) && seen.insert((*text).clone()))
             .take(PER_PARAM)
             .collect();
         for text in texts {
@@ -189,6 +189,13 @@ pub fn kin(types: &ParamTypes, own: &[Value], donors: &[Value]) -> Vec<Value> {
         }
     }
     out
+}
+
+/// Whether `text` parses, a parser that panics on it saying no: a text
+/// found inside another target's value was never read by this type's
+/// parser, and the parent process asks.
+fn parses_quietly(parses: fn(&str) -> bool, text: &str) -> bool {
+    std::panic::catch_unwind(|| crate::outcome::quietly(|| parses(text))).unwrap_or(false)
 }
 
 /// The values of `donors` (argument structs): whole arguments first, a
@@ -258,6 +265,36 @@ mod tests {
 
     fn args(fields: Vec<(&'static str, Value)>) -> Value {
         Value::Struct(UNNAMED, fields)
+    }
+
+    /// A target with calls of its own takes, for a text-form parameter, the
+    /// other targets' texts that parse and its calls do not show (whole
+    /// arguments first, then parts of values), in a copy of its first
+    /// call; a text its parser panics on is not taken.
+    #[test]
+    fn a_text_parameter_also_takes_the_texts_carved_for_others() {
+        let mut types = ParamTypes::default();
+        types.param(
+            "self",
+            Traced::plain(ParamType::Text {
+                parses: |s| {
+                    assert_ne!(s, "13", "a parser that panics");
+                    s.parse::<u16>().is_ok()
+                },
+            }),
+        );
+        types.param("n", trace::<u8>());
+        let own = [
+            args(vec![("self", Value::Str("7".into())), ("n", Value::U64(1))]),
+            args(vec![("self", Value::Str("8".into())), ("n", Value::U64(2))]),
+        ];
+        let donors = [
+            args(vec![("v", Value::Seq(vec![Value::Str("12".into())])), ("s", Value::Str("8".into()))]),
+            args(vec![("s", Value::Str("13".into())), ("t", Value::Str("x".into())), ("u", Value::Str("70000".into()))]),
+        ];
+        let with = |text: &str| args(vec![("self", Value::Str(text.into())), ("n", Value::U64(1))]);
+        assert_eq!(kin(&types, &own, &donors), [with("12")]);
+        assert!(kin(&types, &[], &donors).is_empty());
     }
 
     /// A value carved for another target seeds a parameter of its type,
