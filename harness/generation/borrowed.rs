@@ -3,7 +3,8 @@
 //! as an argument of one target seeds another that takes a `Version`), or
 //! else the simplest value of their traced type. Generation then mines its
 //! grammar from these seeds as from carved calls (the dictionary of its
-//! reach joins as always).
+//! reach joins as always). A target that has calls of its own takes, for
+//! its text-form parameters, the texts carved for the others too ([`kin`]).
 //!
 //! ```
 //! use carve::generation::borrowed::seeds;
@@ -45,20 +46,7 @@ pub const PER_PARAM: usize = 16;
 /// that no carved text parses into, or one whose type was not traced when
 /// nothing was carved.
 pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String> {
-    // Whole arguments first: a carved argument is more telling than a part
-    // of one.
-    let mut values: Vec<&Value> = Vec::new();
-    for donor in donors {
-        match donor {
-            Value::Struct(_, fields) => values.extend(fields.iter().map(|(_, v)| v)),
-            other => values.push(other),
-        }
-    }
-    let mut parts = Vec::new();
-    for value in &values {
-        parts_of(value, &mut parts, 0);
-    }
-    values.extend(parts);
+    let values = donated(donors);
     // Per parameter: its values, and whether they are only candidates (a
     // type that could not be traced: which values deserialize into it is
     // known only by trying).
@@ -136,6 +124,98 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
         .collect())
 }
 
+/// More seeds for a target that has calls of its own (`own`, its carved
+/// arguments): each of its text-form parameters also takes the texts
+/// carved for other targets (`donors`, in a stable order) that parse into
+/// it and that its own calls do not show, up to [`PER_PARAM`] of them, each
+/// in a copy of its first call. A receiver carved once as `en` is then
+/// also derived from the `en-Latn-US-x-private` and `zh-hak` that the
+/// system tests handed to the type's other methods: parts of a text (a
+/// script, a private-use section) that its own calls never showed, and
+/// that no token move makes from `en` alone.
+///
+/// ```
+/// use carve::generation::borrowed::kin;
+/// use carve::value::types::{ParamType, ParamTypes, Traced};
+/// use carve::value::Value;
+///
+/// let mut types = ParamTypes::default();
+/// types.param("self", Traced::plain(ParamType::Text { parses: |s| s.parse::<u16>().is_ok() }));
+/// let own = [Value::Struct("args", vec![("self", Value::Str("7".into()))])];
+/// let donors = [Value::Struct("args", vec![("n", Value::Str("300".into())), ("s", Value::Str("x".into()))])];
+/// let more = kin(&types, &own, &donors);
+/// assert_eq!(more, [Value::Struct("args", vec![("self", Value::Str("300".into()))])]);
+/// ```
+pub fn kin(types: &ParamTypes, own: &[Value], donors: &[Value]) -> Vec<Value> {
+    let Some(Value::Struct(name, first)) = own.first() else {
+        return Vec::new();
+    };
+    let values = donated(donors);
+    let mut out = Vec::new();
+    for (param, ty) in types.params() {
+        let ParamType::Text { parses } = ty else {
+            continue;
+        };
+        let text_of = |args: &'_ Value| match args {
+            Value::Struct(_, fields) => fields.iter().find_map(|(n, v)| match v {
+                Value::Str(text) if *n == param => Some(text.clone()),
+                _ => None,
+            }),
+            _ => None,
+        };
+        // Only where the first call holds a text there.
+        if text_of(&own[0]).is_none() {
+            continue;
+        }
+        let mut seen: BTreeSet<String> = own.iter().filter_map(text_of).collect();
+        let texts: Vec<&String> = values
+            .iter()
+            .filter_map(|v| match v {
+                Value::Str(text) => Some(text),
+                _ => None,
+            })
+            .filter(|text| !seen.contains(*text) && parses_quietly(*parses, text) && seen.insert((*text).clone()))
+            .take(PER_PARAM)
+            .collect();
+        for text in texts {
+            let fields = first
+                .iter()
+                .map(|(n, v)| match *n == param {
+                    true => (*n, Value::Str(text.clone())),
+                    false => (*n, v.clone()),
+                })
+                .collect();
+            out.push(Value::Struct(name, fields));
+        }
+    }
+    out
+}
+
+/// Whether `text` parses, a parser that panics on it saying no: a text
+/// found inside another target's value was never read by this type's
+/// parser, and the parent process asks.
+fn parses_quietly(parses: fn(&str) -> bool, text: &str) -> bool {
+    std::panic::catch_unwind(|| crate::outcome::quietly(|| parses(text))).unwrap_or(false)
+}
+
+/// The values of `donors` (argument structs): whole arguments first, a
+/// carved argument being more telling than a part of one, then their parts.
+fn donated(donors: &[Value]) -> Vec<&Value> {
+    let mut values: Vec<&Value> = Vec::new();
+    for donor in donors {
+        match donor {
+            Value::Struct(_, fields) => values.extend(fields.iter().map(|(_, v)| v)),
+            other => values.push(other),
+        }
+    }
+    let mut parts = Vec::new();
+    for value in &values {
+        parts_of(value, &mut parts, 0);
+    }
+    values.extend(parts);
+    values
+}
+
 /// At most this many seeds are made (and tried, where parameters have
 /// types that could not be traced).
 pub const MAX_TRIED: usize = 256;
@@ -185,6 +265,36 @@ mod tests {
 
     fn args(fields: Vec<(&'static str, Value)>) -> Value {
         Value::Struct(UNNAMED, fields)
+    }
+
+    /// A target with calls of its own takes, for a text-form parameter, the
+    /// other targets' texts that parse and its calls do not show (whole
+    /// arguments first, then parts of values), in a copy of its first
+    /// call; a text its parser panics on is not taken.
+    #[test]
+    fn a_text_parameter_also_takes_the_texts_carved_for_others() {
+        let mut types = ParamTypes::default();
+        types.param(
+            "self",
+            Traced::plain(ParamType::Text {
+                parses: |s| {
+                    assert_ne!(s, "13", "a parser that panics");
+                    s.parse::<u16>().is_ok()
+                },
+            }),
+        );
+        types.param("n", trace::<u8>());
+        let own = [
+            args(vec![("self", Value::Str("7".into())), ("n", Value::U64(1))]),
+            args(vec![("self", Value::Str("8".into())), ("n", Value::U64(2))]),
+        ];
+        let donors = [
+            args(vec![("v", Value::Seq(vec![Value::Str("12".into())])), ("s", Value::Str("8".into()))]),
+            args(vec![("s", Value::Str("13".into())), ("t", Value::Str("x".into())), ("u", Value::Str("70000".into()))]),
+        ];
+        let with = |text: &str| args(vec![("self", Value::Str(text.into())), ("n", Value::U64(1))]);
+        assert_eq!(kin(&types, &own, &donors), [with("12")]);
+        assert!(kin(&types, &[], &donors).is_empty());
     }
 
     /// A value carved for another target seeds a parameter of its type,

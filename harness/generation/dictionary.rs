@@ -187,11 +187,14 @@ pub fn tokens(text: &str) -> Vec<(Kind, &str)> {
 pub fn slot(kind: Kind, token: &str) -> String {
     match kind {
         Kind::Digits => format!("d{}", token.chars().count()),
-        Kind::Letters => "l".into(),
+        Kind::Letters => LETTERS_SLOT.into(),
         Kind::Space => "s".into(),
         Kind::Other => "p".into(),
     }
 }
+
+/// The [`slot`] of every word ([`Kind::Letters`]).
+pub const LETTERS_SLOT: &str = "l";
 
 /// The tokens of `texts` and of `dictionary`, by [`slot`].
 pub fn pools<'t>(
@@ -217,6 +220,34 @@ pub fn pools<'t>(
         pools.insert(FRAGMENT_SLOT.into(), dictionary.fragments.clone());
     }
     pools
+}
+
+/// The letters of the words of `texts`, when one of their words is free:
+/// no string of `dictionary` (`private` of `en-Latn-US-x-private`, where
+/// the parser compares against `x` only). A word of such texts may be any
+/// word of their letters, of a length their words have: a parser of free
+/// words tells them apart by length (a language tag's one-letter
+/// singleton, four-letter script). None when every word is a keyword the
+/// code compares against (`1h 30min`, `15 May 2015 GMT`): those are read by
+/// name, and a made-up word does not parse.
+pub fn free_letters<'t>(
+    texts: impl IntoIterator<Item = &'t str>,
+    dictionary: &Dictionary,
+) -> BTreeSet<char> {
+    let mut letters = BTreeSet::new();
+    let mut free = false;
+    for text in texts {
+        for (kind, token) in tokens(text) {
+            if kind == Kind::Letters {
+                letters.extend(token.chars());
+                free |= !dictionary.strings.contains(token);
+            }
+        }
+    }
+    match free {
+        true => letters,
+        false => BTreeSet::new(),
+    }
 }
 
 /// The pool of [`fragments`] in [`pools`].

@@ -149,8 +149,9 @@ pub struct Generation {
 pub struct Existing {
     /// The functions whose outcomes are goals, and the goals' numbering.
     pub reach: Reach,
-    /// Arguments of the target's existing calls: the grammar is mined from
-    /// them, and search starts from them.
+    /// Arguments of the target's existing calls, and of calls made of
+    /// values carved for other targets ([`crate::generation::borrowed`]):
+    /// the grammar is mined from them, and search starts from them.
     pub seeds: Vec<Value>,
     /// Goals some passing call, of any target, already covers.
     pub covered: BTreeSet<u32>,

@@ -426,6 +426,7 @@ impl Grammarizer {
     /// parameters' carved texts when `separators`, else of `seen`), and,
     /// when `separators`, once more with its separators open too.
     fn token_templates(&mut self, seen: &[String], path: &str, separators: bool) -> Vec<String> {
+        let text_form = separators;
         let mut pools = dictionary::pools(seen.iter().map(String::as_str), &self.dictionary);
         let mut used = BTreeSet::new();
         let mut alternatives = Vec::new();
@@ -522,9 +523,53 @@ impl Grammarizer {
                 expansions.push(digit.repeat(len));
                 expansions.extend(wildcards.iter().map(|w| literal(w)));
             }
+            // A text-form parameter's words: half the time, any word of a
+            // length its carved words have, of the letters they use (see
+            // [`Grammarizer::words_of_seen_lengths`]), however many words
+            // the carved texts and the dictionary hold (a registry table's
+            // 64 rows would drown them).
+            if slot == dictionary::LETTERS_SLOT && text_form {
+                let words = self.words_of_seen_lengths(seen, path);
+                if !words.is_empty() {
+                    let (known, made) = (format!("<{path}-tok-known>"), format!("<{path}-tok-word>"));
+                    self.rules.insert(known.clone(), expansions);
+                    self.rules.insert(made.clone(), words);
+                    expansions = vec![known, made];
+                }
+            }
             self.rules.insert(format!("<{path}-tok-{slot}>"), expansions);
         }
         alternatives
+    }
+
+    /// Words of every length the letter tokens of `seen` have (up to
+    /// [`MAX_WORD_LEN`]), each of any of the letters they use, under a
+    /// nonterminal `<{path}-tok-letter>`, when a word of them is free
+    /// ([`dictionary::free_letters`]): as digits are open to any digits of
+    /// the same length. A parser tells words apart by their length (a
+    /// language tag's one-letter singleton opens an extension, four
+    /// letters are a script, five to eight a variant): a text-form
+    /// parameter carved as `en-Latn-US-x-private` has no one-letter word
+    /// but `x`, and no whole word swapped in for another makes `en-a-US`,
+    /// while a word of length one drawn from its letters does.
+    fn words_of_seen_lengths(&mut self, seen: &[String], path: &str) -> Vec<String> {
+        let letters: Vec<String> = dictionary::free_letters(seen.iter().map(String::as_str), &self.dictionary)
+            .into_iter()
+            .map(|c| literal(&c.to_string()))
+            .filter(|l| is_plain_terminal(l))
+            .collect();
+        if letters.is_empty() {
+            return Vec::new();
+        }
+        let lengths: BTreeSet<usize> = seen
+            .iter()
+            .flat_map(|text| dictionary::tokens(text))
+            .filter(|(kind, _)| *kind == dictionary::Kind::Letters)
+            .map(|(_, word)| word.chars().count().min(MAX_WORD_LEN))
+            .collect();
+        let letter = format!("<{path}-tok-letter>");
+        self.rules.insert(letter.clone(), letters);
+        lengths.into_iter().map(|len| letter.repeat(len)).collect()
     }
 
     /// The nonterminal of one character of texts at `path`.
@@ -577,6 +622,11 @@ const MAX_TEMPLATES: usize = 64;
 
 /// The most tokens a carved text may have to become a template of tokens.
 const MAX_TEMPLATE_TOKENS: usize = 64;
+
+/// Words longer than this are derived at this length
+/// ([`Grammarizer::words_of_seen_lengths`]): a long word is a name, not a
+/// length a parser counts.
+const MAX_WORD_LEN: usize = 8;
 
 /// Character classes: a class is offered when one of its members was seen,
 /// so that characters never carved (a `%` after seeing `+`) can appear.
@@ -1058,6 +1108,48 @@ mod tests {
         let texts = derive_text_form("v", parses_version, &["1.2.3", "0.10.7"], &dictionary, 400);
         assert!(texts.iter().any(|t| t == "1.2.*" || t == "0.10.*"), "{texts:?}");
         assert!(!texts.iter().any(|t| t.contains("..") && parses_version(t)));
+    }
+
+    #[test]
+    fn a_word_of_a_text_form_parameter_may_be_any_word_of_a_length_its_words_have() {
+        use crate::registry::Constant;
+        // A language tag (BCP 47, simplified): a language of two or three
+        // letters, then subtags told apart by length; a one-letter
+        // singleton other than `x` opens an extension, which needs a
+        // subtag of two letters or more after it.
+        fn extension(text: &str) -> Option<bool> {
+            let subtags: Vec<&str> = text.split('-').collect();
+            let word = |s: &&str| !s.is_empty() && s.len() <= 8 && s.bytes().all(|b| b.is_ascii_alphabetic());
+            if !subtags.iter().all(word) || !(2..=3).contains(&subtags[0].len()) {
+                return None;
+            }
+            let mut extension = false;
+            for (i, s) in subtags.iter().enumerate().skip(1) {
+                if s.eq_ignore_ascii_case("x") {
+                    return (i + 1 < subtags.len()).then_some(extension);
+                }
+                if s.len() == 1 {
+                    if subtags.get(i + 1).is_none_or(|next| next.len() < 2) {
+                        return None;
+                    }
+                    extension = true;
+                }
+            }
+            Some(extension)
+        }
+        let parses = |text: &str| extension(text).is_some();
+        let carved = ["en", "en-Latn-US-x-private", "zh-hak"];
+        // The parser compares against `x` and `X`: the only one-letter
+        // words the carved texts and the dictionary show.
+        let dictionary = Dictionary::of([Constant::Str("x"), Constant::Str("X")]);
+        let texts = derive_text_form("tag", parses, &carved, &dictionary, 500);
+        let extensions: BTreeSet<&String> = texts.iter().filter(|t| extension(t) == Some(true)).collect();
+        assert!(extensions.len() >= 3, "{extensions:?} of {:?}", &texts[..60]);
+        // Half of them still parse, with half the words made up: a word
+        // keeps a length the carved words have (a text that does not parse
+        // is never run and costs no execution).
+        let parsed = texts.iter().filter(|t| parses(t)).count();
+        assert!(parsed >= 250, "{parsed} of 500 parse: {:?}", &texts[..60]);
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct Search {
     /// [`dictionary::slot`], and whether it is text-form. Text-form ones
     /// move token by token.
     texts: BTreeMap<usize, (BTreeMap<String, Vec<String>>, bool)>,
+    /// Per text-form parameter with a free word: the letters its words may
+    /// be made of ([`dictionary::free_letters`]).
+    letters: BTreeMap<usize, Vec<char>>,
     /// Per plain string parameter: what search inserts whole, between its
     /// tokens ([`Search::insert_piece`]).
     pieces: BTreeMap<usize, Vec<String>>,
@@ -156,6 +159,7 @@ impl Search {
             types: ParamTypes::default(),
             climbs: BTreeMap::new(),
             texts: BTreeMap::new(),
+            letters: BTreeMap::new(),
             pieces: BTreeMap::new(),
             sealed: Sealed::default(),
         };
@@ -219,6 +223,12 @@ impl Search {
                     self.pieces.insert(index, pieces.into_iter().collect());
                 }
             }
+            if text_form {
+                let letters = dictionary::free_letters(texts.iter().copied(), dictionary);
+                if !letters.is_empty() {
+                    self.letters.insert(index, letters.into_iter().collect());
+                }
+            }
             let pools = dictionary::pools(texts, dictionary)
                 .into_iter()
                 .map(|(slot, tokens)| (slot, tokens.into_iter().collect()))
@@ -270,9 +280,24 @@ impl Search {
             }
             _ => None,
         };
-        let with = match (delete, &digits) {
+        // A free word: half the time, any word of its letters and length
+        // (a one-letter singleton where `x` was).
+        let word: Option<String> = match self.letters.get(&index) {
+            Some(letters)
+                if slot == dictionary::LETTERS_SLOT && !insert && !delete && self.rng.random_bool(0.5) =>
+            {
+                let len = tokens.get(at).map_or(0, |(_, token)| token.chars().count());
+                Some(
+                    (0..len)
+                        .map(|_| letters[self.rng.random_range(0..letters.len())])
+                        .collect(),
+                )
+            }
+            _ => None,
+        };
+        let with = match (delete, digits.as_ref().or(word.as_ref())) {
             (true, _) => "",
-            (false, Some(digits)) => digits.as_str(),
+            (false, Some(made)) => made.as_str(),
             (false, None) if pool.is_empty() => return None,
             (false, None) => pool[self.rng.random_range(0..pool.len())].as_str(),
         };
@@ -988,6 +1013,53 @@ mod tests {
             appended |= out.starts_with(text);
         }
         assert!(inside && appended, "inside a word: {inside}, after the last token: {appended}");
+    }
+
+    /// A free word of a text-form argument may become any word of its
+    /// letters and length: `x` of `en-Latn-US-x-private` a one-letter
+    /// singleton other than `x`, which no carved word is. Texts of keywords
+    /// only (units the code compares against) keep their whole words.
+    #[test]
+    fn a_free_word_of_a_text_may_become_any_word_of_its_letters_and_length() {
+        use crate::registry::Constant;
+        use crate::value::types::Traced;
+        let moved = |text: &str, dictionary: &Dictionary| {
+            let args = |s: &str| Value::Struct("args", vec![("tag", Value::Str(s.into()))]);
+            let mut types = ParamTypes::default();
+            types.param("tag", Traced::plain(ParamType::Text { parses: |_| true }));
+            let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
+                .with_types(types)
+                .with_text_tokens(&[args(text)], dictionary);
+            let mut out = BTreeSet::new();
+            for _ in 0..2000 {
+                if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &vec![0]) {
+                    if let Value::Str(s) = &fields[0].1 {
+                        out.insert(s.clone());
+                    }
+                }
+            }
+            out
+        };
+        let x = Dictionary::of([Constant::Str("x")]);
+        let texts = moved("en-Latn-US-x-private", &x);
+        let singletons: Vec<&String> = texts
+            .iter()
+            .filter(|t| t.starts_with("en-Latn-US-") && t.ends_with("-private") && t.len() == 20 && !t.contains("-x-"))
+            .collect();
+        assert!(singletons.len() >= 3, "{texts:?}");
+        let units = Dictionary::of([Constant::Str("h"), Constant::Str("min")]);
+        let texts = moved("1h 30min", &units);
+        // Words inserted beside words are fine (`1h 30hmin`); made-up ones are not.
+        let keywords = |mut word: &str| loop {
+            match ["h", "min"].iter().find_map(|k| word.strip_prefix(k)) {
+                Some(rest) => word = rest,
+                None => break word.is_empty(),
+            }
+        };
+        assert!(
+            texts.iter().all(|t| t.split(|c: char| !c.is_alphabetic()).all(keywords)),
+            "{texts:?}"
+        );
     }
 
     #[test]

@@ -580,8 +580,8 @@ carve::main!();
     generate.assert_success();
     assert_snapshot!(generate.carve_lines(), @r#"
     carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-    carve: Name::initial: branch coverage 1/2 -> 2/2; kept 1 call(s), found 0 failure(s) in 2061 executions (0 generated arguments did not deserialize)
-    carve: Name::rhymes: branch coverage 2/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 2080 executions (0 generated arguments did not deserialize)
+    carve: Name::initial: branch coverage 1/2 -> 2/2; kept 1 call(s), found 0 failure(s) in 2078 executions (0 generated arguments did not deserialize)
+    carve: Name::rhymes: branch coverage 2/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 2087 executions (0 generated arguments did not deserialize)
     carve: Name::shout: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: [u8]::Checksum::checksum: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: str::Shout::shout: branch coverage 1/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 2004 executions (0 generated arguments did not deserialize)

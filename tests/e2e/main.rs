@@ -43,6 +43,7 @@ mod settings;
 mod setup;
 mod shapes;
 mod shrinking;
+mod tags;
 mod types;
 mod workers;
 

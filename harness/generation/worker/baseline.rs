@@ -43,7 +43,9 @@ pub fn existing_calls(
 /// ([`Baseline::add_traced`]), without replaying a file or an entry again.
 pub struct Baseline {
     target: &'static Target,
-    /// Arguments of the target's own calls that replayed.
+    /// Arguments of the target's own calls that replayed, then those it
+    /// borrowed from the other targets' calls ([`Baseline::borrow_seeds`],
+    /// [`Baseline::add_kin`]).
     seeds: Vec<Value>,
     known_failures: BTreeSet<Failure>,
     /// The functions the target's own calls enter, in the order first
@@ -144,6 +146,8 @@ impl Baseline {
         baseline.owners = Owners::decide(&targets, &crate::registry::all_sites());
         if baseline.seeds.is_empty() {
             baseline.borrow_seeds(&donors);
+        } else {
+            baseline.add_kin(&donors);
         }
         Ok(baseline)
     }
@@ -161,7 +165,32 @@ impl Baseline {
                 return;
             }
         };
+        // Enough to mine a grammar from; trying more costs calls.
+        self.try_seeds(seeds, borrowed::PER_PARAM * 4);
+        if self.seeds.is_empty() {
+            self.unseeded = Some("no value carved for other targets deserializes into its parameters".into());
+        }
+    }
+
+    /// Seeds a target that has calls of its own also with the texts carved
+    /// for other targets that parse into its text-form parameters
+    /// ([`borrowed::kin`]), run once as [`Baseline::borrow_seeds`] runs its
+    /// seeds: generation derives from them as from its own calls, and keeps
+    /// those that cover something new.
+    fn add_kin(&mut self, donors: &[Value]) {
+        let kin = borrowed::kin(&self.target.param_types(), &self.seeds, donors);
+        let cap = self.seeds.len() + kin.len();
+        self.try_seeds(kin, cap);
+    }
+
+    /// Runs `seeds` once each and keeps, up to `cap` seeds in all, those
+    /// that deserialize, with the functions they enter (the reach): they
+    /// cover nothing here.
+    fn try_seeds(&mut self, seeds: Vec<Value>, cap: usize) {
         for seed in seeds {
+            if self.seeds.len() >= cap {
+                break;
+            }
             let (replayed, trace) = coverage::collect(|| {
                 quietly(|| (self.target.replay)(ArgsInput::Value(&seed)))
             });
@@ -178,13 +207,6 @@ impl Baseline {
                 }
             }
             self.seeds.push(seed);
-            // Enough to mine a grammar from; trying more costs calls.
-            if self.seeds.len() == borrowed::PER_PARAM * 4 {
-                break;
-            }
-        }
-        if self.seeds.is_empty() {
-            self.unseeded = Some("no value carved for other targets deserializes into its parameters".into());
         }
     }
 
