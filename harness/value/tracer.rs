@@ -359,7 +359,7 @@ impl Tracer {
     ) -> Result<T::Value, TraceError> {
         let name = std::any::type_name::<T::Value>();
         let known = self.texts.as_ref().is_some_and(|t| t.types.contains(name));
-        if !(known && record) {
+        if !known {
             let value = seed.deserialize(Probe {
                 tracer: &mut *self,
                 slot: &mut *slot,
@@ -371,7 +371,9 @@ impl Tracer {
             }
             return value;
         }
-        if slot.is_none() {
+        // Also where nothing is recorded (inside a recursion), the text
+        // would end the deserialization.
+        if record && slot.is_none() {
             *slot = Some(Ty::Text(name));
         }
         if let Some(texts) = &mut self.texts {
@@ -1323,6 +1325,13 @@ mod tests {
         Down,
     }
 
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum Chain {
+        End((std::net::Ipv4Addr, u8)),
+        Link(Box<Chain>, u8),
+    }
+
     /// A text that reads only its string, human-readable or not.
     struct Word;
     impl<'de> Deserialize<'de> for Word {
@@ -1383,6 +1392,22 @@ mod tests {
         assert_eq!(
             payloads,
             [&PayloadTy::Tuple(vec![ip.clone(), Ty::Int(IntKind::U8)]), &PayloadTy::Unit]
+        );
+        // Inside a recursion too, where nothing is recorded.
+        let types = types_of(trace::<Chain>());
+        let Some(Container::Enum(variants)) = types.container("Chain") else {
+            panic!("Chain is an enum: {:?}", types.container("Chain"));
+        };
+        let payloads: Vec<&PayloadTy> = variants.iter().map(|v| &v.payload).collect();
+        assert_eq!(
+            payloads,
+            [
+                &PayloadTy::Newtype(Ty::Tuple(vec![v4.clone(), Ty::Int(IntKind::U8)])),
+                &PayloadTy::Tuple(vec![
+                    Ty::Named("Chain"),
+                    Ty::Int(IntKind::U8)
+                ]),
+            ]
         );
         // Values fit with their texts as strings.
         assert!(types_of(trace::<(std::net::Ipv4Addr, u8)>()).fits(
