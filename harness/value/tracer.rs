@@ -32,7 +32,7 @@
 //! assert!(format!("{op:?}").contains("Neg"), "every variant, carved or not");
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde::de::{
@@ -254,6 +254,14 @@ struct Texts {
     fields: BTreeMap<(&'static str, Option<usize>, usize), Ty>,
     /// Whether the current deserialization met a text (refused, or skipped).
     met: bool,
+    /// Types met as text where nothing can be skipped (an element of a
+    /// tuple or tuple struct, a map's key), by the name of what their
+    /// `Deserialize` makes: the next deserialization reads them in their
+    /// other form (see [`Tracer::past_text`]).
+    types: BTreeSet<&'static str>,
+    /// Inside such a type: what is read is not recorded, and the
+    /// deserializer is not human-readable (an address reads its bytes).
+    unreadable: usize,
 }
 
 impl Tracer {
@@ -268,7 +276,7 @@ impl Tracer {
                 Partial::Done(_) => 0,
             })
             .sum();
-        self.containers.len() + variants + self.texts.as_ref().map_or(0, |t| t.fields.len())
+        self.containers.len() + variants + self.texts.as_ref().map_or(0, |t| t.fields.len() + t.types.len())
     }
 
     /// Whether every named type `ty` holds is traced (when a text ended a
@@ -334,6 +342,54 @@ impl Tracer {
                 texts.fields.entry((name, variant, i)).or_insert_with(|| ty.clone());
             }
         }
+    }
+
+    /// Deserializes `seed` into `slot`, where nothing can be skipped (an
+    /// element of a tuple, a map's key). A type met as text there before
+    /// is [`Ty::Text`] and is read in the form it takes when the data is
+    /// not human-readable (an address from its bytes, ipnet's `IpNet` from
+    /// an enum), unrecorded, so that what follows it is traced; a text
+    /// that refuses the samples here is noted for the next deserialization.
+    fn past_text<'de, T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+        slot: &mut Option<Ty>,
+        record: bool,
+        depth: usize,
+    ) -> Result<T::Value, TraceError> {
+        let name = std::any::type_name::<T::Value>();
+        let known = self.texts.as_ref().is_some_and(|t| t.types.contains(name));
+        if !known {
+            let value = seed.deserialize(Probe {
+                tracer: &mut *self,
+                slot: &mut *slot,
+                record,
+                depth,
+            });
+            if let (Err(_), Some(Ty::Text(_)), Some(texts)) = (&value, &*slot, &mut self.texts) {
+                texts.types.insert(name);
+            }
+            return value;
+        }
+        // Also where nothing is recorded (inside a recursion), the text
+        // would end the deserialization.
+        if record && slot.is_none() {
+            *slot = Some(Ty::Text(name));
+        }
+        if let Some(texts) = &mut self.texts {
+            texts.met = true;
+            texts.unreadable += 1;
+        }
+        let value = seed.deserialize(Probe {
+            tracer: &mut *self,
+            slot: &mut None,
+            record: false,
+            depth,
+        });
+        if let Some(texts) = &mut self.texts {
+            texts.unreadable -= 1;
+        }
+        value
     }
 
     /// An enum some of whose variants were never traced.
@@ -906,9 +962,9 @@ impl<'de> Deserializer<'de> for Probe<'_> {
     }
 
     /// Like RON and carve's values: a version or an address deserializes
-    /// from its text.
+    /// from its text (but see [`Tracer::past_text`]).
     fn is_human_readable(&self) -> bool {
-        true
+        self.tracer.texts.as_ref().is_none_or(|t| t.unreadable == 0)
     }
 }
 
@@ -932,13 +988,7 @@ impl<'de> SeqAccess<'de> for Elements<'_> {
             return Ok(None);
         };
         self.next += 1;
-        seed.deserialize(Probe {
-            tracer: &mut *self.tracer,
-            slot,
-            record: self.record,
-            depth: self.depth,
-        })
-        .map(Some)
+        self.tracer.past_text(seed, slot, self.record, self.depth).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -983,13 +1033,7 @@ impl<'de> MapAccess<'de> for Entries<'_> {
             },
             None if self.next == 0 && self.slots.len() == 2 => {
                 let (key, _) = self.slots.split_at_mut(1);
-                seed.deserialize(Probe {
-                    tracer: &mut *self.tracer,
-                    slot: &mut key[0],
-                    record: self.record,
-                    depth: self.depth,
-                })
-                .map(Some)
+                self.tracer.past_text(seed, &mut key[0], self.record, self.depth).map(Some)
             }
             None => Ok(None),
         }
@@ -1268,6 +1312,115 @@ mod tests {
         // trace as before.
         assert!(matches!(trace::<std::net::Ipv4Addr>().ty, ParamType::Text { .. }));
         assert!(!trace::<Date>().holds_text());
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    struct Hop(std::net::Ipv4Addr, u16);
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum Link {
+        Via(std::net::IpAddr, u8),
+        Down,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum Chain {
+        End((std::net::Ipv4Addr, u8)),
+        Link(Box<Chain>, u8),
+    }
+
+    /// A text that reads only its string, human-readable or not.
+    struct Word;
+    impl<'de> Deserialize<'de> for Word {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Letters;
+            impl Visitor<'_> for Letters {
+                type Value = Word;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a word of two letters or more")
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<Word, E> {
+                    match s.len() > 1 {
+                        true => Ok(Word),
+                        false => Err(E::custom("a word has two letters")),
+                    }
+                }
+            }
+            d.deserialize_str(Letters)
+        }
+    }
+
+    #[test]
+    fn texts_followed_by_more_elements_and_map_keys_trace_as_text() {
+        // An address and a port, two addresses, maps keyed by an address:
+        // the text refused the samples and ended the tuple before what
+        // follows it was known, so the parameter was untraced.
+        let v4 = Ty::Text(std::any::type_name::<std::net::Ipv4Addr>());
+        let ip = Ty::Text(std::any::type_name::<std::net::IpAddr>());
+        for (traced, expected) in [
+            (trace::<(std::net::Ipv4Addr, u8)>(), Ty::Tuple(vec![v4.clone(), Ty::Int(IntKind::U8)])),
+            (trace::<[std::net::Ipv4Addr; 2]>(), Ty::Tuple(vec![v4.clone(), v4.clone()])),
+            (
+                trace::<BTreeMap<std::net::Ipv4Addr, u16>>(),
+                Ty::Map(Box::new(v4.clone()), Box::new(Ty::Int(IntKind::U16))),
+            ),
+            (
+                trace::<std::collections::HashMap<std::net::IpAddr, Vec<(std::net::Ipv4Addr, bool)>>>(),
+                Ty::Map(
+                    Box::new(ip.clone()),
+                    Box::new(Ty::Seq(Box::new(Ty::Tuple(vec![v4.clone(), Ty::Bool])))),
+                ),
+            ),
+        ] {
+            assert!(traced.holds_text());
+            assert_eq!(traced.ty, ParamType::Typed(expected));
+        }
+        // A tuple struct and a tuple variant, the rest of the type around them.
+        let types = types_of(trace::<Vec<Hop>>());
+        assert_eq!(
+            types.container("Hop"),
+            Some(&Container::TupleStruct(vec![v4.clone(), Ty::Int(IntKind::U16)]))
+        );
+        let types = types_of(trace::<Link>());
+        let Some(Container::Enum(variants)) = types.container("Link") else {
+            panic!("Link is an enum: {:?}", types.container("Link"));
+        };
+        let payloads: Vec<&PayloadTy> = variants.iter().map(|v| &v.payload).collect();
+        assert_eq!(
+            payloads,
+            [&PayloadTy::Tuple(vec![ip.clone(), Ty::Int(IntKind::U8)]), &PayloadTy::Unit]
+        );
+        // Inside a recursion too, where nothing is recorded.
+        let types = types_of(trace::<Chain>());
+        let Some(Container::Enum(variants)) = types.container("Chain") else {
+            panic!("Chain is an enum: {:?}", types.container("Chain"));
+        };
+        let payloads: Vec<&PayloadTy> = variants.iter().map(|v| &v.payload).collect();
+        assert_eq!(
+            payloads,
+            [
+                &PayloadTy::Newtype(Ty::Tuple(vec![v4.clone(), Ty::Int(IntKind::U8)])),
+                &PayloadTy::Tuple(vec![
+                    Ty::Named("Chain"),
+                    Ty::Int(IntKind::U8)
+                ]),
+            ]
+        );
+        // Values fit with their texts as strings.
+        assert!(types_of(trace::<(std::net::Ipv4Addr, u8)>()).fits(
+            &Ty::Tuple(vec![v4.clone(), Ty::Int(IntKind::U8)]),
+            &Value::Tuple(vec![Value::Str("10.0.0.1".into()), Value::U64(8)])
+        ));
+        // A text with no other form than its string stays untraced before
+        // more elements (at the end, it is text as before).
+        assert!(matches!(trace::<(Word, u8)>().ty, ParamType::Untraced(_)));
+        assert_eq!(
+            trace::<(u8, Word)>().ty,
+            ParamType::Typed(Ty::Tuple(vec![Ty::Int(IntKind::U8), Ty::Text(std::any::type_name::<Word>())]))
+        );
     }
 
     #[test]
