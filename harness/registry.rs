@@ -487,7 +487,7 @@ pub enum Form {
 
 /// A constant an instrumented comparison or `match` pattern of a function
 /// uses (`a == "GMT"`, `"ms" | "msec" =>`, `b'-'`, `x < 60`), or that it
-/// passes to a function or method (`between(s, "Qaaa", "Qabx")`): generation
+/// passes to a function (`between(s, "Qaaa", "Qabx")`): generation
 /// offers it wherever a parameter can hold it, libFuzzer's and AFL's
 /// dictionaries from the code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
