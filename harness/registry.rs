@@ -486,7 +486,8 @@ pub enum Form {
 }
 
 /// A constant an instrumented comparison or `match` pattern of a function
-/// uses (`a == "GMT"`, `"ms" | "msec" =>`, `b'-'`, `x < 60`): generation
+/// uses (`a == "GMT"`, `"ms" | "msec" =>`, `b'-'`, `x < 60`), or that it
+/// passes to a function (`between(s, "Qaaa", "Qabx")`): generation
 /// offers it wherever a parameter can hold it, libFuzzer's and AFL's
 /// dictionaries from the code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -518,7 +519,7 @@ pub struct Sites {
     pub calls: &'static [CallSite],
     /// Its conditions whose boundaries and mutants are goals.
     pub conditions: &'static [Condition],
-    /// The constants its comparisons and patterns use.
+    /// The constants its comparisons and patterns use and its calls pass.
     pub constants: &'static [Constant],
     /// The constants in the tables it reads, taken on its first run while
     /// coverage is collected ([`crate::coverage::tables`]).
@@ -585,15 +586,15 @@ impl Sites {
         self
     }
 
-    /// The table with the constants its comparisons and patterns use (used
-    /// by generated code).
+    /// The table with the constants its comparisons and patterns use and
+    /// its calls pass (used by generated code).
     pub const fn with_constants(mut self, constants: &'static [Constant]) -> Sites {
         self.constants = constants;
         self
     }
 
-    /// The constants its comparisons and patterns use, then those of the
-    /// tables it read (once it ran while coverage was collected).
+    /// The constants its comparisons, patterns and calls use, then those of
+    /// the tables it read (once it ran while coverage was collected).
     pub fn dictionary(&self) -> impl Iterator<Item = Constant> + '_ {
         self.constants.iter().chain(self.tables()).copied()
     }

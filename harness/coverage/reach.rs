@@ -317,8 +317,8 @@ impl Reach {
         &self.functions
     }
 
-    /// The constants the comparisons and patterns of the functions in reach
-    /// use, in order, each once.
+    /// The constants the comparisons, patterns and calls of the functions in
+    /// reach use, in order, each once.
     pub fn constants(&self) -> std::collections::BTreeSet<crate::registry::Constant> {
         self.functions
             .iter()

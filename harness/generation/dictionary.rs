@@ -1,8 +1,9 @@
 //! The dictionary from the code, and texts as tokens.
 //!
 //! The string, char, byte and integer constants that the instrumented
-//! comparisons and `match` patterns of a target's reach use
-//! ([`crate::registry::Constant`], collected by the derive) are offered to
+//! comparisons and `match` patterns of a target's reach use, and that its
+//! instrumented code passes to functions
+//! ([`crate::registry::Constant`], collected by the derive), are offered to
 //! generation wherever a parameter can hold them: as strings, chars and
 //! integers, and as tokens inside text-form parameters (libFuzzer's value
 //! profile and AFL's dictionaries, read from the source instead).

@@ -54,3 +54,20 @@ fn keys_of_a_table_the_code_reads_are_generated() {
         "{file}"
     );
 }
+
+/// A range only ever passed to a function (`between(script, "Qaaa",
+/// "Qabx")`, language-tags 0.3.2) is compared inside it, where carve does
+/// not instrument: its ends join the dictionary as the call's arguments, and
+/// a script inside the range is generated from them.
+#[test]
+fn constants_passed_to_a_function_are_generated() {
+    let p = Project::of("dictionary", "dictionary-arguments");
+    p.record().assert_success();
+    let generate = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "2000")],
+        &["generate::is_private_script"],
+    );
+    generate.assert_success();
+    let line = generate.generation_line("is_private_script");
+    assert!(line.contains("branch coverage 1/2 -> 2/2"), "{line}");
+}

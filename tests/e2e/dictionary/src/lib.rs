@@ -98,3 +98,20 @@ pub fn is_zone(zone: &str) -> bool {
         false
     }
 }
+
+/// Whether `script` is one of the script codes kept for private use
+/// (`Qaaa` to `Qabx`, as language-tags 0.3.2 checks them): the range is
+/// only passed to [`between`], which is generic and not instrumented, so
+/// no comparison carve instruments shows its ends.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn is_private_script(script: &str) -> bool {
+    if between(script, "Qaaa", "Qabx") {
+        true
+    } else {
+        false
+    }
+}
+
+fn between<T: Ord>(value: T, start: T, end: T) -> bool {
+    start <= value && value <= end
+}

@@ -1,4 +1,4 @@
-use dictionary::{allows, is_zone, millis, Requirement};
+use dictionary::{allows, is_private_script, is_zone, millis, Requirement};
 
 #[carve::system_test]
 fn parses_milliseconds() {
@@ -16,6 +16,11 @@ fn checks_requirements() {
 #[carve::system_test]
 fn knows_no_zone_by_that_name() {
     assert!(!is_zone("XYZW"));
+}
+
+#[carve::system_test]
+fn latin_is_no_private_script() {
+    assert!(!is_private_script("Latn"));
 }
 
 carve::main!();
