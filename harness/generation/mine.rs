@@ -1409,27 +1409,48 @@ mod tests {
                 vec![("networks", addrs(&["192.168.0.1"])), ("subnets", subnets("10.0.0.0", "10.0.0.63"))],
             ),
         ];
-        let (grammar, untyped) =
-            ArgsGrammar::mine_typed(&carved, &types, &Dictionary::default(), &Sealed::default()).expect("a grammar");
-        assert!(untyped.is_empty(), "{untyped:?}");
-        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 3)
-            .expect("a usable grammar");
-        let (mut parsed, mut texts) = (0, BTreeSet::new());
         let derivations = 500;
-        for _ in 0..derivations {
-            let args = grammar.value_of(&fuzzer.fuzz_tree()).expect("a value");
-            let Value::Struct(_, fields) = &args else {
-                panic!("{args:?}")
-            };
-            let both = Networks::deserialize(&fields[0].1).is_ok() && Subnets::deserialize(&fields[1].1).is_ok();
-            assert_eq!(types.admits(&args), both, "{args:?}");
-            parsed += usize::from(both);
+        let (parsed, fields) = derive_as_types_admit(&carved, &types, derivations, |fields| {
+            Networks::deserialize(&fields[0].1).is_ok() && Subnets::deserialize(&fields[1].1).is_ok()
+        });
+        let mut texts = BTreeSet::new();
+        for fields in &fields {
             if let Value::Seq(items) = &fields[0].1 {
                 texts.extend(items.iter().map(|v| format!("{v:?}")));
             }
         }
         assert!(parsed * 100 >= derivations * 90, "{parsed} of {derivations} parse");
         assert!(texts.len() >= 20, "new addresses, not only the carved ones: {texts:?}");
+    }
+
+    /// Derives `count` arguments from a grammar mined from `carved` with
+    /// `types` (seed 3), checks that `types` admits exactly those whose
+    /// fields `deserialize`, and returns how many did, and every
+    /// derivation's fields.
+    fn derive_as_types_admit(
+        carved: &[Value],
+        types: &ParamTypes,
+        count: usize,
+        deserialize: impl Fn(&[(&'static str, Value)]) -> bool,
+    ) -> (usize, Vec<Vec<(&'static str, Value)>>) {
+        let (grammar, untyped) =
+            ArgsGrammar::mine_typed(carved, types, &Dictionary::default(), &Sealed::default())
+                .expect("a grammar");
+        assert!(untyped.is_empty(), "{untyped:?}");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 3)
+            .expect("a usable grammar");
+        let (mut parsed, mut derived) = (0, Vec::new());
+        for _ in 0..count {
+            let args = grammar.value_of(&fuzzer.fuzz_tree()).expect("a value");
+            let Value::Struct(_, fields) = &args else {
+                panic!("{args:?}")
+            };
+            let deserializes = deserialize(fields);
+            assert_eq!(types.admits(&args), deserializes, "{args:?}");
+            parsed += usize::from(deserializes);
+            derived.push(fields.clone());
+        }
+        (parsed, derived)
     }
 
     /// Addresses before a port in a tuple, and map keys that are addresses:
@@ -1473,21 +1494,12 @@ mod tests {
                 vec![("hops", hops(&[("172.16.4.2", 30)])), ("costs", costs(&[("10.0.0.63", 1)]))],
             ),
         ];
-        let (grammar, untyped) =
-            ArgsGrammar::mine_typed(&carved, &types, &Dictionary::default(), &Sealed::default()).expect("a grammar");
-        assert!(untyped.is_empty(), "{untyped:?}");
-        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 3)
-            .expect("a usable grammar");
-        let (mut parsed, mut keys) = (0, BTreeSet::new());
         let derivations = 500;
-        for _ in 0..derivations {
-            let args = grammar.value_of(&fuzzer.fuzz_tree()).expect("a value");
-            let Value::Struct(_, fields) = &args else {
-                panic!("{args:?}")
-            };
-            let both = Hops::deserialize(&fields[0].1).is_ok() && Costs::deserialize(&fields[1].1).is_ok();
-            assert_eq!(types.admits(&args), both, "{args:?}");
-            parsed += usize::from(both);
+        let (parsed, fields) = derive_as_types_admit(&carved, &types, derivations, |fields| {
+            Hops::deserialize(&fields[0].1).is_ok() && Costs::deserialize(&fields[1].1).is_ok()
+        });
+        let mut keys = BTreeSet::new();
+        for fields in &fields {
             if let Value::Map(entries) = &fields[1].1 {
                 keys.extend(entries.iter().map(|(k, _)| format!("{k:?}")));
             }
