@@ -25,6 +25,7 @@ use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
 use crate::generation::distil;
+use crate::generation::repeats::{Known, Repeats};
 pub use crate::generation::kept::Kept;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
@@ -342,6 +343,7 @@ pub fn generate(
         starts: None,
         patience: u64::MAX,
         unfit_in_turn: 0,
+        repeats: Repeats::default(),
         last_gain: 0,
         last_find: 0,
         aimed_outcomes: BTreeSet::new(),
@@ -508,9 +510,12 @@ struct Generator<'o> {
     /// Executions in a row without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
     patience: u64,
-    /// Arguments search made in this turn that fit no parameter type (not
-    /// run): bounded by the patience, as the grammar's derivations are.
+    /// Arguments search made in this turn that were not run (they fit no
+    /// parameter type, or ran before): bounded by the patience, as the
+    /// grammar's derivations are.
     unfit_in_turn: u64,
+    /// The arguments run so far, so that none runs twice.
+    repeats: Repeats,
     /// The execution count when the last gain (a new outcome or failure) was
     /// made, or the current strategy started.
     last_gain: u64,
@@ -766,6 +771,11 @@ impl Generator<'_> {
             // made so far, also by calls of this run.
             let mut args = args;
             self.run.sealed.redraw(&mut args, self.index);
+            // A repeat reaches what it reached: not run, like a derivation
+            // that fits no value, and bounded the same way.
+            if !matches!(self.repeats.known(&args), Known::New | Known::Forgotten) {
+                continue;
+            }
             // Only the calls that covered something new seed the search
             // (`call` keeps them): the grammar's other calls are as close
             // to a goal as the carved ones at best, and worse starts
@@ -780,6 +790,8 @@ impl Generator<'_> {
     fn call(&mut self, args: &Value) -> Option<(Trace, bool)> {
         let met = self.run.after.len();
         let called = self.call_once(args);
+        let ran = called.as_ref().map(|(trace, failed)| (trace, *failed));
+        self.repeats.ran(args, ran);
         // Goals are only ever added here: a count tells.
         if self.run.after.len() != met {
             self.record_what_open_goals_read();
@@ -1196,7 +1208,19 @@ impl Evaluate for Generator<'_> {
             self.unfit_in_turn += 1;
             return None;
         }
-        self.call(args)
+        // A repeat is read back, not run: bounded as arguments that do not fit.
+        match self.repeats.known(args) {
+            Known::New | Known::Forgotten => self.call(args),
+            Known::Ran(trace, failed) => {
+                let read = Some((trace.clone(), failed));
+                self.unfit_in_turn += 1;
+                read
+            }
+            Known::NotRun => {
+                self.unfit_in_turn += 1;
+                None
+            }
+        }
     }
 
     fn exhausted(&self) -> bool {

@@ -17,6 +17,7 @@ pub mod grammar;
 pub mod mine;
 pub mod moves;
 pub mod owners;
+pub mod repeats;
 pub mod sealed;
 pub mod search;
 pub mod shape;
