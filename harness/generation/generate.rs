@@ -25,7 +25,7 @@ use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
 use crate::generation::distil;
-use crate::generation::repeats::{Known, Repeats};
+use crate::generation::repeats::{Key, Known, Repeats};
 pub use crate::generation::kept::Kept;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
@@ -344,6 +344,7 @@ pub fn generate(
         patience: u64::MAX,
         unfit_in_turn: 0,
         repeats: Repeats::default(),
+        repeated: 0,
         last_gain: 0,
         last_find: 0,
         aimed_outcomes: BTreeSet::new(),
@@ -510,14 +511,15 @@ struct Generator<'o> {
     /// Executions in a row without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
     patience: u64,
-    /// Arguments search made in this turn that were not run (they fit no
-    /// parameter type, or ran before): bounded by the patience, as the
-    /// grammar's derivations are.
+    /// Arguments search made in this turn that fit no parameter type (not
+    /// run): bounded by the patience, as the grammar's derivations are.
     unfit_in_turn: u64,
     /// The arguments run so far, so that none runs twice.
     repeats: Repeats,
-    /// The execution count when the last gain (a new outcome or failure) was
-    /// made, or the current strategy started.
+    /// Calls read back from [`Generator::repeats`] instead of run.
+    repeated: u64,
+    /// The [`Generator::attempts`] when the last gain (a new outcome or
+    /// failure) was made, or the current strategy started.
     last_gain: u64,
     /// The execution count when the last gain was made, by any strategy:
     /// the run ends on a plateau ([`PLATEAU`]).
@@ -589,7 +591,7 @@ impl Generator<'_> {
         }
         // Checked on every execution: which plateau applies (a set
         // comparison) is asked only once the shorter one could be reached.
-        let since = self.run.executions.saturating_sub(self.last_find);
+        let since = self.attempts().saturating_sub(self.last_find);
         if since >= PLATEAU {
             let plateau = match self.uncovered(&self.aimed_outcomes) {
                 true => OPEN_PLATEAU.max(self.last_find.saturating_mul(2)),
@@ -605,6 +607,13 @@ impl Generator<'_> {
         }
     }
 
+    /// Calls made so far, run or read back as repeats: what patience and
+    /// plateaus count, so that a strategy's turn lasts as many calls as if
+    /// repeats ran (the budget counts executions only).
+    fn attempts(&self) -> u64 {
+        self.run.executions + self.repeated
+    }
+
     /// Executions allowed in all ([`Generation::limit`]).
     fn limit(&self) -> u64 {
         self.run.limit
@@ -613,14 +622,14 @@ impl Generator<'_> {
     /// Whether the current strategy should hand over: the budget is spent,
     /// or `patience` executions in a row gained nothing.
     fn out_of_patience(&self) -> bool {
-        self.exhausted() || self.run.executions.saturating_sub(self.last_gain) >= self.patience
+        self.exhausted() || self.attempts().saturating_sub(self.last_gain) >= self.patience
     }
 
     /// Starts a strategy's turn: it may run `patience` executions without gain.
     fn start_turn(&mut self, patience: u64) {
         self.patience = patience;
         self.unfit_in_turn = 0;
-        self.last_gain = self.run.executions;
+        self.last_gain = self.attempts();
     }
 
     /// The existing calls as search starts: run once, on the first turn of
@@ -633,7 +642,7 @@ impl Generator<'_> {
         self.record_what_open_goals_read();
         let mut starts = Vec::with_capacity(existing.seeds.len());
         for args in &existing.seeds {
-            if let Some((trace, failed)) = self.call(args) {
+            if let Some((trace, failed)) = self.call(args, Repeats::key(args)) {
                 starts.push(Individual {
                     args: args.clone(),
                     failed,
@@ -771,27 +780,28 @@ impl Generator<'_> {
             // made so far, also by calls of this run.
             let mut args = args;
             self.run.sealed.redraw(&mut args, self.index);
-            // A repeat reaches what it reached: not run, like a derivation
-            // that fits no value, and bounded the same way.
-            if !matches!(self.repeats.known(&args), Known::New | Known::Forgotten) {
+            // A repeat reaches what it reached: not run.
+            let key = Repeats::key(&args);
+            if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
+                self.repeated += 1;
                 continue;
             }
             // Only the calls that covered something new seed the search
             // (`call` keeps them): the grammar's other calls are as close
             // to a goal as the carved ones at best, and worse starts
             // (longer, random) for the AVM.
-            self.call(&args);
+            self.call(&args, key);
         }
     }
 
     /// Runs one call: keeps it if it covers something new, reports a new
     /// failure (minimized). Returns what it reached and whether it failed;
     /// `None` when the call could not run.
-    fn call(&mut self, args: &Value) -> Option<(Trace, bool)> {
+    fn call(&mut self, args: &Value, key: Key) -> Option<(Trace, bool)> {
         let met = self.run.after.len();
         let called = self.call_once(args);
         let ran = called.as_ref().map(|(trace, failed)| (trace, *failed));
-        self.repeats.ran(args, ran);
+        self.repeats.ran(key, ran);
         // Goals are only ever added here: a count tells.
         if self.run.after.len() != met {
             self.record_what_open_goals_read();
@@ -848,8 +858,8 @@ impl Generator<'_> {
                 );
                 self.observer.failure(&failure);
                 self.run.failures.push(failure);
-                self.last_gain = self.run.executions;
-                self.last_find = self.run.executions;
+                self.last_gain = self.attempts();
+                self.last_find = self.attempts();
             }
             _ if failed => {}
             _ if !added.is_empty() || !edges.is_empty() => {
@@ -877,8 +887,8 @@ impl Generator<'_> {
                 self.run.seen.add(&edges);
                 self.observer.kept(&kept);
                 self.run.kept.push(kept);
-                self.last_gain = self.run.executions;
-                self.last_find = self.run.executions;
+                self.last_gain = self.attempts();
+                self.last_find = self.attempts();
                 if self.traces.len() < 4096 {
                     self.traces.push(Individual {
                         args: args.clone(),
@@ -1179,8 +1189,8 @@ impl Generator<'_> {
     /// larger budget minimizes the same calls the same way.
     fn kept_shrink_allowance(&self) -> usize {
         let (spent, time) = self.shrinking;
-        let executions = self.run.executions;
-        let share = (executions as f64 * KEPT_SHRINK_SHARE) as u64 + KEPT_SHRINK_ATTEMPTS;
+        let (executions, attempts) = (self.run.executions, self.attempts());
+        let share = (attempts as f64 * KEPT_SHRINK_SHARE) as u64 + KEPT_SHRINK_ATTEMPTS;
         let left = match self.budget {
             Budget::Executions(n) => share.saturating_sub(spent).min(n.saturating_sub(executions)),
             Budget::Time(_) => {
@@ -1208,19 +1218,15 @@ impl Evaluate for Generator<'_> {
             self.unfit_in_turn += 1;
             return None;
         }
-        // A repeat is read back, not run: bounded as arguments that do not fit.
-        match self.repeats.known(args) {
-            Known::New | Known::Forgotten => self.call(args),
-            Known::Ran(trace, failed) => {
-                let read = Some((trace.clone(), failed));
-                self.unfit_in_turn += 1;
-                read
-            }
-            Known::NotRun => {
-                self.unfit_in_turn += 1;
-                None
-            }
-        }
+        // A repeat is read back, not run.
+        let key = Repeats::key(args);
+        let read = match self.repeats.known(key) {
+            Known::New | Known::Forgotten => return self.call(args, key),
+            Known::Ran(trace, failed) => Some((trace.clone(), failed)),
+            Known::NotRun => None,
+        };
+        self.repeated += 1;
+        read
     }
 
     fn exhausted(&self) -> bool {

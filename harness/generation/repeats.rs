@@ -4,7 +4,8 @@
 //! reached then, and running it again would spend an execution of the
 //! budget on nothing new. The grammar's derivations and search's moves make
 //! such repeats often (on the dogfood, 40–90% of the grammar's calls and
-//! 20–60% of search's); they are not run and not counted as executions.
+//! 20–60% of search's); they are read back here instead of run, and not
+//! counted as executions.
 //!
 //! ```
 //! use carve::_internals::coverage::Trace;
@@ -12,30 +13,36 @@
 //! use carve::_internals::value::Value;
 //!
 //! let mut repeats = Repeats::default();
-//! let args = Value::Str("%4".into());
-//! assert!(matches!(repeats.known(&args), Known::New));
-//! repeats.ran(&args, Some((&Trace::default(), true)));
-//! assert!(matches!(repeats.known(&args), Known::Ran(_, true)));
+//! let key = Repeats::key(&Value::Str("%4".into()));
+//! assert!(matches!(repeats.known(key), Known::New));
+//! repeats.ran(key, Some((&Trace::default(), true)));
+//! assert!(matches!(repeats.known(key), Known::Ran(_, true)));
 //! ```
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::Hash;
+
+use siphasher::sip128::{Hasher128, SipHasher13};
 
 use crate::coverage::Trace;
 use crate::value::Value;
 
 /// How many traces are kept for search to read again: the most recent
-/// ones. Older repeats run again (the digests of all are kept).
+/// ones. Older repeats run again (the keys of all are kept).
 const TRACES: usize = 4096;
 
-/// Arguments run so far in one generation run, by digest, with what the
-/// most recent of them reached.
+/// Arguments run so far in one generation run, by key, with what the most
+/// recent of them reached.
 #[derive(Debug, Default)]
 pub struct Repeats {
-    calls: HashMap<u128, Ran>,
-    /// Digests whose trace is kept, oldest first.
-    kept: VecDeque<u128>,
+    calls: HashMap<Key, Ran>,
+    /// Keys whose trace is kept, oldest first.
+    kept: VecDeque<Key>,
 }
+
+/// A 128-bit digest of a call's arguments ([`Repeats::key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key(u128);
 
 #[derive(Debug)]
 enum Ran {
@@ -62,9 +69,18 @@ pub enum Known<'a> {
 }
 
 impl Repeats {
-    /// What is known of `args`.
-    pub fn known(&self, args: &Value) -> Known<'_> {
-        match self.calls.get(&digest(args)) {
+    /// The key of `args`: SipHash-1-3 with fixed keys and a 128-bit output,
+    /// so the same arguments give the same key in every process, and two
+    /// different arguments one key with negligible odds.
+    pub fn key(args: &Value) -> Key {
+        let mut hasher = SipHasher13::new();
+        args.hash(&mut hasher);
+        Key(hasher.finish128().as_u128())
+    }
+
+    /// What is known of the arguments of `key`.
+    pub fn known(&self, key: Key) -> Known<'_> {
+        match self.calls.get(&key) {
             None => Known::New,
             Some(Ran::Traced(trace, failed)) => Known::Ran(trace, *failed),
             Some(Ran::Untraced) => Known::Forgotten,
@@ -72,10 +88,9 @@ impl Repeats {
         }
     }
 
-    /// Notes that `args` ran and reached `trace` (failing or not), or could
-    /// not run (`None`).
-    pub fn ran(&mut self, args: &Value, result: Option<(&Trace, bool)>) {
-        let key = digest(args);
+    /// Notes that the arguments of `key` ran and reached `trace` (failing
+    /// or not), or could not run (`None`).
+    pub fn ran(&mut self, key: Key, result: Option<(&Trace, bool)>) {
         let entry = match result {
             None => Ran::NotRun,
             Some((trace, failed)) => {
@@ -89,22 +104,9 @@ impl Repeats {
             }
         };
         // A forgotten call run again is kept again: its old place in
-        // `kept` was popped when it was forgotten.
+        // `kept` went when it was forgotten.
         self.calls.insert(key, entry);
     }
-}
-
-/// A 128-bit digest of `args`: two SipHashes with fixed keys, so the same
-/// arguments give the same digest in every process, and two different
-/// arguments one digest with negligible odds.
-fn digest(args: &Value) -> u128 {
-    let half = |salt: u8| {
-        let mut hasher = DefaultHasher::new();
-        salt.hash(&mut hasher);
-        args.hash(&mut hasher);
-        hasher.finish()
-    };
-    (u128::from(half(0)) << 64) | u128::from(half(1))
 }
 
 #[cfg(test)]
@@ -113,27 +115,28 @@ mod tests {
 
     #[test]
     fn arguments_run_before_are_told_apart_by_value_and_their_traces_kept_while_there_is_room() {
+        let value = |i: usize| Value::Seq(vec![Value::U64(i as u64), Value::Str("a".into())]);
+        let args = |i: usize| Repeats::key(&value(i));
         let mut repeats = Repeats::default();
-        let args = |i: usize| Value::Seq(vec![Value::U64(i as u64), Value::Str("a".into())]);
-        assert!(matches!(repeats.known(&args(0)), Known::New));
-        repeats.ran(&args(0), Some((&Trace::default(), false)));
-        assert!(matches!(repeats.known(&args(0)), Known::Ran(_, false)));
+        assert!(matches!(repeats.known(args(0)), Known::New));
+        repeats.ran(args(0), Some((&Trace::default(), false)));
+        assert!(matches!(repeats.known(args(0)), Known::Ran(_, false)));
         // Equal values are one call; a different value is not.
-        assert!(matches!(repeats.known(&args(0).clone()), Known::Ran(..)));
-        assert!(matches!(repeats.known(&args(1)), Known::New));
-        repeats.ran(&args(1), None);
-        assert!(matches!(repeats.known(&args(1)), Known::NotRun));
+        assert_eq!(Repeats::key(&value(0).clone()), args(0));
+        assert!(matches!(repeats.known(args(1)), Known::New));
+        repeats.ran(args(1), None);
+        assert!(matches!(repeats.known(args(1)), Known::NotRun));
         // The oldest trace goes once more are kept than there is room for.
         for i in 2..TRACES + 2 {
-            repeats.ran(&args(i), Some((&Trace::default(), i % 2 == 0)));
+            repeats.ran(args(i), Some((&Trace::default(), i % 2 == 0)));
         }
-        assert!(matches!(repeats.known(&args(0)), Known::Forgotten));
-        assert!(matches!(repeats.known(&args(2)), Known::Ran(_, true)));
-        assert!(matches!(repeats.known(&args(TRACES + 1)), Known::Ran(_, false)));
+        assert!(matches!(repeats.known(args(0)), Known::Forgotten));
+        assert!(matches!(repeats.known(args(2)), Known::Ran(_, true)));
+        assert!(matches!(repeats.known(args(TRACES + 1)), Known::Ran(_, false)));
         // Run again, a forgotten call is kept again, and the next oldest goes.
-        repeats.ran(&args(0), Some((&Trace::default(), false)));
-        assert!(matches!(repeats.known(&args(0)), Known::Ran(..)));
-        assert!(matches!(repeats.known(&args(2)), Known::Forgotten));
+        repeats.ran(args(0), Some((&Trace::default(), false)));
+        assert!(matches!(repeats.known(args(0)), Known::Ran(..)));
+        assert!(matches!(repeats.known(args(2)), Known::Forgotten));
         assert_eq!(repeats.kept.len(), TRACES);
     }
 }
