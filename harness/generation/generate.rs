@@ -123,6 +123,9 @@ pub struct Generation {
     pub after: BTreeSet<u32>,
     /// Calls run.
     pub executions: u64,
+    /// Calls not run because their arguments ran before
+    /// ([`crate::generation::repeats`]): read back instead.
+    pub repeated: u64,
     /// Generated arguments that did not deserialize into the parameter types.
     pub undeserializable: u64,
     /// Calls kept (after distilling: [`crate::generation::distil`]).
@@ -344,7 +347,6 @@ pub fn generate(
         patience: u64::MAX,
         unfit_in_turn: 0,
         repeats: Repeats::default(),
-        repeated: 0,
         last_gain: 0,
         last_find: 0,
         aimed_outcomes: BTreeSet::new(),
@@ -516,8 +518,6 @@ struct Generator<'o> {
     unfit_in_turn: u64,
     /// The arguments run so far, so that none runs twice.
     repeats: Repeats,
-    /// Calls read back from [`Generator::repeats`] instead of run.
-    repeated: u64,
     /// The [`Generator::attempts`] when the last gain (a new outcome or
     /// failure) was made, or the current strategy started.
     last_gain: u64,
@@ -611,7 +611,7 @@ impl Generator<'_> {
     /// plateaus count, so that a strategy's turn lasts as many calls as if
     /// repeats ran (the budget counts executions only).
     fn attempts(&self) -> u64 {
-        self.run.executions + self.repeated
+        self.run.executions + self.run.repeated
     }
 
     /// Executions allowed in all ([`Generation::limit`]).
@@ -783,7 +783,7 @@ impl Generator<'_> {
             // A repeat reaches what it reached: not run.
             let key = Repeats::key(&args);
             if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
-                self.repeated += 1;
+                self.run.repeated += 1;
                 continue;
             }
             // Only the calls that covered something new seed the search
@@ -1225,7 +1225,7 @@ impl Evaluate for Generator<'_> {
             Known::Ran(trace, failed) => Some((trace.clone(), failed)),
             Known::NotRun => None,
         };
-        self.repeated += 1;
+        self.run.repeated += 1;
         read
     }
 

@@ -31,7 +31,7 @@ fn generation_drops_the_kept_calls_that_later_ones_cover() {
         .filter(|l| l.starts_with("carve: pairs: "))
         .collect();
     assert_snapshot!(lines.join("\n"), @r"
-    carve: pairs: branch coverage 8/15 -> 15/15; boundaries 1/1 -> 1/1; weak mutants killed 8/10 -> 10/10; kept 3 call(s), found 0 failure(s) in 2000 executions (0 generated arguments did not deserialize)
+    carve: pairs: branch coverage 8/15 -> 15/15; boundaries 1/1 -> 1/1; weak mutants killed 8/10 -> 10/10; kept 3 call(s), found 0 failure(s) in 601 executions (0 generated arguments did not deserialize)
     carve: pairs: distilled: dropped 2 more call(s) it had kept, as later kept calls cover what they did
     ");
     assert_snapshot!(run.summary(), @r"

@@ -59,7 +59,7 @@ fn a_timeout_that_does_not_happen_again_is_not_kept() {
     let hung_line = line(&hung);
     insta::assert_snapshot!(
         hung_line,
-        @"carve: hangs_once: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 300 executions (0 generated arguments did not deserialize) (1 unconfirmed timeout(s) not kept)"
+        @"carve: hangs_once: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 104 executions (0 generated arguments did not deserialize) (1 unconfirmed timeout(s) not kept)"
     );
 
     // Again from the recorded file, now that it never hangs: the same file.

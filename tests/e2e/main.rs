@@ -1702,7 +1702,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     run.assert_success();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 6 call(s), found 0 failure(s) in 2654 executions (0 generated arguments did not deserialize)
+        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 6 call(s), found 0 failure(s) in 1525 executions (0 generated arguments did not deserialize)
         carve: parse_triple: distilled: dropped 2 more call(s) it had kept, as later kept calls cover what they did
         carve: wrote 6 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
@@ -1747,7 +1747,7 @@ fn generation_keeps_a_found_failure_minimized() {
     run.assert_failure();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 2098 executions (0 generated arguments did not deserialize)
+        carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 292 executions (0 generated arguments did not deserialize)
         carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:152
         carve: wrote 2 new snapshot(s) for split_pair in carved/split_pair/
         carve: branch coverage of instrumented functions by carved and generated calls

@@ -25,6 +25,6 @@ fn a_workers_note_is_printed_with_its_targets_lines() {
     // values at one place used to keep neither and never terminate.
     assert_snapshot!(lines[..=coverage].join("\n"), @r#"
     carve: price: generating from carved values only for parameter(s) whose type could not be traced: `amount`: it asks what the data holds (an untagged or internally tagged enum, `flatten`, or a `Deserialize` written by hand)
-    carve: price: branch coverage 3/5 -> 5/5; boundaries 0/1 -> 1/1; weak mutants killed 5/7 -> 7/7; kept 2 call(s), found 0 failure(s) in 300 executions (0 generated arguments did not deserialize)
+    carve: price: branch coverage 3/5 -> 5/5; boundaries 0/1 -> 1/1; weak mutants killed 5/7 -> 7/7; kept 2 call(s), found 0 failure(s) in 30 executions (0 generated arguments did not deserialize)
     "#);
 }
