@@ -31,6 +31,11 @@ use crate::value::Value;
 /// ones. Older repeats run again (the keys of all are kept).
 const TRACES: usize = 4096;
 
+/// How many arguments are remembered at most (about 64 MB): a long time
+/// budget on a fast target runs millions of calls. Arguments past it are
+/// not remembered, and run again if repeated.
+const KEYS: usize = 1 << 20;
+
 /// Arguments run so far in one generation run, by key, with what the most
 /// recent of them reached.
 #[derive(Debug, Default)]
@@ -91,6 +96,9 @@ impl Repeats {
     /// Notes that the arguments of `key` ran and reached `trace` (failing
     /// or not), or could not run (`None`).
     pub fn ran(&mut self, key: Key, result: Option<(&Trace, bool)>) {
+        if self.calls.len() >= KEYS && !self.calls.contains_key(&key) {
+            return;
+        }
         let entry = match result {
             None => Ran::NotRun,
             Some((trace, failed)) => {
@@ -138,5 +146,20 @@ mod tests {
         assert!(matches!(repeats.known(args(0)), Known::Ran(..)));
         assert!(matches!(repeats.known(args(2)), Known::Forgotten));
         assert_eq!(repeats.kept.len(), TRACES);
+    }
+
+    #[test]
+    fn arguments_past_the_limit_are_not_remembered() {
+        let mut repeats = Repeats::default();
+        for i in 0..KEYS as u128 {
+            repeats.calls.insert(Key(i), Ran::NotRun);
+        }
+        let past = Key(u128::MAX);
+        repeats.ran(past, Some((&Trace::default(), false)));
+        assert!(matches!(repeats.known(past), Known::New));
+        assert_eq!(repeats.calls.len(), KEYS);
+        // Those remembered are still told.
+        repeats.ran(Key(0), Some((&Trace::default(), true)));
+        assert!(matches!(repeats.known(Key(0)), Known::Ran(_, true)));
     }
 }
