@@ -582,9 +582,11 @@ fn sum_costs(symbols: &[usize], costs: &[u64]) -> u64 {
         .fold(1, |sum: u64, &s| sum.saturating_add(costs[s]))
 }
 
-/// A derivation tree while [`GrammarFuzzer::fuzz_tree`] derives it:
-/// symbols by id, and per node how many below it wait for their expansion,
-/// so that finding one is not a walk of the tree.
+/// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by
+/// id, and per node how many below it wait for their expansion, so that
+/// finding one is not a walk of the tree. The nodes of a derivation live in
+/// one vector the fuzzer reuses, the children of a node side by side.
+#[derive(Debug, Clone, Copy)]
 enum Node {
     /// Terminal text: piece `piece` of expansion `alternative` of `symbol`.
     Text {
@@ -592,11 +594,12 @@ enum Node {
         alternative: usize,
         piece: usize,
     },
-    /// A nonterminal; `children` is `None` until it is expanded, and `open`
-    /// counts the unexpanded nodes below it from then on.
+    /// A nonterminal; `children` (the range of its children in the
+    /// vector) is `None` until it is expanded, and `open` counts the
+    /// unexpanded nodes below it (itself, 1, until then).
     Symbol {
         id: usize,
-        children: Option<Vec<Node>>,
+        children: Option<(usize, usize)>,
         open: usize,
     },
 }
@@ -606,8 +609,81 @@ impl Node {
     fn open(&self) -> usize {
         match self {
             Node::Text { .. } => 0,
-            Node::Symbol { children: None, .. } => 1,
             Node::Symbol { open, .. } => *open,
+        }
+    }
+}
+
+/// The last derivation of a [`GrammarFuzzer`], read in place
+/// ([`GrammarFuzzer::derive`]): one node of it, the root at first. It reads
+/// as the [`DerivationTree`] that [`GrammarFuzzer::fuzz_tree`] would have
+/// built (same symbols, children and text), without building it.
+#[derive(Debug, Clone, Copy)]
+pub struct Derived<'a> {
+    grammar: &'a Compiled,
+    nodes: &'a [Node],
+    at: usize,
+}
+
+impl<'a> Derived<'a> {
+    /// The node's symbol: a nonterminal's name, or terminal text (as
+    /// [`DerivationTree::symbol`]).
+    pub fn symbol(&self) -> &'a str {
+        match self.nodes[self.at] {
+            Node::Text {
+                symbol,
+                alternative,
+                piece,
+            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
+                Piece::Text(text) => text,
+                Piece::Symbol(id) => &self.grammar.names[*id],
+            },
+            Node::Symbol { id, .. } => &self.grammar.names[id],
+        }
+    }
+
+    /// The node's children: `None` for a nonterminal not expanded, none
+    /// for terminal text (as [`DerivationTree::children`]).
+    pub fn children(&self) -> Option<impl ExactSizeIterator<Item = Derived<'a>> + 'a> {
+        let (start, end) = match self.nodes[self.at] {
+            Node::Text { .. } => (0, 0),
+            Node::Symbol { children, .. } => children?,
+        };
+        let (grammar, nodes) = (self.grammar, self.nodes);
+        Some((start..end).map(move |at| Derived { grammar, nodes, at }))
+    }
+}
+
+impl Derived<'_> {
+    /// The derivation tree below this node, with the grammar's text.
+    pub fn tree(&self) -> DerivationTree {
+        let symbol = match self.nodes[self.at] {
+            Node::Text {
+                symbol,
+                alternative,
+                piece,
+            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
+                Piece::Text(text) => return DerivationTree::terminal(Rc::clone(text)),
+                // A derivation's text nodes are the expansions' text.
+                Piece::Symbol(id) => return DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
+            },
+            Node::Symbol { id, .. } => id,
+        };
+        DerivationTree {
+            symbol: Rc::clone(&self.grammar.names[symbol]),
+            children: self.children().map(|c| c.map(|n| n.tree()).collect()),
+        }
+    }
+}
+
+/// The derived string, as [`DerivationTree`]'s.
+impl fmt::Display for Derived<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.children() {
+            Some(children) if children.len() > 0 => {
+                children.into_iter().try_for_each(|child| fmt::Display::fmt(&child, f))
+            }
+            _ => f.write_str(self.symbol()),
         }
     }
 }
@@ -681,6 +757,11 @@ pub struct GrammarFuzzer {
     preferred: Vec<[Option<Option<Vec<usize>>>; 3]>,
     /// Per symbol: how many of its distinct expansions are not covered yet.
     uncovered: Vec<usize>,
+    /// The nodes of the last derivation ([`GrammarFuzzer::derive`]), the
+    /// root first.
+    nodes: Vec<Node>,
+    /// The nodes above the one [`GrammarFuzzer::expand_once`] expands.
+    path: Vec<usize>,
 }
 
 impl GrammarFuzzer {
@@ -709,6 +790,8 @@ impl GrammarFuzzer {
             max_nonterminals: 10,
             rng: StdRng::seed_from_u64(seed),
             coverage: BTreeSet::new(),
+            nodes: Vec::new(),
+            path: Vec::new(),
         })
     }
 
@@ -732,11 +815,22 @@ impl GrammarFuzzer {
 
     /// Derives a string, returning its fully expanded derivation tree.
     pub fn fuzz_tree(&mut self) -> DerivationTree {
-        let mut tree = Node::Symbol {
+        let tree = self.derive().tree();
+        debug_assert!(!tree.has_unexpanded());
+        tree
+    }
+
+    /// Derives a string, as [`GrammarFuzzer::fuzz_tree`] does (the same
+    /// choices and random draws), and returns its derivation to read in
+    /// place, valid until the next derivation: no [`DerivationTree`] is
+    /// built, and the nodes' vector is reused.
+    pub fn derive(&mut self) -> Derived<'_> {
+        self.nodes.clear();
+        self.nodes.push(Node::Symbol {
             id: 0,
             children: None,
             open: 1,
-        };
+        });
         let mut unexpanded = 1;
         let phases = [
             (Phase::MaxCost, Some(self.min_nonterminals)),
@@ -745,69 +839,69 @@ impl GrammarFuzzer {
         ];
         for (phase, limit) in phases {
             while unexpanded > 0 && limit.is_none_or(|limit| unexpanded < limit) {
-                unexpanded = unexpanded - 1 + self.expand_once(&mut tree, phase);
+                unexpanded = unexpanded - 1 + self.expand_once(phase);
             }
         }
-        let tree = self.tree(tree);
-        debug_assert!(!tree.has_unexpanded());
-        tree
-    }
-
-    /// Expands one unexpanded node of `tree`, descending into a random
-    /// child that has one; returns the number of nonterminals it added.
-    fn expand_once(&mut self, tree: &mut Node, phase: Phase) -> usize {
-        let Node::Symbol { id, children, open } = tree else {
-            // Text has nothing to expand, and no parent descends into it.
-            return 0;
-        };
-        let Some(children) = children else {
-            let (chosen, added) = self.expand_id(*id, phase);
-            let symbol = *id;
-            let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
-            let expansion = pieces.iter().enumerate().map(|(piece, p)| match p {
-                Piece::Text(_) => Node::Text {
-                    symbol,
-                    alternative: chosen,
-                    piece,
-                },
-                Piece::Symbol(id) => Node::Symbol {
-                    id: *id,
-                    children: None,
-                    open: 1,
-                },
-            });
-            *children = Some(expansion.collect());
-            *open = added;
-            return added;
-        };
-        // A pick among the children that have an unexpanded node, each
-        // keeping its count: no walk of the subtrees, no list of them.
-        let expandable = children.iter().filter(|c| c.open() > 0).count();
-        let pick = self.rng.random_range(0..expandable);
-        let Some(next) = children.iter_mut().filter(|c| c.open() > 0).nth(pick) else {
-            return 0;
-        };
-        let added = self.expand_once(next, phase);
-        *open = *open - 1 + added;
-        added
-    }
-
-    /// The derivation tree of a derived `node`, with the grammar's text.
-    fn tree(&self, node: Node) -> DerivationTree {
-        match node {
-            Node::Text {
-                symbol,
-                alternative,
-                piece,
-            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
-                Piece::Text(text) => DerivationTree::terminal(Rc::clone(text)),
-                Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
-            },
-            Node::Symbol { id, children, .. } => DerivationTree {
-                symbol: Rc::clone(&self.grammar.names[id]),
-                children: children.map(|c| c.into_iter().map(|n| self.tree(n)).collect()),
-            },
+        Derived {
+            grammar: &self.grammar,
+            nodes: &self.nodes,
+            at: 0,
         }
+    }
+
+    /// Expands one unexpanded node of the derivation, descending from the
+    /// root into a random child that has one; returns the number of
+    /// nonterminals it added.
+    fn expand_once(&mut self, phase: Phase) -> usize {
+        self.path.clear();
+        let mut at = 0;
+        let (symbol, _) = loop {
+            let Node::Symbol { id, children, .. } = self.nodes[at] else {
+                // Text has nothing to expand, and no parent descends into it.
+                return 0;
+            };
+            let Some((start, end)) = children else {
+                break (id, at);
+            };
+            self.path.push(at);
+            // A pick among the children that have an unexpanded node, each
+            // keeping its count: no walk of the subtrees, no list of them.
+            let children = &self.nodes[start..end];
+            let expandable = children.iter().filter(|c| c.open() > 0).count();
+            let pick = self.rng.random_range(0..expandable);
+            let Some(next) = (start..end).filter(|&c| self.nodes[c].open() > 0).nth(pick) else {
+                return 0;
+            };
+            at = next;
+        };
+        let (chosen, added) = self.expand_id(symbol, phase);
+        let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
+        let start = self.nodes.len();
+        let expansion = pieces.iter().enumerate().map(|(piece, p)| match p {
+            Piece::Text(_) => Node::Text {
+                symbol,
+                alternative: chosen,
+                piece,
+            },
+            Piece::Symbol(id) => Node::Symbol {
+                id: *id,
+                children: None,
+                open: 1,
+            },
+        });
+        self.nodes.extend(expansion);
+        let end = self.nodes.len();
+        self.nodes[at] = Node::Symbol {
+            id: symbol,
+            children: Some((start, end)),
+            open: added,
+        };
+        for &above in &self.path {
+            if let Node::Symbol { open, .. } = &mut self.nodes[above] {
+                *open = *open - 1 + added;
+            }
+        }
+        added
     }
 
     /// Chooses and covers an expansion of symbol `symbol`; returns which
@@ -826,13 +920,12 @@ impl GrammarFuzzer {
     fn expand_symbol(&mut self, symbol: &str, phase: Phase) -> (Vec<DerivationTree>, usize) {
         let symbol = self.grammar.ids[symbol];
         let (chosen, added) = self.expand_id(symbol, phase);
-        let children = (0..self.grammar.alternatives[symbol][chosen].pieces.len())
-            .map(|piece| {
-                self.tree(Node::Text {
-                    symbol,
-                    alternative: chosen,
-                    piece,
-                })
+        let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
+        let children = pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => DerivationTree::terminal(Rc::clone(text)),
+                Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
             })
             .collect();
         (children, added)

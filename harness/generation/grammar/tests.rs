@@ -233,6 +233,39 @@ fn fuzzed_trees_are_derivations_whose_expansions_are_covered() {
     }
 }
 
+/// Walks `derived` and `tree` side by side: the same symbols and children.
+fn assert_reads_as(derived: Derived<'_>, tree: &DerivationTree) {
+    assert_eq!(derived.symbol(), &*tree.symbol);
+    match (derived.children(), &tree.children) {
+        (Some(children), Some(expected)) => {
+            assert_eq!(children.len(), expected.len(), "children of {}", tree.symbol);
+            for (child, expected) in children.zip(expected) {
+                assert_reads_as(child, expected);
+            }
+        }
+        (children, expected) => {
+            assert!(children.is_none() && expected.is_none(), "{}", tree.symbol)
+        }
+    }
+}
+
+#[test]
+fn derivations_read_in_place_are_the_fuzzed_trees() {
+    for grammar in [cgi(), expr()] {
+        for strategy in STRATEGIES {
+            let (mut by_tree, mut in_place) = (fuzzer(&grammar, strategy, 5), fuzzer(&grammar, strategy, 5));
+            for _ in 0..30 {
+                let tree = by_tree.fuzz_tree();
+                let derived = in_place.derive();
+                assert_reads_as(derived, &tree);
+                assert_eq!(derived.to_string(), tree.to_string());
+                assert_eq!(derived.tree(), tree);
+            }
+            assert_eq!(in_place.expansion_coverage(), by_tree.expansion_coverage());
+        }
+    }
+}
+
 /// Decodes a CGI-encoded string, or says why it is not one.
 fn cgi_decode(input: &str) -> Result<String, String> {
     let mut decoded = String::new();
