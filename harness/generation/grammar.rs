@@ -47,6 +47,7 @@ pub use book::{duplicate_context, duplicate_context_with_depth, examples};
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt;
@@ -362,6 +363,8 @@ struct Compiled {
     #[cfg_attr(not(test), allow(dead_code))]
     ids: HashMap<String, usize>,
     alternatives: Vec<Vec<Alternative>>,
+    /// The terminal text of every expansion's pieces ([`Piece::Text`]).
+    texts: Vec<Rc<str>>,
     /// Coverage keys by id.
     keys: Vec<String>,
     /// The distinct keys of each symbol's expansions.
@@ -389,25 +392,35 @@ struct Alternative {
     reach: Vec<(usize, usize)>,
 }
 
-/// A [`Part`] of a compiled expansion.
-#[derive(Debug, Clone)]
+/// A [`Part`] of a compiled expansion: terminal text (by its index in
+/// [`Compiled::texts`]) or a symbol id.
+#[derive(Debug, Clone, Copy)]
 enum Piece {
-    Text(Rc<str>),
+    Text(usize),
     Symbol(usize),
 }
 
 impl Alternative {
-    fn new(expansion: &str, key: usize, ids: &HashMap<String, usize>) -> Self {
+    fn new(
+        expansion: &str,
+        key: usize,
+        ids: &HashMap<String, usize>,
+        texts: &mut Vec<Rc<str>>,
+    ) -> Self {
+        let mut text = |text: &str| {
+            texts.push(Rc::from(text));
+            Piece::Text(texts.len() - 1)
+        };
         let mut pieces: Vec<Piece> = parts(expansion)
             .into_iter()
             .map(|part| match part {
-                Part::Terminal(text) => Piece::Text(Rc::from(text)),
+                Part::Terminal(t) => text(t),
                 Part::Nonterminal(symbol) => Piece::Symbol(ids[symbol]),
             })
             .collect();
         if pieces.is_empty() {
             // An empty expansion still derives one (empty) terminal.
-            pieces.push(Piece::Text(Rc::from("")));
+            pieces.push(text(""));
         }
         let symbol = |piece: &Piece| match piece {
             Piece::Symbol(id) => Some(*id),
@@ -434,6 +447,7 @@ impl Compiled {
             .map(|(id, name)| (name.to_string(), id))
             .collect();
         let (mut keys, mut symbol_keys, mut alternatives) = (Vec::new(), Vec::new(), Vec::new());
+        let mut texts = Vec::new();
         for name in &names {
             let mut own_keys: Vec<usize> = Vec::new();
             let mut own_alternatives = Vec::new();
@@ -448,7 +462,7 @@ impl Compiled {
                         keys.len() - 1
                     }
                 };
-                own_alternatives.push(Alternative::new(expansion, key, &ids));
+                own_alternatives.push(Alternative::new(expansion, key, &ids, &mut texts));
             }
             symbol_keys.push(own_keys);
             alternatives.push(own_alternatives);
@@ -462,6 +476,7 @@ impl Compiled {
         let mut compiled = Compiled {
             names,
             ids,
+            texts,
             alternatives,
             keys,
             symbol_keys,
@@ -588,12 +603,8 @@ fn sum_costs(symbols: &[usize], costs: &[u64]) -> u64 {
 /// one vector the fuzzer reuses, the children of a node side by side.
 #[derive(Debug, Clone, Copy)]
 enum Node {
-    /// Terminal text: piece `piece` of expansion `alternative` of `symbol`.
-    Text {
-        symbol: usize,
-        alternative: usize,
-        piece: usize,
-    },
+    /// Terminal text, by its index in [`Compiled::texts`].
+    Text(usize),
     /// A nonterminal; `children` (the range of its children in the
     /// vector) is `None` until it is expanded, and `open` counts the
     /// unexpanded nodes below it (itself, 1, until then).
@@ -608,7 +619,7 @@ impl Node {
     /// How many nodes of this subtree wait for their expansion.
     fn open(&self) -> usize {
         match self {
-            Node::Text { .. } => 0,
+            Node::Text(_) => 0,
             Node::Symbol { open, .. } => *open,
         }
     }
@@ -630,14 +641,7 @@ impl<'a> Derived<'a> {
     /// [`DerivationTree::symbol`]).
     pub fn symbol(&self) -> &'a str {
         match self.nodes[self.at] {
-            Node::Text {
-                symbol,
-                alternative,
-                piece,
-            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
-                Piece::Text(text) => text,
-                Piece::Symbol(id) => &self.grammar.names[*id],
-            },
+            Node::Text(text) => &self.grammar.texts[text],
             Node::Symbol { id, .. } => &self.grammar.names[id],
         }
     }
@@ -646,7 +650,7 @@ impl<'a> Derived<'a> {
     /// for terminal text (as [`DerivationTree::children`]).
     pub fn children(&self) -> Option<impl ExactSizeIterator<Item = Derived<'a>> + 'a> {
         let (start, end) = match self.nodes[self.at] {
-            Node::Text { .. } => (0, 0),
+            Node::Text(_) => (0, 0),
             Node::Symbol { children, .. } => children?,
         };
         let (grammar, nodes) = (self.grammar, self.nodes);
@@ -658,15 +662,7 @@ impl Derived<'_> {
     /// The derivation tree below this node, with the grammar's text.
     pub fn tree(&self) -> DerivationTree {
         let symbol = match self.nodes[self.at] {
-            Node::Text {
-                symbol,
-                alternative,
-                piece,
-            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
-                Piece::Text(text) => return DerivationTree::terminal(Rc::clone(text)),
-                // A derivation's text nodes are the expansions' text.
-                Piece::Symbol(id) => return DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
-            },
+            Node::Text(text) => return DerivationTree::terminal(Rc::clone(&self.grammar.texts[text])),
             Node::Symbol { id, .. } => id,
         };
         DerivationTree {
@@ -676,15 +672,56 @@ impl Derived<'_> {
     }
 }
 
+impl<'a> Derived<'a> {
+    /// Whether the node is a nonterminal, expanded or not (not text).
+    pub fn is_symbol(&self) -> bool {
+        matches!(self.nodes[self.at], Node::Symbol { .. })
+    }
+
+    /// The text derived below this node (its `to_string()`): borrowed
+    /// from the grammar when it is one terminal's.
+    pub fn text(&self) -> Cow<'a, str> {
+        let mut at = self.at;
+        // Down a chain of only children to one text, or to several.
+        let several = loop {
+            let (id, start, end) = match self.nodes[at] {
+                Node::Text(text) => return Cow::Borrowed(&self.grammar.texts[text]),
+                Node::Symbol { id, children, .. } => match children {
+                    Some((start, end)) => (id, start, end),
+                    None => (id, 0, 0),
+                },
+            };
+            match end - start {
+                0 => return Cow::Borrowed(&self.grammar.names[id]),
+                1 => at = start,
+                _ => break at,
+            }
+        };
+        let mut len = 0;
+        self.each_text(several, &mut |text| len += text.len());
+        let mut out = String::with_capacity(len);
+        self.each_text(several, &mut |text| out.push_str(text));
+        Cow::Owned(out)
+    }
+
+    /// Calls `f` with each piece of text below node `at`, in order (an
+    /// unexpanded nonterminal stands for itself).
+    fn each_text(&self, at: usize, f: &mut impl FnMut(&'a str)) {
+        match self.nodes[at] {
+            Node::Text(text) => f(&self.grammar.texts[text]),
+            Node::Symbol {
+                children: Some((start, end)),
+                ..
+            } if start < end => (start..end).for_each(|child| self.each_text(child, f)),
+            Node::Symbol { id, .. } => f(&self.grammar.names[id]),
+        }
+    }
+}
+
 /// The derived string, as [`DerivationTree`]'s.
 impl fmt::Display for Derived<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.children() {
-            Some(children) if children.len() > 0 => {
-                children.into_iter().try_for_each(|child| fmt::Display::fmt(&child, f))
-            }
-            _ => f.write_str(self.symbol()),
-        }
+        f.write_str(&self.text())
     }
 }
 
@@ -877,14 +914,10 @@ impl GrammarFuzzer {
         let (chosen, added) = self.expand_id(symbol, phase);
         let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
         let start = self.nodes.len();
-        let expansion = pieces.iter().enumerate().map(|(piece, p)| match p {
-            Piece::Text(_) => Node::Text {
-                symbol,
-                alternative: chosen,
-                piece,
-            },
+        let expansion = pieces.iter().map(|piece| match *piece {
+            Piece::Text(text) => Node::Text(text),
             Piece::Symbol(id) => Node::Symbol {
-                id: *id,
+                id,
                 children: None,
                 open: 1,
             },
@@ -924,7 +957,7 @@ impl GrammarFuzzer {
         let children = pieces
             .iter()
             .map(|piece| match piece {
-                Piece::Text(text) => DerivationTree::terminal(Rc::clone(text)),
+                Piece::Text(text) => DerivationTree::terminal(Rc::clone(&self.grammar.texts[*text])),
                 Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
             })
             .collect();

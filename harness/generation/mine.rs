@@ -782,6 +782,15 @@ trait Tree<'a>: Copy + 'a {
     fn symbol(self) -> &'a str;
     /// `None` for a nonterminal not expanded, none for terminal text.
     fn children(self) -> Option<impl Iterator<Item = Self> + 'a>;
+    /// Whether the node is a nonterminal.
+    fn is_nonterminal(self) -> bool {
+        is_nonterminal(self.symbol())
+    }
+    /// The text the node derives (as [`DerivationTree`]'s `Display`):
+    /// borrowed when it is one terminal's.
+    fn text(self) -> Cow<'a, str> {
+        text(self)
+    }
 }
 
 impl<'a> Tree<'a> for &'a DerivationTree {
@@ -799,6 +808,14 @@ impl<'a> Tree<'a> for Derived<'a> {
     }
     fn children(self) -> Option<impl Iterator<Item = Self> + 'a> {
         Derived::children(&self)
+    }
+    /// A symbol node's name is a nonterminal of the grammar (`<…>`, no
+    /// space), and no terminal text of it reads as one.
+    fn is_nonterminal(self) -> bool {
+        self.is_symbol() && self.symbol().len() > 2
+    }
+    fn text(self) -> Cow<'a, str> {
+        Derived::text(&self)
     }
 }
 
@@ -845,7 +862,7 @@ fn push_text<'a>(tree: impl Tree<'a>, out: &mut String) {
 /// The children of `tree` that are nonterminals.
 fn nonterminals<'a, T: Tree<'a>>(tree: T) -> impl Iterator<Item = T> + 'a {
     let children = tree.children().into_iter().flatten();
-    children.filter(|c| is_nonterminal(c.symbol()))
+    children.filter(|c| c.is_nonterminal())
 }
 
 /// The value a derivation tree of `shape`'s nonterminal stands for.
@@ -856,9 +873,9 @@ fn to_value<'a>(shape: &Shape, tree: impl Tree<'a>) -> Result<Value, MineError> 
     Ok(match shape {
         Shape::Unit => Value::Unit,
         Shape::UnitStruct(n) => Value::UnitStruct(n),
-        Shape::Bool => Value::Bool(text(tree) == "true"),
+        Shape::Bool => Value::Bool(tree.text() == "true"),
         Shape::Int { signed, .. } => {
-            let n: i128 = text(tree).parse().map_err(|_| MineError("integer"))?;
+            let n: i128 = tree.text().parse().map_err(|_| MineError("integer"))?;
             match (signed, i64::try_from(n), u64::try_from(n)) {
                 (true, Ok(v), _) => Value::I64(v),
                 (true, Err(_), _) => Value::I128(n),
@@ -869,16 +886,16 @@ fn to_value<'a>(shape: &Shape, tree: impl Tree<'a>) -> Result<Value, MineError> 
             }
         }
         Shape::Float { single, .. } => {
-            let v: f64 = text(tree).parse().map_err(|_| MineError("float"))?;
+            let v: f64 = tree.text().parse().map_err(|_| MineError("float"))?;
             if *single {
                 Value::F32(v as f32)
             } else {
                 Value::F64(v)
             }
         }
-        Shape::Char(_) => Value::Char(text(tree).chars().next().ok_or(MineError("char"))?),
-        Shape::Str(_) => Value::Str(text(tree).into_owned()),
-        Shape::Bytes(_) | Shape::FixedBytes(..) => Value::Bytes(from_latin1(&text(tree))?),
+        Shape::Char(_) => Value::Char(tree.text().chars().next().ok_or(MineError("char"))?),
+        Shape::Str(_) => Value::Str(tree.text().into_owned()),
+        Shape::Bytes(_) | Shape::FixedBytes(..) => Value::Bytes(from_latin1(&tree.text())?),
         Shape::Option { some, .. } => match (some, nonterminals(tree).next()) {
             (Some(inner), Some(child)) => Value::Some(Box::new(to_value(inner, child)?)),
             _ => Value::None,
@@ -897,8 +914,9 @@ fn to_value<'a>(shape: &Shape, tree: impl Tree<'a>) -> Result<Value, MineError> 
             }
         }
         Shape::Struct(n, fields) => {
-            let values = zip_values(fields.iter().map(|(_, s)| s), nonterminals(tree))?;
-            Value::Struct(n, fields.iter().map(|(f, _)| *f).zip(values).collect())
+            let values = fields.iter().zip(nonterminals(tree));
+            let values = values.map(|((field, shape), t)| Ok((*field, to_value(shape, t)?)));
+            Value::Struct(n, values.collect::<Result<_, MineError>>()?)
         }
         Shape::Newtype(n, inner) => Value::NewtypeStruct(
             n,
@@ -913,7 +931,7 @@ fn to_value<'a>(shape: &Shape, tree: impl Tree<'a>) -> Result<Value, MineError> 
         },
         Shape::Enum(name, variants) => enum_value(name, variants, tree)?,
         Shape::Mixed(values) => {
-            let index: usize = text(tree)
+            let index: usize = tree.text()
                 .trim_start_matches('#')
                 .parse()
                 .map_err(|_| MineError("mixed"))?;
@@ -999,7 +1017,7 @@ fn enum_value<'a, T: Tree<'a>>(
     // Which variant: a unit variant derives its name; the others derive
     // nonterminals named `<…::Variant>` or `<…::Variant.field>`.
     let parts: Vec<T> = nonterminals(tree).collect();
-    let text = parts.is_empty().then(|| text(tree));
+    let text = parts.is_empty().then(|| tree.text());
     let chosen = variants.iter().find(|(variant, v)| match v.payload {
         Payload::Unit => text.as_deref() == Some(**variant),
         _ => parts.first().is_some_and(|p| names_variant(p.symbol(), variant)),
