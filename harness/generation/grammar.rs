@@ -1032,6 +1032,12 @@ impl GrammarFuzzer {
             let mut reach = alternative.reach.iter();
             reach.find(|&&(target, _)| below(alternative, target) > 0).map(|&(_, depth)| depth)
         };
+        let uncovered = |c: &&usize| !self.covered[alternatives[**c].key];
+        if candidates.iter().any(|c| uncovered(&c)) {
+            // Depth 0: each candidate gains its own expansion if uncovered,
+            // nothing below counts (every reach is 1 deep or more).
+            return Some(candidates.iter().filter(uncovered).copied().collect());
+        }
         let depth = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min()?;
         let gain = |&c: &usize| {
             let alternative = &alternatives[c];
