@@ -20,7 +20,9 @@
 //! - floats, chars, bools likewise.
 //!
 //! A derivation tree of the grammar converts back into a [`Value`] of the
-//! arguments' shape ([`ArgsGrammar::value_of`]).
+//! arguments' shape ([`ArgsGrammar::value_of`]); the generation loop reads
+//! the value straight from the fuzzer's derivation instead, without
+//! building the tree ([`ArgsGrammar::value_of_derived`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

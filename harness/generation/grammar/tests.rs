@@ -421,6 +421,52 @@ fn same_seed_same_inputs_other_seed_other_inputs() {
     }
 }
 
+/// The strings of seed 11, as derived before derivations were read in
+/// place (checked against the earlier derivation code): the one-pass
+/// derivation makes the same choices and the same random draws.
+#[test]
+fn derivations_are_pinned_by_seed() {
+    let pinned: [(Grammar, Strategy, [&str; 6]); 4] = [
+        (cgi(), Strategy::Random, [
+            "++_",
+            "c",
+            "_",
+            "%38",
+            "+",
+            "%66a%90a",
+        ]),
+        (cgi(), Strategy::DeepForesight, [
+            "+%9e",
+            "d",
+            "43",
+            "a5c-2be",
+            "1",
+            "_0%c5%30",
+        ]),
+        (expr(), Strategy::Random, [
+            "80 * 21.83 - 17.4 / (5) * 6.2",
+            "(2 - 8) * (6 / 4 + 2) + 9 / 6 / 88 * 6",
+            "(2.90)",
+            "966.102 * 2 - 734",
+            "(1 * 7.0 + -(0 / 1) - 4 + 9) / -4 / (130) / 0",
+            "(-(2 + 0) - +-0 * +8 + 9 / 0) / (1.9) / (9 + 3) / -4.7",
+        ]),
+        (expr(), Strategy::DeepForesight, [
+            "7 * -+01 - 96.4 / (3 * 5 / 8 + 2 + 1 - 4 - 9)",
+            "+(+-(3 + 8 - 5) + 5 * 2 / 4 + 6) * +86101.0",
+            "7.0 * +8 / 4 - 7.50 + 3 - 8 + 6",
+            "551326.89",
+            "+(4.52 - ++(3 + 1) / 2 * 8 + 5.75 * 2 - 7 / 2)",
+            "+97.48 / 7 - 5.8 - 3 * 7 * 4",
+        ]),
+    ];
+    for (grammar, strategy, expected) in pinned {
+        let mut fuzzer = fuzzer(&grammar, strategy, 11);
+        let inputs: Vec<String> = (0..6).map(|_| fuzzer.fuzz()).collect();
+        assert_eq!(inputs, expected, "{strategy:?}");
+    }
+}
+
 #[test]
 fn reset_coverage_starts_covering_afresh() {
     let mut fuzzer = fuzzer(&expr(), Strategy::DeepForesight, 9);
