@@ -306,6 +306,9 @@ pub struct DerivationTree {
     pub children: Option<Vec<DerivationTree>>,
 }
 
+// Derivation trees are built for the book's API and tests; generation
+// reads derivations in place ([`Derived`]).
+#[cfg(any(test, feature = "_internals"))]
 impl DerivationTree {
     /// A nonterminal not expanded yet.
     pub fn unexpanded(symbol: impl Into<Rc<str>>) -> Self {
@@ -658,6 +661,7 @@ impl<'a> Derived<'a> {
     }
 }
 
+#[cfg(any(test, feature = "_internals"))]
 impl Derived<'_> {
     /// The derivation tree below this node, with the grammar's text.
     pub fn tree(&self) -> DerivationTree {
@@ -794,6 +798,10 @@ pub struct GrammarFuzzer {
     preferred: Vec<[Option<Option<Vec<usize>>>; 3]>,
     /// Per symbol: how many of its distinct expansions are not covered yet.
     uncovered: Vec<usize>,
+    /// Per symbol `s`: the symbols whose preferred alternatives read the
+    /// coverage of `s` (`s` itself, and those with an alternative leading
+    /// to `s`), to forget when an expansion of `s` is covered.
+    readers: Vec<Vec<usize>>,
     /// The nodes of the last derivation ([`GrammarFuzzer::derive`]), the
     /// root first.
     nodes: Vec<Node>,
@@ -816,7 +824,21 @@ impl GrammarFuzzer {
                 })
             })
             .collect();
+        // A strategy's preference for `symbol` reads the coverage of its
+        // own expansions and the uncovered counts of the symbols its
+        // alternatives reach (`foresight`), nothing else.
+        let mut readers = vec![Vec::new(); grammar.len()];
+        for (symbol, alternatives) in grammar.alternatives.iter().enumerate() {
+            let mut read: BTreeSet<usize> = BTreeSet::from([symbol]);
+            for alternative in alternatives {
+                read.extend(alternative.reach.iter().map(|&(target, _)| target));
+            }
+            for target in read {
+                readers[target].push(symbol);
+            }
+        }
         Ok(GrammarFuzzer {
+            readers,
             covered: vec![false; grammar.keys.len()],
             preferred: vec![[None, None, None]; grammar.len()],
             uncovered: grammar.symbol_keys.iter().map(Vec::len).collect(),
@@ -832,7 +854,8 @@ impl GrammarFuzzer {
         })
     }
 
-    /// Forgets the preferred alternatives: coverage changed.
+    /// Forgets the preferred alternatives: coverage changed as a whole.
+    #[cfg(any(test, feature = "_internals"))]
     fn coverage_changed(&mut self) {
         for preferred in &mut self.preferred {
             *preferred = [None, None, None];
@@ -851,6 +874,7 @@ impl GrammarFuzzer {
     }
 
     /// Derives a string, returning its fully expanded derivation tree.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn fuzz_tree(&mut self) -> DerivationTree {
         let tree = self.derive().tree();
         debug_assert!(!tree.has_unexpanded());
@@ -967,9 +991,15 @@ impl GrammarFuzzer {
     fn cover(&mut self, key: usize) {
         if !self.covered[key] {
             self.covered[key] = true;
-            self.uncovered[self.grammar.key_symbols[key]] -= 1;
+            let symbol = self.grammar.key_symbols[key];
+            self.uncovered[symbol] -= 1;
             self.coverage.insert(self.grammar.keys[key].clone());
-            self.coverage_changed();
+            // Only the preferences that read this symbol's coverage change
+            // (all of them when coverage becomes complete: those that read
+            // nothing uncovered before prefer nothing after either).
+            for &reader in &self.readers[symbol] {
+                self.preferred[reader] = [None, None, None];
+            }
         }
     }
 

@@ -144,6 +144,7 @@ impl ArgsGrammar {
     }
 
     /// The argument value a derivation tree of [`Self::grammar`] stands for.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn value_of(&self, tree: &DerivationTree) -> Result<Value, MineError> {
         start_value(&self.shape, tree)
     }
