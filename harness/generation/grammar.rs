@@ -798,10 +798,6 @@ pub struct GrammarFuzzer {
     preferred: Vec<[Option<Option<Vec<usize>>>; 3]>,
     /// Per symbol: how many of its distinct expansions are not covered yet.
     uncovered: Vec<usize>,
-    /// Per symbol `s`: the symbols whose preferred alternatives read the
-    /// coverage of `s` (`s` itself, and those with an alternative leading
-    /// to `s`), to forget when an expansion of `s` is covered.
-    readers: Vec<Vec<usize>>,
     /// The nodes of the last derivation ([`GrammarFuzzer::derive`]), the
     /// root first.
     nodes: Vec<Node>,
@@ -824,21 +820,7 @@ impl GrammarFuzzer {
                 })
             })
             .collect();
-        // A strategy's preference for `symbol` reads the coverage of its
-        // own expansions and the uncovered counts of the symbols its
-        // alternatives reach (`foresight`), nothing else.
-        let mut readers = vec![Vec::new(); grammar.len()];
-        for (symbol, alternatives) in grammar.alternatives.iter().enumerate() {
-            let mut read: BTreeSet<usize> = BTreeSet::from([symbol]);
-            for alternative in alternatives {
-                read.extend(alternative.reach.iter().map(|&(target, _)| target));
-            }
-            for target in read {
-                readers[target].push(symbol);
-            }
-        }
         Ok(GrammarFuzzer {
-            readers,
             covered: vec![false; grammar.keys.len()],
             preferred: vec![[None, None, None]; grammar.len()],
             uncovered: grammar.symbol_keys.iter().map(Vec::len).collect(),
@@ -854,8 +836,7 @@ impl GrammarFuzzer {
         })
     }
 
-    /// Forgets the preferred alternatives: coverage changed as a whole.
-    #[cfg(any(test, feature = "_internals"))]
+    /// Forgets the preferred alternatives: coverage changed.
     fn coverage_changed(&mut self) {
         for preferred in &mut self.preferred {
             *preferred = [None, None, None];
@@ -991,15 +972,9 @@ impl GrammarFuzzer {
     fn cover(&mut self, key: usize) {
         if !self.covered[key] {
             self.covered[key] = true;
-            let symbol = self.grammar.key_symbols[key];
-            self.uncovered[symbol] -= 1;
+            self.uncovered[self.grammar.key_symbols[key]] -= 1;
             self.coverage.insert(self.grammar.keys[key].clone());
-            // Only the preferences that read this symbol's coverage change
-            // (all of them when coverage becomes complete: those that read
-            // nothing uncovered before prefer nothing after either).
-            for &reader in &self.readers[symbol] {
-                self.preferred[reader] = [None, None, None];
-            }
+            self.coverage_changed();
         }
     }
 

@@ -467,6 +467,33 @@ fn derivations_are_pinned_by_seed() {
     }
 }
 
+/// Every preference remembered after a derivation (the cache `choose`
+/// reads) is what the strategy would prefer afresh.
+#[test]
+fn remembered_preferences_are_those_computed_afresh() {
+    for grammar in [cgi(), expr()] {
+        for strategy in STRATEGIES {
+            let mut fuzzer = fuzzer(&grammar, strategy, 2);
+            let mut checked = 0;
+            for _ in 0..40 {
+                fuzzer.fuzz();
+                for symbol in 0..fuzzer.grammar.len() {
+                    for phase in PHASES {
+                        let at = phase as usize;
+                        let Some(remembered) = &fuzzer.preferred[symbol][at] else {
+                            continue;
+                        };
+                        let afresh = fuzzer.prefer(symbol, &fuzzer.allowed[symbol][at]);
+                        assert_eq!(remembered, &afresh, "{strategy:?} symbol {symbol} {phase:?}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 40, "{strategy:?}: {checked} remembered");
+        }
+    }
+}
+
 #[test]
 fn reset_coverage_starts_covering_afresh() {
     let mut fuzzer = fuzzer(&expr(), Strategy::DeepForesight, 9);
