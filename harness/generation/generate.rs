@@ -765,12 +765,12 @@ impl Generator<'_> {
         };
         let max_index = self.index.saturating_add(bound);
         while !self.out_of_patience() && self.index < max_index {
-            let tree = fuzzer.fuzz_tree();
+            let derived = fuzzer.derive();
             self.index += 1;
             // Derivations outside the parameter types (a text that does not
             // parse, a value past a type's range) are not run, like those
             // that fit no value.
-            let Ok(args) = grammar.value_of(&tree) else {
+            let Ok(args) = grammar.value_of_derived(derived) else {
                 continue;
             };
             if !self.types.admits(&args) {

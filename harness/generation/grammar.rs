@@ -47,6 +47,7 @@ pub use book::{duplicate_context, duplicate_context_with_depth, examples};
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt;
@@ -305,6 +306,9 @@ pub struct DerivationTree {
     pub children: Option<Vec<DerivationTree>>,
 }
 
+// Derivation trees are built for the book's API and tests; generation
+// reads derivations in place ([`Derived`]).
+#[cfg(any(test, feature = "_internals"))]
 impl DerivationTree {
     /// A nonterminal not expanded yet.
     pub fn unexpanded(symbol: impl Into<Rc<str>>) -> Self {
@@ -362,6 +366,8 @@ struct Compiled {
     #[cfg_attr(not(test), allow(dead_code))]
     ids: HashMap<String, usize>,
     alternatives: Vec<Vec<Alternative>>,
+    /// The terminal text of every expansion's pieces ([`Piece::Text`]).
+    texts: Vec<Rc<str>>,
     /// Coverage keys by id.
     keys: Vec<String>,
     /// The distinct keys of each symbol's expansions.
@@ -389,25 +395,35 @@ struct Alternative {
     reach: Vec<(usize, usize)>,
 }
 
-/// A [`Part`] of a compiled expansion.
-#[derive(Debug, Clone)]
+/// A [`Part`] of a compiled expansion: terminal text (by its index in
+/// [`Compiled::texts`]) or a symbol id.
+#[derive(Debug, Clone, Copy)]
 enum Piece {
-    Text(Rc<str>),
+    Text(usize),
     Symbol(usize),
 }
 
 impl Alternative {
-    fn new(expansion: &str, key: usize, ids: &HashMap<String, usize>) -> Self {
+    fn new(
+        expansion: &str,
+        key: usize,
+        ids: &HashMap<String, usize>,
+        texts: &mut Vec<Rc<str>>,
+    ) -> Self {
+        let mut text = |text: &str| {
+            texts.push(Rc::from(text));
+            Piece::Text(texts.len() - 1)
+        };
         let mut pieces: Vec<Piece> = parts(expansion)
             .into_iter()
             .map(|part| match part {
-                Part::Terminal(text) => Piece::Text(Rc::from(text)),
+                Part::Terminal(t) => text(t),
                 Part::Nonterminal(symbol) => Piece::Symbol(ids[symbol]),
             })
             .collect();
         if pieces.is_empty() {
             // An empty expansion still derives one (empty) terminal.
-            pieces.push(Piece::Text(Rc::from("")));
+            pieces.push(text(""));
         }
         let symbol = |piece: &Piece| match piece {
             Piece::Symbol(id) => Some(*id),
@@ -434,6 +450,7 @@ impl Compiled {
             .map(|(id, name)| (name.to_string(), id))
             .collect();
         let (mut keys, mut symbol_keys, mut alternatives) = (Vec::new(), Vec::new(), Vec::new());
+        let mut texts = Vec::new();
         for name in &names {
             let mut own_keys: Vec<usize> = Vec::new();
             let mut own_alternatives = Vec::new();
@@ -448,7 +465,7 @@ impl Compiled {
                         keys.len() - 1
                     }
                 };
-                own_alternatives.push(Alternative::new(expansion, key, &ids));
+                own_alternatives.push(Alternative::new(expansion, key, &ids, &mut texts));
             }
             symbol_keys.push(own_keys);
             alternatives.push(own_alternatives);
@@ -462,6 +479,7 @@ impl Compiled {
         let mut compiled = Compiled {
             names,
             ids,
+            texts,
             alternatives,
             keys,
             symbol_keys,
@@ -582,21 +600,20 @@ fn sum_costs(symbols: &[usize], costs: &[u64]) -> u64 {
         .fold(1, |sum: u64, &s| sum.saturating_add(costs[s]))
 }
 
-/// A derivation tree while [`GrammarFuzzer::fuzz_tree`] derives it:
-/// symbols by id, and per node how many below it wait for their expansion,
-/// so that finding one is not a walk of the tree.
+/// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by
+/// id, and per node how many below it wait for their expansion, so that
+/// finding one is not a walk of the tree. The nodes of a derivation live in
+/// one vector the fuzzer reuses, the children of a node side by side.
+#[derive(Debug, Clone, Copy)]
 enum Node {
-    /// Terminal text: piece `piece` of expansion `alternative` of `symbol`.
-    Text {
-        symbol: usize,
-        alternative: usize,
-        piece: usize,
-    },
-    /// A nonterminal; `children` is `None` until it is expanded, and `open`
-    /// counts the unexpanded nodes below it from then on.
+    /// Terminal text, by its index in [`Compiled::texts`].
+    Text(usize),
+    /// A nonterminal; `children` (the range of its children in the
+    /// vector) is `None` until it is expanded, and `open` counts the
+    /// unexpanded nodes below it (itself, 1, until then).
     Symbol {
         id: usize,
-        children: Option<Vec<Node>>,
+        children: Option<(usize, usize)>,
         open: usize,
     },
 }
@@ -605,10 +622,110 @@ impl Node {
     /// How many nodes of this subtree wait for their expansion.
     fn open(&self) -> usize {
         match self {
-            Node::Text { .. } => 0,
-            Node::Symbol { children: None, .. } => 1,
+            Node::Text(_) => 0,
             Node::Symbol { open, .. } => *open,
         }
+    }
+}
+
+/// The last derivation of a [`GrammarFuzzer`], read in place
+/// ([`GrammarFuzzer::derive`]): one node of it, the root at first. It reads
+/// as the [`DerivationTree`] that [`GrammarFuzzer::fuzz_tree`] would have
+/// built (same symbols, children and text), without building it.
+#[derive(Debug, Clone, Copy)]
+pub struct Derived<'a> {
+    grammar: &'a Compiled,
+    nodes: &'a [Node],
+    at: usize,
+}
+
+impl<'a> Derived<'a> {
+    /// The node's symbol: a nonterminal's name, or terminal text (as
+    /// [`DerivationTree::symbol`]).
+    pub fn symbol(&self) -> &'a str {
+        match self.nodes[self.at] {
+            Node::Text(text) => &self.grammar.texts[text],
+            Node::Symbol { id, .. } => &self.grammar.names[id],
+        }
+    }
+
+    /// The node's children: `None` for a nonterminal not expanded, none
+    /// for terminal text (as [`DerivationTree::children`]).
+    pub fn children(&self) -> Option<impl ExactSizeIterator<Item = Derived<'a>> + 'a> {
+        let (start, end) = match self.nodes[self.at] {
+            Node::Text(_) => (0, 0),
+            Node::Symbol { children, .. } => children?,
+        };
+        let (grammar, nodes) = (self.grammar, self.nodes);
+        Some((start..end).map(move |at| Derived { grammar, nodes, at }))
+    }
+}
+
+#[cfg(any(test, feature = "_internals"))]
+impl Derived<'_> {
+    /// The derivation tree below this node, with the grammar's text.
+    pub fn tree(&self) -> DerivationTree {
+        let symbol = match self.nodes[self.at] {
+            Node::Text(text) => return DerivationTree::terminal(Rc::clone(&self.grammar.texts[text])),
+            Node::Symbol { id, .. } => id,
+        };
+        DerivationTree {
+            symbol: Rc::clone(&self.grammar.names[symbol]),
+            children: self.children().map(|c| c.map(|n| n.tree()).collect()),
+        }
+    }
+}
+
+impl<'a> Derived<'a> {
+    /// Whether the node is a nonterminal, expanded or not (not text).
+    pub fn is_symbol(&self) -> bool {
+        matches!(self.nodes[self.at], Node::Symbol { .. })
+    }
+
+    /// The text derived below this node (its `to_string()`): borrowed
+    /// from the grammar when it is one terminal's.
+    pub fn text(&self) -> Cow<'a, str> {
+        let mut at = self.at;
+        // Down a chain of only children to one text, or to several.
+        let several = loop {
+            let (id, start, end) = match self.nodes[at] {
+                Node::Text(text) => return Cow::Borrowed(&self.grammar.texts[text]),
+                Node::Symbol { id, children, .. } => match children {
+                    Some((start, end)) => (id, start, end),
+                    None => (id, 0, 0),
+                },
+            };
+            match end - start {
+                0 => return Cow::Borrowed(&self.grammar.names[id]),
+                1 => at = start,
+                _ => break at,
+            }
+        };
+        let mut len = 0;
+        self.each_text(several, &mut |text| len += text.len());
+        let mut out = String::with_capacity(len);
+        self.each_text(several, &mut |text| out.push_str(text));
+        Cow::Owned(out)
+    }
+
+    /// Calls `f` with each piece of text below node `at`, in order (an
+    /// unexpanded nonterminal stands for itself).
+    fn each_text(&self, at: usize, f: &mut impl FnMut(&'a str)) {
+        match self.nodes[at] {
+            Node::Text(text) => f(&self.grammar.texts[text]),
+            Node::Symbol {
+                children: Some((start, end)),
+                ..
+            } if start < end => (start..end).for_each(|child| self.each_text(child, f)),
+            Node::Symbol { id, .. } => f(&self.grammar.names[id]),
+        }
+    }
+}
+
+/// The derived string, as [`DerivationTree`]'s.
+impl fmt::Display for Derived<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
     }
 }
 
@@ -681,6 +798,11 @@ pub struct GrammarFuzzer {
     preferred: Vec<[Option<Option<Vec<usize>>>; 3]>,
     /// Per symbol: how many of its distinct expansions are not covered yet.
     uncovered: Vec<usize>,
+    /// The nodes of the last derivation ([`GrammarFuzzer::derive`]), the
+    /// root first.
+    nodes: Vec<Node>,
+    /// The nodes above the one [`GrammarFuzzer::expand_once`] expands.
+    path: Vec<usize>,
 }
 
 impl GrammarFuzzer {
@@ -709,6 +831,8 @@ impl GrammarFuzzer {
             max_nonterminals: 10,
             rng: StdRng::seed_from_u64(seed),
             coverage: BTreeSet::new(),
+            nodes: Vec::new(),
+            path: Vec::new(),
         })
     }
 
@@ -731,12 +855,24 @@ impl GrammarFuzzer {
     }
 
     /// Derives a string, returning its fully expanded derivation tree.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn fuzz_tree(&mut self) -> DerivationTree {
-        let mut tree = Node::Symbol {
+        let tree = self.derive().tree();
+        debug_assert!(!tree.has_unexpanded());
+        tree
+    }
+
+    /// Derives a string, as [`GrammarFuzzer::fuzz_tree`] does (the same
+    /// choices and random draws), and returns its derivation to read in
+    /// place, valid until the next derivation: no [`DerivationTree`] is
+    /// built, and the nodes' vector is reused.
+    pub fn derive(&mut self) -> Derived<'_> {
+        self.nodes.clear();
+        self.nodes.push(Node::Symbol {
             id: 0,
             children: None,
             open: 1,
-        };
+        });
         let mut unexpanded = 1;
         let phases = [
             (Phase::MaxCost, Some(self.min_nonterminals)),
@@ -745,69 +881,65 @@ impl GrammarFuzzer {
         ];
         for (phase, limit) in phases {
             while unexpanded > 0 && limit.is_none_or(|limit| unexpanded < limit) {
-                unexpanded = unexpanded - 1 + self.expand_once(&mut tree, phase);
+                unexpanded = unexpanded - 1 + self.expand_once(phase);
             }
         }
-        let tree = self.tree(tree);
-        debug_assert!(!tree.has_unexpanded());
-        tree
-    }
-
-    /// Expands one unexpanded node of `tree`, descending into a random
-    /// child that has one; returns the number of nonterminals it added.
-    fn expand_once(&mut self, tree: &mut Node, phase: Phase) -> usize {
-        let Node::Symbol { id, children, open } = tree else {
-            // Text has nothing to expand, and no parent descends into it.
-            return 0;
-        };
-        let Some(children) = children else {
-            let (chosen, added) = self.expand_id(*id, phase);
-            let symbol = *id;
-            let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
-            let expansion = pieces.iter().enumerate().map(|(piece, p)| match p {
-                Piece::Text(_) => Node::Text {
-                    symbol,
-                    alternative: chosen,
-                    piece,
-                },
-                Piece::Symbol(id) => Node::Symbol {
-                    id: *id,
-                    children: None,
-                    open: 1,
-                },
-            });
-            *children = Some(expansion.collect());
-            *open = added;
-            return added;
-        };
-        // A pick among the children that have an unexpanded node, each
-        // keeping its count: no walk of the subtrees, no list of them.
-        let expandable = children.iter().filter(|c| c.open() > 0).count();
-        let pick = self.rng.random_range(0..expandable);
-        let Some(next) = children.iter_mut().filter(|c| c.open() > 0).nth(pick) else {
-            return 0;
-        };
-        let added = self.expand_once(next, phase);
-        *open = *open - 1 + added;
-        added
-    }
-
-    /// The derivation tree of a derived `node`, with the grammar's text.
-    fn tree(&self, node: Node) -> DerivationTree {
-        match node {
-            Node::Text {
-                symbol,
-                alternative,
-                piece,
-            } => match &self.grammar.alternatives[symbol][alternative].pieces[piece] {
-                Piece::Text(text) => DerivationTree::terminal(Rc::clone(text)),
-                Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
-            },
-            Node::Symbol { id, children, .. } => DerivationTree {
-                symbol: Rc::clone(&self.grammar.names[id]),
-                children: children.map(|c| c.into_iter().map(|n| self.tree(n)).collect()),
-            },
+        Derived {
+            grammar: &self.grammar,
+            nodes: &self.nodes,
+            at: 0,
         }
+    }
+
+    /// Expands one unexpanded node of the derivation, descending from the
+    /// root into a random child that has one; returns the number of
+    /// nonterminals it added.
+    fn expand_once(&mut self, phase: Phase) -> usize {
+        self.path.clear();
+        let mut at = 0;
+        let (symbol, _) = loop {
+            let Node::Symbol { id, children, .. } = self.nodes[at] else {
+                // Text has nothing to expand, and no parent descends into it.
+                return 0;
+            };
+            let Some((start, end)) = children else {
+                break (id, at);
+            };
+            self.path.push(at);
+            // A pick among the children that have an unexpanded node, each
+            // keeping its count: no walk of the subtrees, no list of them.
+            let children = &self.nodes[start..end];
+            let expandable = children.iter().filter(|c| c.open() > 0).count();
+            let pick = self.rng.random_range(0..expandable);
+            let Some(next) = (start..end).filter(|&c| self.nodes[c].open() > 0).nth(pick) else {
+                return 0;
+            };
+            at = next;
+        };
+        let (chosen, added) = self.expand_id(symbol, phase);
+        let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
+        let start = self.nodes.len();
+        let expansion = pieces.iter().map(|piece| match *piece {
+            Piece::Text(text) => Node::Text(text),
+            Piece::Symbol(id) => Node::Symbol {
+                id,
+                children: None,
+                open: 1,
+            },
+        });
+        self.nodes.extend(expansion);
+        let end = self.nodes.len();
+        self.nodes[at] = Node::Symbol {
+            id: symbol,
+            children: Some((start, end)),
+            open: added,
+        };
+        for &above in &self.path {
+            if let Node::Symbol { open, .. } = &mut self.nodes[above] {
+                *open = *open - 1 + added;
+            }
+        }
+        added
     }
 
     /// Chooses and covers an expansion of symbol `symbol`; returns which
@@ -826,13 +958,12 @@ impl GrammarFuzzer {
     fn expand_symbol(&mut self, symbol: &str, phase: Phase) -> (Vec<DerivationTree>, usize) {
         let symbol = self.grammar.ids[symbol];
         let (chosen, added) = self.expand_id(symbol, phase);
-        let children = (0..self.grammar.alternatives[symbol][chosen].pieces.len())
-            .map(|piece| {
-                self.tree(Node::Text {
-                    symbol,
-                    alternative: chosen,
-                    piece,
-                })
+        let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
+        let children = pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => DerivationTree::terminal(Rc::clone(&self.grammar.texts[*text])),
+                Piece::Symbol(id) => DerivationTree::unexpanded(Rc::clone(&self.grammar.names[*id])),
             })
             .collect();
         (children, added)
@@ -906,6 +1037,12 @@ impl GrammarFuzzer {
             let mut reach = alternative.reach.iter();
             reach.find(|&&(target, _)| below(alternative, target) > 0).map(|&(_, depth)| depth)
         };
+        let uncovered = |c: &&usize| !self.covered[alternatives[**c].key];
+        if candidates.iter().any(|c| uncovered(&c)) {
+            // Depth 0: each candidate gains its own expansion if uncovered,
+            // nothing below counts (every reach is 1 deep or more).
+            return Some(candidates.iter().filter(uncovered).copied().collect());
+        }
         let depth = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min()?;
         let gain = |&c: &usize| {
             let alternative = &alternatives[c];

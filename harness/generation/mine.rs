@@ -20,13 +20,16 @@
 //! - floats, chars, bools likewise.
 //!
 //! A derivation tree of the grammar converts back into a [`Value`] of the
-//! arguments' shape ([`ArgsGrammar::value_of`]).
+//! arguments' shape ([`ArgsGrammar::value_of`]); the generation loop reads
+//! the value straight from the fuzzer's derivation instead, without
+//! building the tree ([`ArgsGrammar::value_of_derived`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::generation::dictionary::{self, Dictionary};
-use crate::generation::grammar::{DerivationTree, Grammar};
+use crate::generation::grammar::{DerivationTree, Derived, Grammar};
 use crate::generation::sealed::Sealed;
 use crate::generation::shape::{Payload, Shape, Variant};
 use crate::value::types::{Container, IntKind, ParamType, ParamTypes, PayloadTy, Ty};
@@ -141,13 +144,18 @@ impl ArgsGrammar {
     }
 
     /// The argument value a derivation tree of [`Self::grammar`] stands for.
+    #[cfg(any(test, feature = "_internals"))]
     pub fn value_of(&self, tree: &DerivationTree) -> Result<Value, MineError> {
-        let inner = tree
-            .children
-            .as_deref()
-            .and_then(|c| c.first())
-            .ok_or(MineError("empty derivation"))?;
-        to_value(&self.shape, inner)
+        start_value(&self.shape, tree)
+    }
+
+    /// The argument value a derivation of [`Self::grammar`] stands for,
+    /// read in place ([`GrammarFuzzer::derive`]): the value
+    /// [`Self::value_of`] gives for its tree, without building the tree.
+    ///
+    /// [`GrammarFuzzer::derive`]: crate::generation::grammar::GrammarFuzzer::derive
+    pub fn value_of_derived(&self, derived: Derived<'_>) -> Result<Value, MineError> {
+        start_value(&self.shape, derived)
     }
 }
 
@@ -770,19 +778,107 @@ fn float_alternatives(seen: &BTreeSet<u64>) -> Vec<String> {
     dedup(values.into_iter().map(|v| format!("{v:?}")).collect())
 }
 
+/// A derivation as [`to_value`] reads it: a [`DerivationTree`], or a
+/// fuzzer's last derivation in place ([`Derived`]), read alike.
+trait Tree<'a>: Copy + 'a {
+    /// A nonterminal's name, or terminal text.
+    fn symbol(self) -> &'a str;
+    /// `None` for a nonterminal not expanded, none for terminal text.
+    fn children(self) -> Option<impl Iterator<Item = Self> + 'a>;
+    /// Whether the node is a nonterminal.
+    fn is_nonterminal(self) -> bool {
+        is_nonterminal(self.symbol())
+    }
+    /// The text the node derives (as [`DerivationTree`]'s `Display`):
+    /// borrowed when it is one terminal's.
+    fn text(self) -> Cow<'a, str> {
+        text(self)
+    }
+}
+
+impl<'a> Tree<'a> for &'a DerivationTree {
+    fn symbol(self) -> &'a str {
+        &self.symbol
+    }
+    fn children(self) -> Option<impl Iterator<Item = Self> + 'a> {
+        self.children.as_deref().map(<[DerivationTree]>::iter)
+    }
+}
+
+impl<'a> Tree<'a> for Derived<'a> {
+    fn symbol(self) -> &'a str {
+        Derived::symbol(&self)
+    }
+    fn children(self) -> Option<impl Iterator<Item = Self> + 'a> {
+        Derived::children(&self)
+    }
+    /// A symbol node's name is a nonterminal of the grammar (`<…>`, no
+    /// space), and no terminal text of it reads as one.
+    fn is_nonterminal(self) -> bool {
+        self.is_symbol() && self.symbol().len() > 2
+    }
+    fn text(self) -> Cow<'a, str> {
+        Derived::text(&self)
+    }
+}
+
+/// The argument value a whole derivation (`<start>` above the arguments'
+/// nonterminal) stands for.
+fn start_value<'a>(shape: &Shape, tree: impl Tree<'a>) -> Result<Value, MineError> {
+    let inner = tree
+        .children()
+        .and_then(|mut c| c.next())
+        .ok_or(MineError("empty derivation"))?;
+    to_value(shape, inner)
+}
+
+/// The text a derivation derives (as [`DerivationTree`]'s `Display`):
+/// borrowed when it is one terminal's.
+fn text<'a>(tree: impl Tree<'a>) -> Cow<'a, str> {
+    let Some(mut children) = tree.children() else {
+        return Cow::Borrowed(tree.symbol());
+    };
+    match (children.next(), children.next()) {
+        (None, _) => Cow::Borrowed(tree.symbol()),
+        (Some(only), None) => text(only),
+        (Some(first), Some(second)) => {
+            let mut out = String::new();
+            for child in [first, second].into_iter().chain(children) {
+                push_text(child, &mut out);
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// Appends the text `tree` derives to `out`.
+fn push_text<'a>(tree: impl Tree<'a>, out: &mut String) {
+    let mut children = tree.children().into_iter().flatten().peekable();
+    if children.peek().is_none() {
+        out.push_str(tree.symbol());
+    }
+    for child in children {
+        push_text(child, out);
+    }
+}
+
+/// The children of `tree` that are nonterminals.
+fn nonterminals<'a, T: Tree<'a>>(tree: T) -> impl Iterator<Item = T> + 'a {
+    let children = tree.children().into_iter().flatten();
+    children.filter(|c| c.is_nonterminal())
+}
+
 /// The value a derivation tree of `shape`'s nonterminal stands for.
-fn to_value(shape: &Shape, tree: &DerivationTree) -> Result<Value, MineError> {
-    let children = tree
-        .children
-        .as_deref()
-        .ok_or(MineError("unexpanded nonterminal"))?;
-    let nonterminals = || children.iter().filter(|c| is_nonterminal(&c.symbol));
+fn to_value<'a>(shape: &Shape, tree: impl Tree<'a>) -> Result<Value, MineError> {
+    if tree.children().is_none() {
+        return Err(MineError("unexpanded nonterminal"));
+    }
     Ok(match shape {
         Shape::Unit => Value::Unit,
         Shape::UnitStruct(n) => Value::UnitStruct(n),
-        Shape::Bool => Value::Bool(tree.to_string() == "true"),
+        Shape::Bool => Value::Bool(tree.text() == "true"),
         Shape::Int { signed, .. } => {
-            let n: i128 = tree.to_string().parse().map_err(|_| MineError("integer"))?;
+            let n: i128 = tree.text().parse().map_err(|_| MineError("integer"))?;
             match (signed, i64::try_from(n), u64::try_from(n)) {
                 (true, Ok(v), _) => Value::I64(v),
                 (true, Err(_), _) => Value::I128(n),
@@ -793,52 +889,52 @@ fn to_value(shape: &Shape, tree: &DerivationTree) -> Result<Value, MineError> {
             }
         }
         Shape::Float { single, .. } => {
-            let v: f64 = tree.to_string().parse().map_err(|_| MineError("float"))?;
+            let v: f64 = tree.text().parse().map_err(|_| MineError("float"))?;
             if *single {
                 Value::F32(v as f32)
             } else {
                 Value::F64(v)
             }
         }
-        Shape::Char(_) => Value::Char(tree.to_string().chars().next().ok_or(MineError("char"))?),
-        Shape::Str(_) => Value::Str(tree.to_string()),
-        Shape::Bytes(_) | Shape::FixedBytes(..) => Value::Bytes(from_latin1(&tree.to_string())?),
-        Shape::Option { some, .. } => match (some, nonterminals().next()) {
+        Shape::Char(_) => Value::Char(tree.text().chars().next().ok_or(MineError("char"))?),
+        Shape::Str(_) => Value::Str(tree.text().into_owned()),
+        Shape::Bytes(_) | Shape::FixedBytes(..) => Value::Bytes(from_latin1(&tree.text())?),
+        Shape::Option { some, .. } => match (some, nonterminals(tree).next()) {
             (Some(inner), Some(child)) => Value::Some(Box::new(to_value(inner, child)?)),
             _ => Value::None,
         },
-        Shape::Seq(element, _) => match (element, nonterminals().next()) {
+        Shape::Seq(element, _) => match (element, nonterminals(tree).next()) {
             (Some(element), Some(items)) => {
                 Value::Seq(list(items, |item| to_value(element, item))?)
             }
             _ => Value::Seq(Vec::new()),
         },
         Shape::Tuple(name, items) => {
-            let values = zip_values(items.iter(), nonterminals())?;
+            let values = zip_values(items.iter(), nonterminals(tree))?;
             match name {
                 Some(n) => Value::TupleStruct(n, values),
                 None => Value::Tuple(values),
             }
         }
         Shape::Struct(n, fields) => {
-            let values = zip_values(fields.iter().map(|(_, s)| s), nonterminals())?;
-            Value::Struct(n, fields.iter().map(|(f, _)| *f).zip(values).collect())
+            let values = fields.iter().zip(nonterminals(tree));
+            let values = values.map(|((field, shape), t)| Ok((*field, to_value(shape, t)?)));
+            Value::Struct(n, values.collect::<Result<_, MineError>>()?)
         }
         Shape::Newtype(n, inner) => Value::NewtypeStruct(
             n,
             Box::new(to_value(
                 inner,
-                nonterminals().next().ok_or(MineError("newtype"))?,
+                nonterminals(tree).next().ok_or(MineError("newtype"))?,
             )?),
         ),
-        Shape::Map(entry) => match (entry, nonterminals().next()) {
+        Shape::Map(entry) => match (entry, nonterminals(tree).next()) {
             (Some(entry), Some(items)) => Value::Map(pairs(items, &entry.0, &entry.1)?),
             _ => Value::Map(Vec::new()),
         },
-        Shape::Enum(name, variants) => enum_value(name, variants, tree, children)?,
+        Shape::Enum(name, variants) => enum_value(name, variants, tree)?,
         Shape::Mixed(values) => {
-            let index: usize = tree
-                .to_string()
+            let index: usize = tree.text()
                 .trim_start_matches('#')
                 .parse()
                 .map_err(|_| MineError("mixed"))?;
@@ -851,22 +947,24 @@ fn is_nonterminal(symbol: &str) -> bool {
     symbol.starts_with('<') && symbol.ends_with('>') && symbol.len() > 2 && !symbol.contains(' ')
 }
 
-fn zip_values<'a>(
-    shapes: impl Iterator<Item = &'a Shape>,
-    trees: impl Iterator<Item = &'a DerivationTree>,
+fn zip_values<'a, 's, T: Tree<'a>>(
+    shapes: impl Iterator<Item = &'s Shape>,
+    trees: impl Iterator<Item = T>,
 ) -> Result<Vec<Value>, MineError> {
     shapes.zip(trees).map(|(s, t)| to_value(s, t)).collect()
 }
 
 /// Items of a right-recursive list `<items> → <item> | <item><items>`.
-fn list<T>(
-    mut items: &DerivationTree,
-    mut item: impl FnMut(&DerivationTree) -> Result<T, MineError>,
-) -> Result<Vec<T>, MineError> {
+fn list<'a, T: Tree<'a>, V>(
+    mut items: T,
+    mut item: impl FnMut(T) -> Result<V, MineError>,
+) -> Result<Vec<V>, MineError> {
     let mut out = Vec::new();
     loop {
-        let children = items.children.as_deref().ok_or(MineError("list"))?;
-        let mut parts = children.iter().filter(|c| is_nonterminal(&c.symbol));
+        if items.children().is_none() {
+            return Err(MineError("list"));
+        }
+        let mut parts = nonterminals(items);
         out.push(item(parts.next().ok_or(MineError("list item"))?)?);
         match parts.next() {
             Some(rest) => items = rest,
@@ -875,16 +973,18 @@ fn list<T>(
     }
 }
 
-fn pairs(
-    items: &DerivationTree,
+fn pairs<'a>(
+    items: impl Tree<'a>,
     key: &Shape,
     value: &Shape,
 ) -> Result<Vec<(Value, Value)>, MineError> {
     let mut out = Vec::new();
     let mut items = items;
     loop {
-        let children = items.children.as_deref().ok_or(MineError("map"))?;
-        let mut parts = children.iter().filter(|c| is_nonterminal(&c.symbol));
+        if items.children().is_none() {
+            return Err(MineError("map"));
+        }
+        let mut parts = nonterminals(items);
         let (k, v) = (
             parts.next().ok_or(MineError("map key"))?,
             parts.next().ok_or(MineError("map value"))?,
@@ -897,25 +997,33 @@ fn pairs(
     }
 }
 
-fn enum_value(
+/// Whether `symbol` is the nonterminal of a variant's payload: named
+/// `<…::variant>` or `<…::variant.field>`.
+fn names_variant(symbol: &str, variant: &str) -> bool {
+    let whole = symbol
+        .strip_suffix('>')
+        .and_then(|s| s.strip_suffix(variant))
+        .is_some_and(|s| s.ends_with("::"));
+    whole
+        || symbol.match_indices(':').any(|(at, _)| {
+            let after = symbol[at..].strip_prefix("::");
+            let rest = after.and_then(|after| after.strip_prefix(variant));
+            rest.is_some_and(|rest| rest.starts_with('.'))
+        })
+}
+
+fn enum_value<'a, T: Tree<'a>>(
     name: &'static str,
     variants: &BTreeMap<&'static str, Variant>,
-    tree: &DerivationTree,
-    children: &[DerivationTree],
+    tree: T,
 ) -> Result<Value, MineError> {
     // Which variant: a unit variant derives its name; the others derive
     // nonterminals named `<…::Variant>` or `<…::Variant.field>`.
-    let parts: Vec<&DerivationTree> = children
-        .iter()
-        .filter(|c| is_nonterminal(&c.symbol))
-        .collect();
-    let text = tree.to_string();
+    let parts: Vec<T> = nonterminals(tree).collect();
+    let text = parts.is_empty().then(|| tree.text());
     let chosen = variants.iter().find(|(variant, v)| match v.payload {
-        Payload::Unit => parts.is_empty() && text == **variant,
-        _ => parts.first().is_some_and(|p| {
-            p.symbol.ends_with(&format!("::{variant}>"))
-                || p.symbol.contains(&format!("::{variant}."))
-        }),
+        Payload::Unit => text.as_deref() == Some(**variant),
+        _ => parts.first().is_some_and(|p| names_variant(p.symbol(), variant)),
     });
     let (variant, v) = chosen.ok_or(MineError("enum variant"))?;
     Ok(match &v.payload {
@@ -930,7 +1038,7 @@ fn enum_value(
             variant,
             value: Box::new(to_value(
                 s,
-                parts.first().ok_or(MineError("newtype variant"))?,
+                *parts.first().ok_or(MineError("newtype variant"))?,
             )?),
         },
         Payload::Tuple(items) => Value::TupleVariant {
@@ -1284,6 +1392,129 @@ mod tests {
         Ground { days: u8 },
         Air(u16),
         Sea,
+    }
+
+    /// The arguments of several mined grammars, covering every shape
+    /// `to_value` reads: each with its parameter types (none: mined only).
+    fn grammars_of_every_shape() -> Vec<ArgsGrammar> {
+        use crate::registry::Constant;
+        let args = |fields: Vec<(&'static str, Value)>| Value::Struct("args", fields);
+        let variant = |variant, index, payload: Option<Value>| match payload {
+            None => Value::UnitVariant { name: "E", index, variant },
+            Some(Value::Tuple(fields)) => Value::TupleVariant { name: "E", index, variant, fields },
+            Some(Value::Struct(_, fields)) => Value::StructVariant { name: "E", index, variant, fields },
+            Some(value) => Value::NewtypeVariant { name: "E", index, variant, value: Box::new(value) },
+        };
+        let mut grammars = vec![
+            ArgsGrammar::mine(&[
+                args(vec![("s", Value::Str("Hello+World%21".into()))]),
+                args(vec![("s", Value::Str("a%2b c".into()))]),
+            ]),
+            ArgsGrammar::mine(&[
+                args(vec![
+                    ("b", Value::Bool(true)),
+                    ("i", Value::I64(-3)),
+                    ("u", Value::U64(7)),
+                    ("big", Value::U128(u128::MAX)),
+                    ("f", Value::F64(1.5)),
+                    ("g", Value::F32(-0.25)),
+                    ("c", Value::Char('x')),
+                    ("bytes", Value::Bytes(b"GET /\x00\xff".to_vec())),
+                    ("o", Value::Some(Box::new(Value::Str("in".into())))),
+                    ("seq", Value::Seq(vec![Value::U64(1), Value::U64(20)])),
+                    ("map", Value::Map(vec![(Value::Str("k".into()), Value::I64(2))])),
+                    ("t", Value::Tuple(vec![Value::Unit, Value::UnitStruct("U")])),
+                    ("ts", Value::TupleStruct("T", vec![Value::Char('é')])),
+                    ("n", Value::NewtypeStruct("N", Box::new(Value::U64(3)))),
+                    ("e", variant("Unit", 0, None)),
+                    ("mixed", Value::U64(250)),
+                ]),
+                args(vec![
+                    ("b", Value::Bool(false)),
+                    ("i", Value::I64(i64::MIN)),
+                    ("u", Value::U64(0)),
+                    ("big", Value::U128(1)),
+                    ("f", Value::F64(f64::NAN)),
+                    ("g", Value::F32(3.0)),
+                    ("c", Value::Char('7')),
+                    ("bytes", Value::Bytes(Vec::new())),
+                    ("o", Value::None),
+                    ("seq", Value::Seq(Vec::new())),
+                    ("map", Value::Map(Vec::new())),
+                    ("t", Value::Tuple(vec![Value::Unit, Value::UnitStruct("U")])),
+                    ("ts", Value::TupleStruct("T", vec![Value::Char('b')])),
+                    ("n", Value::NewtypeStruct("N", Box::new(Value::U64(9)))),
+                    ("e", variant("New", 1, Some(Value::Str("n".into())))),
+                    ("mixed", Value::Str("ab".into())),
+                ]),
+            ]),
+            ArgsGrammar::mine(&[
+                args(vec![
+                    ("e", variant("Pair", 2, Some(Value::Tuple(vec![Value::I64(1), Value::Bool(true)])))),
+                    ("mixed", Value::Seq(vec![Value::Unit])),
+                ]),
+                args(vec![
+                    ("e", variant("Named", 3, Some(Value::Struct("", vec![("x", Value::U64(1)), ("y", Value::Str("yy".into()))])))),
+                    ("mixed", Value::Bool(true)),
+                ]),
+                args(vec![("e", variant("Unit", 0, None)), ("mixed", Value::U64(3))]),
+            ]),
+        ]
+        .into_iter()
+        .map(|g| g.expect("calls"))
+        .collect::<Vec<_>>();
+        // Traced types: every variant of an enum, a fixed-size array.
+        let mut types = ParamTypes::default();
+        types.param("route", crate::value::tracer::trace::<Route>());
+        types.param("raw", crate::value::tracer::trace::<[u8; 3]>());
+        types.param("maybe", crate::value::tracer::trace::<Option<u32>>());
+        let carved = args(vec![
+            ("route", Value::capture(&Route::Ground { days: 200 }).unwrap()),
+            ("raw", Value::capture(&[1u8, 2, 3]).unwrap()),
+            ("maybe", Value::Some(Box::new(Value::U64(4_000_000_000)))),
+        ]);
+        let mined = ArgsGrammar::mine_typed(&[carved], &types, &Dictionary::default(), &Sealed::default());
+        grammars.push(mined.expect("a grammar").0);
+        // A text-form parameter, derived by token with the dictionary's.
+        fn parses(text: &str) -> bool {
+            !text.is_empty()
+        }
+        let mut types = ParamTypes::default();
+        types.param("d", crate::value::types::Traced::plain(ParamType::Text { parses }));
+        let calls = ["1h 30min", "250ms"].map(|t| args(vec![("d", Value::Str(t.into()))]));
+        let dictionary = Dictionary::of([Constant::Str("sec"), Constant::Int(60), Constant::Char('*')]);
+        let mined = ArgsGrammar::mine_typed(&calls, &types, &dictionary, &Sealed::default());
+        grammars.push(mined.expect("a grammar").0);
+        grammars
+    }
+
+    /// The generation loop reads each derivation in place
+    /// (`value_of_derived`): for the same seed it gives what reading the
+    /// derivation tree gives, value for value (`Debug`, for NaN), errors
+    /// included, over grammars of every shape and several seeds.
+    #[test]
+    fn values_read_in_place_are_those_of_the_derivation_trees() {
+        let grammars = grammars_of_every_shape();
+        let mut kinds = std::collections::HashSet::new();
+        for (g, grammar) in grammars.iter().enumerate() {
+            for seed in 0..6 {
+                let fuzzer = || GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, seed);
+                let (mut by_tree, mut in_place) = (fuzzer().expect("usable"), fuzzer().expect("usable"));
+                for i in 0..150 {
+                    let tree = by_tree.fuzz_tree();
+                    let derived = in_place.derive();
+                    assert_eq!(derived.to_string(), tree.to_string(), "grammar {g} seed {seed} #{i}");
+                    let (expected, got) = (grammar.value_of(&tree), grammar.value_of_derived(derived));
+                    assert_eq!(format!("{got:?}"), format!("{expected:?}"), "grammar {g} seed {seed} #{i}");
+                    if let Ok(Value::Struct(_, fields)) = &expected {
+                        kinds.extend(fields.iter().map(|(_, v)| std::mem::discriminant(v)));
+                    }
+                }
+                assert_eq!(in_place.expansion_coverage(), by_tree.expansion_coverage());
+            }
+        }
+        // The grammars did make values of most kinds.
+        assert!(kinds.len() >= 15, "{} kinds", kinds.len());
     }
 
     /// An untagged enum's values serialize as the variant's payload: a

@@ -160,6 +160,10 @@ impl Sealed {
     /// API made, drawn by `draw` (the same `draw`, the same values): values
     /// calls made during generation join those a grammar was mined with.
     pub fn redraw(&self, value: &mut Value, draw: u64) {
+        if self.names.is_empty() {
+            // No struct is sealed: nothing to redraw, no walk of the value.
+            return;
+        }
         let mut k = 0u64;
         self.redraw_in(value, draw, &mut k);
     }

@@ -233,6 +233,39 @@ fn fuzzed_trees_are_derivations_whose_expansions_are_covered() {
     }
 }
 
+/// Walks `derived` and `tree` side by side: the same symbols and children.
+fn assert_reads_as(derived: Derived<'_>, tree: &DerivationTree) {
+    assert_eq!(derived.symbol(), &*tree.symbol);
+    match (derived.children(), &tree.children) {
+        (Some(children), Some(expected)) => {
+            assert_eq!(children.len(), expected.len(), "children of {}", tree.symbol);
+            for (child, expected) in children.zip(expected) {
+                assert_reads_as(child, expected);
+            }
+        }
+        (children, expected) => {
+            assert!(children.is_none() && expected.is_none(), "{}", tree.symbol)
+        }
+    }
+}
+
+#[test]
+fn derivations_read_in_place_are_the_fuzzed_trees() {
+    for grammar in [cgi(), expr()] {
+        for strategy in STRATEGIES {
+            let (mut by_tree, mut in_place) = (fuzzer(&grammar, strategy, 5), fuzzer(&grammar, strategy, 5));
+            for _ in 0..30 {
+                let tree = by_tree.fuzz_tree();
+                let derived = in_place.derive();
+                assert_reads_as(derived, &tree);
+                assert_eq!(derived.to_string(), tree.to_string());
+                assert_eq!(derived.tree(), tree);
+            }
+            assert_eq!(in_place.expansion_coverage(), by_tree.expansion_coverage());
+        }
+    }
+}
+
 /// Decodes a CGI-encoded string, or says why it is not one.
 fn cgi_decode(input: &str) -> Result<String, String> {
     let mut decoded = String::new();
@@ -384,6 +417,79 @@ fn same_seed_same_inputs_other_seed_other_inputs() {
             };
             assert_eq!(inputs(42), inputs(42), "{strategy:?}");
             assert_ne!(inputs(42), inputs(43), "{strategy:?}");
+        }
+    }
+}
+
+/// The strings of seed 11, as derived before derivations were read in
+/// place (checked against the earlier derivation code): the one-pass
+/// derivation makes the same choices and the same random draws.
+#[test]
+fn derivations_are_pinned_by_seed() {
+    let pinned: [(Grammar, Strategy, [&str; 6]); 4] = [
+        (cgi(), Strategy::Random, [
+            "++_",
+            "c",
+            "_",
+            "%38",
+            "+",
+            "%66a%90a",
+        ]),
+        (cgi(), Strategy::DeepForesight, [
+            "+%9e",
+            "d",
+            "43",
+            "a5c-2be",
+            "1",
+            "_0%c5%30",
+        ]),
+        (expr(), Strategy::Random, [
+            "80 * 21.83 - 17.4 / (5) * 6.2",
+            "(2 - 8) * (6 / 4 + 2) + 9 / 6 / 88 * 6",
+            "(2.90)",
+            "966.102 * 2 - 734",
+            "(1 * 7.0 + -(0 / 1) - 4 + 9) / -4 / (130) / 0",
+            "(-(2 + 0) - +-0 * +8 + 9 / 0) / (1.9) / (9 + 3) / -4.7",
+        ]),
+        (expr(), Strategy::DeepForesight, [
+            "7 * -+01 - 96.4 / (3 * 5 / 8 + 2 + 1 - 4 - 9)",
+            "+(+-(3 + 8 - 5) + 5 * 2 / 4 + 6) * +86101.0",
+            "7.0 * +8 / 4 - 7.50 + 3 - 8 + 6",
+            "551326.89",
+            "+(4.52 - ++(3 + 1) / 2 * 8 + 5.75 * 2 - 7 / 2)",
+            "+97.48 / 7 - 5.8 - 3 * 7 * 4",
+        ]),
+    ];
+    for (grammar, strategy, expected) in pinned {
+        let mut fuzzer = fuzzer(&grammar, strategy, 11);
+        let inputs: Vec<String> = (0..6).map(|_| fuzzer.fuzz()).collect();
+        assert_eq!(inputs, expected, "{strategy:?}");
+    }
+}
+
+/// Every preference remembered after a derivation (the cache `choose`
+/// reads) is what the strategy would prefer afresh.
+#[test]
+fn remembered_preferences_are_those_computed_afresh() {
+    for grammar in [cgi(), expr()] {
+        for strategy in STRATEGIES {
+            let mut fuzzer = fuzzer(&grammar, strategy, 2);
+            let mut checked = 0;
+            for _ in 0..40 {
+                fuzzer.fuzz();
+                for symbol in 0..fuzzer.grammar.len() {
+                    for phase in PHASES {
+                        let at = phase as usize;
+                        let Some(remembered) = &fuzzer.preferred[symbol][at] else {
+                            continue;
+                        };
+                        let afresh = fuzzer.prefer(symbol, &fuzzer.allowed[symbol][at]);
+                        assert_eq!(remembered, &afresh, "{strategy:?} symbol {symbol} {phase:?}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 40, "{strategy:?}: {checked} remembered");
         }
     }
 }
