@@ -267,10 +267,29 @@ impl Search {
             true => pools.values().flatten().collect(),
             false => pools.get(&slot).into_iter().flatten().collect(),
         };
+        // A quarter of the time, a copy of another token of the text of the
+        // same slot: a parser's check for duplicates (an extension
+        // singleton or a variant twice in a language tag, a key twice)
+        // needs two equal tokens, which two draws from the pools rarely
+        // make at once.
+        let copy: Option<String> = match tokens.get(at) {
+            Some((_, here)) if !insert && !delete && self.rng.random_ratio(1, 4) => {
+                let others: Vec<&str> = tokens
+                    .iter()
+                    .filter(|(kind, token)| token != here && dictionary::slot(*kind, token) == slot)
+                    .map(|(_, token)| *token)
+                    .collect();
+                match others.is_empty() {
+                    true => None,
+                    false => Some(others[self.rng.random_range(0..others.len())].to_owned()),
+                }
+            }
+            _ => None,
+        };
         // Digits are what varies most (a day, a year): half the time, any
         // digits of the same length.
         let digits: Option<String> = match slot.strip_prefix('d') {
-            Some(len) if !insert && !delete && self.rng.random_bool(0.5) => {
+            Some(len) if copy.is_none() && !insert && !delete && self.rng.random_bool(0.5) => {
                 let len = len.parse::<usize>().ok()?;
                 Some(
                     (0..len)
@@ -284,7 +303,11 @@ impl Search {
         // (a one-letter singleton where `x` was).
         let word: Option<String> = match self.letters.get(&index) {
             Some(letters)
-                if slot == dictionary::LETTERS_SLOT && !insert && !delete && self.rng.random_bool(0.5) =>
+                if slot == dictionary::LETTERS_SLOT
+                    && copy.is_none()
+                    && !insert
+                    && !delete
+                    && self.rng.random_bool(0.5) =>
             {
                 let len = tokens.get(at).map_or(0, |(_, token)| token.chars().count());
                 Some(
@@ -295,7 +318,7 @@ impl Search {
             }
             _ => None,
         };
-        let with = match (delete, digits.as_ref().or(word.as_ref())) {
+        let with = match (delete, copy.as_ref().or(digits.as_ref()).or(word.as_ref())) {
             (true, _) => "",
             (false, Some(made)) => made.as_str(),
             (false, None) if pool.is_empty() => return None,
@@ -1060,6 +1083,42 @@ mod tests {
             texts.iter().all(|t| t.split(|c: char| !c.is_alphabetic()).all(keywords)),
             "{texts:?}"
         );
+    }
+
+    /// A token of a text-form argument may become a copy of another token
+    /// of the text: a duplicate (`en-Latn-US-private-private`, a variant
+    /// twice) that a parser rejects, which draws from a pool of hundreds of
+    /// words (a registry table's rows in the dictionary) rarely make.
+    #[test]
+    fn a_token_may_become_a_copy_of_another_token_of_its_text() {
+        use crate::value::types::Traced;
+        let args = |s: &str| Value::Struct("args", vec![("tag", Value::Str(s.into()))]);
+        let mut types = ParamTypes::default();
+        types.param("tag", Traced::plain(ParamType::Text { parses: |_| true }));
+        // 500 words of a table: `qaa`, `qab`, ...
+        let strings = (0..500u32)
+            .map(|i| {
+                let letter = |n: u32| char::from(b'a' + u8::try_from(n % 26).unwrap_or(0));
+                format!("q{}{}", letter(i / 26), letter(i))
+            })
+            .collect();
+        let dictionary = Dictionary { strings, ..Dictionary::default() };
+        let text = "en-Latn-US-x-private";
+        let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
+            .with_types(types)
+            .with_text_tokens(&[args(text)], &dictionary);
+        let mut duplicates = 0;
+        for _ in 0..2000 {
+            if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &vec![0]) {
+                if let Value::Str(s) = &fields[0].1 {
+                    let words: Vec<&str> = s.split('-').collect();
+                    let repeated = words.iter().enumerate().any(|(i, w)| words[..i].contains(w));
+                    duplicates += usize::from(repeated);
+                }
+            }
+        }
+        // About one move in ten; without copies, about one in a thousand.
+        assert!(duplicates >= 50, "{duplicates} of 2000 moves repeat a word");
     }
 
     #[test]
