@@ -267,17 +267,13 @@ impl Search {
             true => pools.values().flatten().collect(),
             false => pools.get(&slot).into_iter().flatten().collect(),
         };
-        // A word, a quarter of the time, becomes a copy of another word of
-        // the text: a parser's check for duplicates (an extension
+        // A quarter of the time, a copy of another token of the text of the
+        // same slot: a parser's check for duplicates (an extension
         // singleton or a variant twice in a language tag, a key twice)
-        // needs two equal words, which two draws from the pools rarely
-        // make at once. Digits keep their moves (and their draws): a
-        // number is compared by value, and digits of the same length
-        // already come half the time.
+        // needs two equal tokens, which two draws from the pools rarely
+        // make at once.
         let copy: Option<String> = match tokens.get(at) {
-            Some((_, here))
-                if slot == dictionary::LETTERS_SLOT && !insert && !delete && self.rng.random_ratio(1, 4) =>
-            {
+            Some((_, here)) if !insert && !delete && self.rng.random_ratio(1, 4) => {
                 let others: Vec<&str> = tokens
                     .iter()
                     .filter(|(kind, token)| token != here && dictionary::slot(*kind, token) == slot)
@@ -293,7 +289,7 @@ impl Search {
         // Digits are what varies most (a day, a year): half the time, any
         // digits of the same length.
         let digits: Option<String> = match slot.strip_prefix('d') {
-            Some(len) if !insert && !delete && self.rng.random_bool(0.5) => {
+            Some(len) if copy.is_none() && !insert && !delete && self.rng.random_bool(0.5) => {
                 let len = len.parse::<usize>().ok()?;
                 Some(
                     (0..len)
