@@ -1162,7 +1162,7 @@ mod tests {
         let start = args("alpha.1", "beta");
         let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
             .with_types(types)
-            .with_text_tokens(&[start.clone()], &Dictionary::default());
+            .with_text_tokens(std::slice::from_ref(&start), &Dictionary::default());
         let mut equal = 0;
         for _ in 0..2000 {
             if let Some(Value::Struct(_, fields)) = search.token_move(&start, &vec![1]) {
