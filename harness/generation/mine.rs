@@ -535,14 +535,24 @@ impl Grammarizer {
             // length its carved words have, of the letters they use (see
             // [`Grammarizer::words_of_seen_lengths`]), however many words
             // the carved texts and the dictionary hold (a registry table's
-            // 64 rows would drown them).
-            if slot == dictionary::LETTERS_SLOT && text_form {
-                let words = self.words_of_seen_lengths(seen, path);
+            // 64 rows would drown them). Where a word is free, a number
+            // of such a length may stand in its place too
+            // ([`Grammarizer::number_of_seen_lengths`]): among the made
+            // words of a text-form parameter, beside the words of a plain
+            // string.
+            if slot == dictionary::LETTERS_SLOT {
+                let number = self.number_of_seen_lengths(seen, path);
+                let words = match text_form {
+                    true => self.words_of_seen_lengths(seen, path),
+                    false => Vec::new(),
+                };
                 if !words.is_empty() {
                     let (known, made) = (format!("<{path}-tok-known>"), format!("<{path}-tok-word>"));
                     self.rules.insert(known.clone(), expansions);
-                    self.rules.insert(made.clone(), words);
+                    self.rules.insert(made.clone(), words.into_iter().chain(number).collect());
                     expansions = vec![known, made];
+                } else {
+                    expansions.extend(number);
                 }
             }
             self.rules.insert(format!("<{path}-tok-{slot}>"), expansions);
@@ -569,15 +579,30 @@ impl Grammarizer {
         if letters.is_empty() {
             return Vec::new();
         }
-        let lengths: BTreeSet<usize> = seen
-            .iter()
-            .flat_map(|text| dictionary::tokens(text))
-            .filter(|(kind, _)| *kind == dictionary::Kind::Letters)
-            .map(|(_, word)| word.chars().count().min(MAX_WORD_LEN))
-            .collect();
         let letter = format!("<{path}-tok-letter>");
         self.rules.insert(letter.clone(), letters);
-        lengths.into_iter().map(|len| letter.repeat(len)).collect()
+        word_lengths(seen).into_iter().map(|len| letter.repeat(len)).collect()
+    }
+
+    /// A nonterminal `<{path}-tok-number>` of the numbers of every length
+    /// the letter tokens of `seen` have (up to [`MAX_WORD_LEN`]), when a
+    /// word of them is free ([`dictionary::free_letters`]); `None` when
+    /// none is. A parser that reads free words often takes a number in a
+    /// word's place and tells the two apart by kind and length (a language
+    /// tag's region is two letters or three digits, its singleton a letter
+    /// or a digit; a version's pre-release identifier a word or a
+    /// number): no word of letters, carved or made, is such a number.
+    fn number_of_seen_lengths(&mut self, seen: &[String], path: &str) -> Option<String> {
+        if dictionary::free_letters(seen.iter().map(String::as_str), &self.dictionary).is_empty() {
+            return None;
+        }
+        let digit = format!("<{path}-tok-digit>");
+        self.rules
+            .insert(digit.clone(), ('0'..='9').map(String::from).collect());
+        let number = format!("<{path}-tok-number>");
+        let numbers = word_lengths(seen).into_iter().map(|len| digit.repeat(len)).collect();
+        self.rules.insert(number.clone(), numbers);
+        Some(number)
     }
 
     /// The nonterminal of one character of texts at `path`.
@@ -635,6 +660,16 @@ const MAX_TEMPLATE_TOKENS: usize = 64;
 /// ([`Grammarizer::words_of_seen_lengths`]): a long word is a name, not a
 /// length a parser counts.
 const MAX_WORD_LEN: usize = 8;
+
+/// The lengths of the letter tokens of `seen`, each at most
+/// [`MAX_WORD_LEN`].
+fn word_lengths(seen: &[String]) -> BTreeSet<usize> {
+    seen.iter()
+        .flat_map(|text| dictionary::tokens(text))
+        .filter(|(kind, _)| *kind == dictionary::Kind::Letters)
+        .map(|(_, word)| word.chars().count().min(MAX_WORD_LEN))
+        .collect()
+}
 
 /// Character classes: a class is offered when one of its members was seen,
 /// so that characters never carved (a `%` after seeing `+`) can appear.
@@ -1258,6 +1293,54 @@ mod tests {
         // is never run and costs no execution).
         let parsed = texts.iter().filter(|t| parses(t)).count();
         assert!(parsed >= 250, "{parsed} of 500 parse: {:?}", &texts[..60]);
+    }
+
+    #[test]
+    fn a_free_word_may_become_a_number_of_a_length_the_words_have() {
+        use crate::registry::Constant;
+        // A language tag's region is two letters or three digits: carved
+        // texts with letters only never show the digits.
+        fn numeric_region(text: &str) -> bool {
+            match text.split('-').collect::<Vec<_>>()[..] {
+                [language, region] => {
+                    (2..=3).contains(&language.len())
+                        && language.bytes().all(|b| b.is_ascii_alphabetic())
+                        && region.len() == 3
+                        && region.bytes().all(|b| b.is_ascii_digit())
+                }
+                _ => false,
+            }
+        }
+        fn parses_tag(text: &str) -> bool {
+            !text.is_empty() && text.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+        }
+        let carved = ["en-US", "zh-hak"];
+        let texts = derive_text_form("tag", parses_tag, &carved, &Dictionary::default(), 300);
+        assert!(texts.iter().any(|t| numeric_region(t)), "text-form: {texts:?}");
+        // A plain string takes one too, beside its carved words.
+        let calls: Vec<Value> = carved
+            .iter()
+            .map(|t| Value::Struct("args", vec![("s", Value::Str((*t).into()))]))
+            .collect();
+        let (grammar, _) =
+            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default(), &Sealed::default())
+                .expect("a grammar");
+        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7).expect("a usable grammar");
+        let plain: Vec<String> = (0..300)
+            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
+                Ok(Value::Struct("args", fields)) => match &fields[..] {
+                    [("s", Value::Str(s))] => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert!(plain.iter().any(|t| numeric_region(t)), "plain: {plain:?}");
+        // Words that are all keywords the code compares against (units)
+        // are read by name: no number takes their place.
+        let keywords = Dictionary::of([Constant::Str("en"), Constant::Str("US"), Constant::Str("zh"), Constant::Str("hak")]);
+        let texts = derive_text_form("tag", parses_tag, &carved, &keywords, 300);
+        assert!(!texts.iter().any(|t| t.bytes().any(|b| b.is_ascii_digit())), "{texts:?}");
     }
 
     #[test]

@@ -250,6 +250,31 @@ impl Search {
     /// when it lies in none.
     fn token_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
         let index = *var.first()?;
+        // An eighth of the time, the whole text of another text-form
+        // argument: two equal arguments (or one the prefix of the other,
+        // a token move later) are what a comparison of two values of a
+        // type checks first, and two texts moved apart rarely meet again.
+        let others: Vec<usize> = self
+            .texts
+            .iter()
+            .filter(|(i, (_, text_form))| **i != index && *text_form)
+            .map(|(i, _)| *i)
+            .collect();
+        if !others.is_empty() && self.rng.random_ratio(1, 8) {
+            let from = others[self.rng.random_range(0..others.len())];
+            let Some(Value::Str(source)) = get(current, &[from]) else {
+                return None;
+            };
+            let source = source.clone();
+            let mut out = current.clone();
+            return match get_mut(&mut out, &[index]) {
+                Some(Value::Str(text)) if *text != source => {
+                    *text = source;
+                    Some(out)
+                }
+                _ => None,
+            };
+        }
         let (pools, _) = self.texts.get(&index)?;
         let mut out = current.clone();
         let Some(Value::Str(text)) = get_mut(&mut out, &[index]) else {
@@ -267,10 +292,29 @@ impl Search {
             true => pools.values().flatten().collect(),
             false => pools.get(&slot).into_iter().flatten().collect(),
         };
+        // A quarter of the time, a copy of another token of the text of the
+        // same slot: a parser's check for duplicates (an extension
+        // singleton or a variant twice in a language tag, a key twice)
+        // needs two equal tokens, which two draws from the pools rarely
+        // make at once.
+        let copy: Option<String> = match tokens.get(at) {
+            Some((_, here)) if !insert && !delete && self.rng.random_ratio(1, 4) => {
+                let others: Vec<&str> = tokens
+                    .iter()
+                    .filter(|(kind, token)| token != here && dictionary::slot(*kind, token) == slot)
+                    .map(|(_, token)| *token)
+                    .collect();
+                match others.is_empty() {
+                    true => None,
+                    false => Some(others[self.rng.random_range(0..others.len())].to_owned()),
+                }
+            }
+            _ => None,
+        };
         // Digits are what varies most (a day, a year): half the time, any
         // digits of the same length.
         let digits: Option<String> = match slot.strip_prefix('d') {
-            Some(len) if !insert && !delete && self.rng.random_bool(0.5) => {
+            Some(len) if copy.is_none() && !insert && !delete && self.rng.random_bool(0.5) => {
                 let len = len.parse::<usize>().ok()?;
                 Some(
                     (0..len)
@@ -284,7 +328,11 @@ impl Search {
         // (a one-letter singleton where `x` was).
         let word: Option<String> = match self.letters.get(&index) {
             Some(letters)
-                if slot == dictionary::LETTERS_SLOT && !insert && !delete && self.rng.random_bool(0.5) =>
+                if slot == dictionary::LETTERS_SLOT
+                    && copy.is_none()
+                    && !insert
+                    && !delete
+                    && self.rng.random_bool(0.5) =>
             {
                 let len = tokens.get(at).map_or(0, |(_, token)| token.chars().count());
                 Some(
@@ -295,7 +343,7 @@ impl Search {
             }
             _ => None,
         };
-        let with = match (delete, digits.as_ref().or(word.as_ref())) {
+        let with = match (delete, copy.as_ref().or(digits.as_ref()).or(word.as_ref())) {
             (true, _) => "",
             (false, Some(made)) => made.as_str(),
             (false, None) if pool.is_empty() => return None,
@@ -1060,6 +1108,69 @@ mod tests {
             texts.iter().all(|t| t.split(|c: char| !c.is_alphabetic()).all(keywords)),
             "{texts:?}"
         );
+    }
+
+    /// A token of a text-form argument may become a copy of another token
+    /// of the text: a duplicate (`en-Latn-US-private-private`, a variant
+    /// twice) that a parser rejects, which draws from a pool of hundreds of
+    /// words (a registry table's rows in the dictionary) rarely make.
+    #[test]
+    fn a_token_may_become_a_copy_of_another_token_of_its_text() {
+        use crate::value::types::Traced;
+        let args = |s: &str| Value::Struct("args", vec![("tag", Value::Str(s.into()))]);
+        let mut types = ParamTypes::default();
+        types.param("tag", Traced::plain(ParamType::Text { parses: |_| true }));
+        // 500 words of a table: `qaa`, `qab`, ...
+        let strings = (0..500u32)
+            .map(|i| {
+                let letter = |n: u32| char::from(b'a' + u8::try_from(n % 26).unwrap_or(0));
+                format!("q{}{}", letter(i / 26), letter(i))
+            })
+            .collect();
+        let dictionary = Dictionary { strings, ..Dictionary::default() };
+        let text = "en-Latn-US-x-private";
+        let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
+            .with_types(types)
+            .with_text_tokens(&[args(text)], &dictionary);
+        let mut duplicates = 0;
+        for _ in 0..2000 {
+            if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &vec![0]) {
+                if let Value::Str(s) = &fields[0].1 {
+                    let words: Vec<&str> = s.split('-').collect();
+                    let repeated = words.iter().enumerate().any(|(i, w)| words[..i].contains(w));
+                    duplicates += usize::from(repeated);
+                }
+            }
+        }
+        // About one move in ten; without copies, about one in a thousand.
+        assert!(duplicates >= 50, "{duplicates} of 2000 moves repeat a word");
+    }
+
+    /// A text-form argument may become a copy of another one: two equal
+    /// pre-releases (`alpha.1` and `alpha.1`), which the comparison of two
+    /// values checks first, and which no token move makes of two texts
+    /// that differ in more than one token.
+    #[test]
+    fn a_text_may_become_a_copy_of_another_text_form_argument() {
+        use crate::value::types::Traced;
+        let args = |a: &str, b: &str| {
+            Value::Struct("args", vec![("a", Value::Str(a.into())), ("b", Value::Str(b.into()))])
+        };
+        let mut types = ParamTypes::default();
+        types.param("a", Traced::plain(ParamType::Text { parses: |_| true }));
+        types.param("b", Traced::plain(ParamType::Text { parses: |_| true }));
+        let start = args("alpha.1", "beta");
+        let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
+            .with_types(types)
+            .with_text_tokens(std::slice::from_ref(&start), &Dictionary::default());
+        let mut equal = 0;
+        for _ in 0..2000 {
+            if let Some(Value::Struct(_, fields)) = search.token_move(&start, &vec![1]) {
+                equal += usize::from(fields[0].1 == fields[1].1);
+            }
+        }
+        // An eighth of the moves.
+        assert!(equal >= 150, "{equal} of 2000 moves made the texts equal");
     }
 
     #[test]
