@@ -340,9 +340,9 @@ carve::main!();
     assert_snapshot!(generate.carve_lines(), @r#"
     carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
     carve: first: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
-    carve: greet: branch coverage 3/5 -> 5/5; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 211 executions (0 generated arguments did not deserialize)
-    carve: join: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 808 executions (0 generated arguments did not deserialize)
-    carve: label: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 925 executions (0 generated arguments did not deserialize)
+    carve: greet: branch coverage 3/5 -> 5/5; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 315 executions (0 generated arguments did not deserialize)
+    carve: join: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 867 executions (0 generated arguments did not deserialize)
+    carve: label: branch coverage 1/2 -> 2/2; boundaries 0/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) in 1215 executions (0 generated arguments did not deserialize)
     carve: longest: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: wrote 2 new snapshot(s) for greet in carved/greet/
     carve: wrote 2 new snapshot(s) for join in carved/join/
@@ -580,11 +580,11 @@ carve::main!();
     generate.assert_success();
     assert_snapshot!(generate.carve_lines(), @r#"
     carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-    carve: Name::initial: branch coverage 1/2 -> 2/2; kept 1 call(s), found 0 failure(s) in 238 executions (0 generated arguments did not deserialize)
-    carve: Name::rhymes: branch coverage 2/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 506 executions (0 generated arguments did not deserialize)
+    carve: Name::initial: branch coverage 1/2 -> 2/2; kept 1 call(s), found 0 failure(s) in 273 executions (0 generated arguments did not deserialize)
+    carve: Name::rhymes: branch coverage 2/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 557 executions (0 generated arguments did not deserialize)
     carve: Name::shout: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
     carve: [u8]::Checksum::checksum: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)
-    carve: str::Shout::shout: branch coverage 1/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 237 executions (0 generated arguments did not deserialize)
+    carve: str::Shout::shout: branch coverage 1/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 471 executions (0 generated arguments did not deserialize)
     carve: wrote 1 new snapshot(s) for Name::initial in carved/Name/initial/
     carve: wrote 2 new snapshot(s) for Name::rhymes in carved/Name/rhymes/
     carve: wrote 1 new snapshot(s) for str::Shout::shout in carved/str/Shout/shout/

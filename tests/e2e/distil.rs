@@ -21,23 +21,22 @@ fn generation_drops_the_kept_calls_that_later_ones_cover() {
     );
     run.assert_success();
     // Without distilling, generation kept 5 calls for the same 15/15, 1/1
-    // and 10/10: `"&"` (for `pair.is_empty()` true and a `&` in the query)
-    // and `"a"` (for the `None` arm) came before `"a&a"`, which a query of
-    // two pairs needs, and which takes both paths too. The summary after
-    // generation is what it was with all 5.
+    // and 10/10: what one of them covered, calls kept after it cover too
+    // (`"a;a"`, a query of two pairs, takes the paths of one), so it is
+    // dropped. The summary after generation is what it was with all 5.
     let output = run.output();
     let lines: Vec<&str> = output
         .lines()
         .filter(|l| l.starts_with("carve: pairs: "))
         .collect();
     assert_snapshot!(lines.join("\n"), @r"
-    carve: pairs: branch coverage 8/15 -> 15/15; boundaries 1/1 -> 1/1; weak mutants killed 8/10 -> 10/10; kept 3 call(s), found 0 failure(s) in 601 executions (0 generated arguments did not deserialize)
-    carve: pairs: distilled: dropped 2 more call(s) it had kept, as later kept calls cover what they did
+    carve: pairs: branch coverage 8/15 -> 15/15; boundaries 1/1 -> 1/1; weak mutants killed 8/10 -> 10/10; kept 4 call(s), found 0 failure(s) in 794 executions (0 generated arguments did not deserialize)
+    carve: pairs: distilled: dropped 1 more call(s) it had kept, as later kept calls cover what they did
     ");
     assert_snapshot!(run.summary(), @r"
     carve: branch coverage of instrumented functions by carved and generated calls
       function  kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
-      pairs     target    15/15   100.0%         1/1           10/10  reach   15/15   100.0%  (1 carved, 3 generated calls)
+      pairs     target    15/15   100.0%         1/1           10/10  reach   15/15   100.0%  (1 carved, 4 generated calls)
       total               15/15   100.0%         1/1           10/10
     ");
     let file = p.read("carved/pairs.ron");
@@ -47,14 +46,12 @@ fn generation_drops_the_kept_calls_that_later_ones_cover() {
     origin: Generated(
                     seed: 1,
                     added: [
-                        "src/lib.rs:8:48 `query.contains(\';\')` true",
+                        "src/lib.rs:8:24 `!query.contains(\'&\')` false",
                         "src/lib.rs:15:12 `pair.is_empty()` true",
-                        "src/lib.rs:8:24 `!query.contains(\'&\')` negated",
-                        "src/lib.rs:8:48 `query.contains(\';\')` negated",
                     ],
                 ),
                 args: (
-                    query: ";",
+                    query: "&",
                 ),
                 outcome: Returned([]),
             ),
@@ -77,14 +74,27 @@ fn generation_drops_the_kept_calls_that_later_ones_cover() {
                 origin: Generated(
                     seed: 1,
                     added: [
-                        "src/lib.rs:8:24 `!query.contains(\'&\')` false",
+                        "src/lib.rs:8:48 `query.contains(\';\')` true",
+                        "src/lib.rs:8:24 `!query.contains(\'&\')` negated",
+                        "src/lib.rs:8:48 `query.contains(\';\')` negated",
+                    ],
+                ),
+                args: (
+                    query: ";",
+                ),
+                outcome: Returned([]),
+            ),
+            (
+                origin: Generated(
+                    seed: 1,
+                    added: [
                         "src/lib.rs:21:13 `None` taken",
                         "src/lib.rs:26:8 `out.len() > 1` true",
                         "src/lib.rs:26:8 `>` → `<` in `out.len() > 1`",
                     ],
                 ),
                 args: (
-                    query: "a&a",
+                    query: "a;a",
                 ),
                 outcome: Returned([
                     ("a", ""),

@@ -33,16 +33,20 @@ fn cargo_carve_generate_keeps_a_call_for_an_edge_of_an_uninstrumented_helper() {
         &[],
     );
     plain.assert_success();
-    assert_snapshot!(line_of(&plain, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 229 executions (0 generated arguments did not deserialize)");
+    assert_snapshot!(line_of(&plain, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 502 executions (0 generated arguments did not deserialize)");
     assert!(!p.read("carved/kind.ron").contains("long"));
     assert_snapshot!(line_of(&plain, "describe"), @r#"carve: describe: skipped: no branch outcomes in reach (mark the functions that hold its logic with `#[carve::instrument]`)"#);
 
     let edges = p.carve(&["generate", "--seed", "1", "--budget", "2000", "--jobs", "1"]);
     edges.assert_success();
-    assert_snapshot!(line_of(&edges, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 335 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)");
+    assert_snapshot!(line_of(&edges, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 797 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)");
     // A target with no branch of its own is generated for by its edges.
-    assert_snapshot!(line_of(&edges, "describe"), @r#"carve: describe: branch coverage 0/0 -> 0/0; kept 1 call(s), found 0 failure(s) in 450 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)"#);
-    assert!(p.read("carved/describe.ron").contains("long, from"));
+    assert_snapshot!(line_of(&edges, "describe"), @r#"carve: describe: branch coverage 0/0 -> 0/0; kept 1 call(s), found 0 failure(s) in 482 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)"#);
+    assert!(
+        p.read("carved/describe.ron").contains("long, from"),
+        "{}",
+        p.read("carved/describe.ron")
+    );
     let file = p.read("carved/kind.ron");
     assert_snapshot!(
         &file[file.find("origin: Generated").unwrap_or(0)..],
@@ -75,7 +79,7 @@ fn cargo_carve_generate_keeps_a_call_for_an_edge_of_an_uninstrumented_helper() {
         "--no-edges",
     ]);
     off.assert_success();
-    assert_snapshot!(line_of(&off, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 229 executions (0 generated arguments did not deserialize)");
+    assert_snapshot!(line_of(&off, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 0 call(s), found 0 failure(s) in 502 executions (0 generated arguments did not deserialize)");
 }
 
 /// Only the counters of the crate's own functions count: std's `HashMap`
@@ -104,7 +108,7 @@ fn the_same_seed_keeps_the_same_calls_whatever_the_probing_of_a_hash_map_did() {
     );
     assert_eq!(files, again, "two runs at seed 1 kept other calls");
     assert_eq!(line_of(&first, "repeats"), line_of(&second, "repeats"));
-    assert_snapshot!(line_of(&first, "repeats"), @"carve: repeats: branch coverage 4/4 -> 4/4; weak mutants killed 2/2 -> 2/2; kept 2 call(s), found 0 failure(s) in 315 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)");
+    assert_snapshot!(line_of(&first, "repeats"), @"carve: repeats: branch coverage 4/4 -> 4/4; weak mutants killed 2/2 -> 2/2; kept 2 call(s), found 0 failure(s) in 637 executions (0 generated arguments did not deserialize) (2 call(s) kept for new edges outside instrumented code)");
     // How many counters count depends on the compiler's code for the
     // crate: the line says which crates' functions they are in, fewer than
     // all the crate's counters.

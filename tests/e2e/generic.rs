@@ -131,8 +131,8 @@ fn each_listed_instantiation_is_carved_replayed_and_generated_for() {
     carve: Total::From<Vec<u16>>::from: branch coverage 4/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/5 -> 5/5; kept 1 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)
     carve: Total::From<Vec<u8>>::from: branch coverage 4/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/5 -> 5/5; kept 1 call(s), found 0 failure(s) in 44 executions (0 generated arguments did not deserialize)
     carve: capped_total<Vec<u32>>: branch coverage 4/4 -> 4/4; boundaries 0/1 -> 1/1; weak mutants killed 4/5 -> 5/5; kept 1 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)
-    carve: setting<&str>: branch coverage 7/9 -> 9/9; boundaries 0/1 -> 1/1; weak mutants killed 6/7 -> 7/7; kept 3 call(s), found 0 failure(s) in 457 executions (0 generated arguments did not deserialize)
-    carve: setting<String>: branch coverage 7/9 -> 9/9; boundaries 0/1 -> 0/1; weak mutants killed 6/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 72 executions (0 generated arguments did not deserialize)
+    carve: setting<&str>: branch coverage 7/9 -> 9/9; boundaries 0/1 -> 1/1; weak mutants killed 6/7 -> 7/7; kept 3 call(s), found 0 failure(s) in 500 executions (0 generated arguments did not deserialize)
+    carve: setting<String>: branch coverage 7/9 -> 9/9; boundaries 0/1 -> 0/1; weak mutants killed 6/7 -> 6/7; kept 2 call(s), found 0 failure(s) in 78 executions (0 generated arguments did not deserialize)
     carve: branch coverage of instrumented functions by carved and generated calls
     ");
     // What generation kept replays.

@@ -1747,7 +1747,7 @@ fn generation_keeps_a_found_failure_minimized() {
     run.assert_failure();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 292 executions (0 generated arguments did not deserialize)
+        carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 430 executions (0 generated arguments did not deserialize)
         carve: split_pair: found a failing input, minimized: split_pair(s:"") fails at src/lib.rs:152
         carve: wrote 2 new snapshot(s) for split_pair in carved/split_pair/
         carve: branch coverage of instrumented functions by carved and generated calls

@@ -27,7 +27,7 @@ fn a_panic_matching_expected_panics_is_stored_as_expected_and_replay_passes() {
     assert_snapshot!(run.carve_lines().lines().take(5).collect::<Vec<_>>().join("\n"), @r#"
     carve: generating calls with seed 1 (CARVE_SEED) and budget 50000 executions per target (Cargo.toml [package.metadata.carve])
     carve: split_pair: budget 3000 executions (Cargo.toml [package.metadata.carve])
-    carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) and 1 expected panic(s) in 292 executions (0 generated arguments did not deserialize)
+    carve: split_pair: branch coverage 1/2 -> 2/2; boundaries 1/1 -> 1/1; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 0 failure(s) and 1 expected panic(s) in 430 executions (0 generated arguments did not deserialize)
     carve: split_pair: found an expected panic (expected_panics), minimized: split_pair(s:"") panics at src/lib.rs:152; stored as `expected: true`, its snapshot is checked like any other
     carve: wrote 3 new snapshot(s) for split_pair in carved/split_pair/
     "#);

@@ -77,7 +77,7 @@ fn kept_calls_are_minimal_and_panics_never_cover() {
     assert_snapshot!(lines.join("\n"), @r#"
     carve: unlucky: branch coverage 1/2 -> 1/2; boundaries 0/2 -> 2/2; weak mutants killed 3/5 -> 5/5; kept 2 call(s), found 1 failure(s) in 240 executions (0 generated arguments did not deserialize)
     carve: unlucky: found a failing input, minimized: unlucky(x:13) fails at src/lib.rs:123
-    carve: unlucky_weather: branch coverage 3/4 -> 4/4; boundaries 0/2 -> 2/2; weak mutants killed 3/5 -> 5/5; kept 3 call(s), found 0 failure(s) in 983 executions (0 generated arguments did not deserialize)
+    carve: unlucky_weather: branch coverage 3/4 -> 4/4; boundaries 0/2 -> 2/2; weak mutants killed 3/5 -> 5/5; kept 3 call(s), found 0 failure(s) in 913 executions (0 generated arguments did not deserialize)
     "#);
     let weather = p.read("carved/unlucky_weather.ron");
     // The snowman takes the branch; its neighbours are the boundaries of
