@@ -1069,7 +1069,6 @@ fn expand_impl(
         String::new()
     });
     let owned_ty = with_lifetimes(&item.self_ty, "'static");
-    let call_ty = with_lifetimes(&item.self_ty, "'_");
     // The impl's type and names at each instantiation of the block.
     let generic = !impl_generics.is_empty() && !args.insts.is_empty();
     let insts = args
@@ -1078,8 +1077,11 @@ fn expand_impl(
         .map(|inst| inst.with_traits(&item.generics))
         .collect();
     let impl_specs = specs_of(insts, |inst| {
-        let owned_ty = inst.apply(&owned_ty);
-        let call_ty = inst.apply(&call_ty);
+        // Bound first, then the lifetimes set: a type bound with an elided
+        // lifetime (bs58's `DecodeBuilder<'a, I>` at `I = &str`) is named
+        // `&'static str` in carved values, where elision is not allowed.
+        let owned_ty = with_lifetimes(&inst.apply(&item.self_ty), "'static");
+        let call_ty = with_lifetimes(&inst.apply(&item.self_ty), "'_");
         // The type as this instantiation names it (`Stack<u8>`); a type
         // the block's parameters are not part of keeps its name (`Total`
         // in `impl<T> From<Vec<T>> for Total`, whose trait carries them).
