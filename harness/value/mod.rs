@@ -21,6 +21,7 @@ mod lend;
 pub mod depth;
 pub mod form;
 pub mod format_spec;
+pub mod leak;
 pub mod text;
 pub mod tracer;
 pub mod types;
