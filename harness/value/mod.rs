@@ -900,6 +900,16 @@ mod tests {
         assert_eq!(direct, via_value);
     }
 
+    /// byteorder's `read_u128_into(src, dst: &mut [u128])`: generation
+    /// stopped with "u128 is not supported" before ron's `integer128`.
+    #[test]
+    fn integers_of_128_bits_are_written_and_read_back() {
+        let wide = (u128::MAX, i128::MIN, vec![1u128 << 100]);
+        let text = crate::value::text::to_ron(&Value::capture(&wide).unwrap()).unwrap();
+        assert!(text.contains(&u128::MAX.to_string()), "{text}");
+        assert_eq!(ron::from_str::<(u128, i128, Vec<u128>)>(&text).unwrap(), wide);
+    }
+
     #[test]
     fn equal_values_hash_equal_and_floats_compare_by_bits() {
         use std::collections::hash_map::DefaultHasher;
