@@ -126,6 +126,7 @@ pub use carve_derive::system_test;
 
 pub use shapes::Twin;
 pub use value::arrays;
+pub use value::leak;
 
 /// The `main` of a carve test binary (`harness = false`): runs system tests
 /// and carved calls under a libtest-compatible harness.

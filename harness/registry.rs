@@ -252,6 +252,34 @@ impl CallSite {
             _ => true,
         }
     }
+
+    /// [`CallSite::may_call`], for a call site in `caller`: `self.name()`
+    /// and `Self::name()` in a method of a type call that type's methods
+    /// (its trait impls' too), not another type's of the same name (bs58's
+    /// `DecodeBuilder::into_vec` calls its own `self.onto(…)`, not
+    /// `EncodeBuilder::onto`, which put the encoder's functions in the
+    /// decoder's reach). A method reached through `Deref` on `self` joins
+    /// the reach when a call enters it, as any entered function.
+    pub fn may_call_from(&self, caller: &str, function: &str) -> bool {
+        if !self.may_call(function) {
+            return false;
+        }
+        let on_self = self.callee.starts_with("Self::")
+            || !(self.callee.starts_with('.') || self.callee.contains("::"));
+        match (on_self, type_of(caller), type_of(function)) {
+            (true, Some(caller), Some(callee)) => caller == callee,
+            _ => true,
+        }
+    }
+}
+
+/// The type of a method's name (`Meters` of `Meters::From<u32>::from`,
+/// `FixedBitSet` of `&FixedBitSet::BitAnd::bitand`); `None` for a free
+/// function's.
+fn type_of(function: &str) -> Option<&str> {
+    let (ty, _) = function.split_once("::")?;
+    let ty = ty.trim_start_matches('&');
+    Some(ty.split_once('<').map_or(ty, |(name, _)| name))
 }
 
 /// Method names of std's collections, iterators, strings, `Option`,
@@ -986,6 +1014,22 @@ mod tests {
         assert!(!call("usize::from").may_call("Cow::From<PercentDecode>::from"));
         assert!(!call("str::from_utf8").may_call("from_utf8"));
         assert!(call("u8::parse_hex").may_call("u8::Hex::parse_hex"));
+    }
+
+    #[test]
+    fn a_method_of_self_is_one_of_the_callers_type() {
+        let call = |callee| CallSite { callee, parent: u32::MAX };
+        let caller = "DecodeBuilder::into_vec";
+        assert!(call("onto").may_call_from(caller, "DecodeBuilder::onto"));
+        assert!(!call("onto").may_call_from(caller, "EncodeBuilder::onto"));
+        assert!(!call("Self::onto").may_call_from(caller, "EncodeBuilder::onto"));
+        assert!(call("Self::from").may_call_from("Meters::From<Feet>::from", "Meters::From<u32>::from"));
+        assert!(call("bitand").may_call_from("&Set::BitAnd::bitand", "Set::BitAnd::bitand"));
+        // A free function of that name, a method of another value, a path.
+        assert!(call("onto").may_call_from(caller, "onto"));
+        assert!(call("onto").may_call_from("decode", "EncodeBuilder::onto"));
+        assert!(call(".onto").may_call_from(caller, "EncodeBuilder::onto"));
+        assert!(call("EncodeBuilder::onto").may_call_from(caller, "EncodeBuilder::onto"));
     }
 
     #[test]

@@ -894,24 +894,41 @@ const OWNED_STD: &[&str] = &[
 ];
 
 /// Whether `ty` names a type with a lifetime argument (`Token<'static>`),
-/// other than `Cow`, which owns what it deserializes.
+/// or a reference among a type's arguments (bs58's `DecodeBuilder<'static,
+/// &'static str>`, a block carved at `generics(I = &str)`): other than
+/// `Cow`, which owns what it deserializes.
 fn has_lifetime_arg(ty: &Type) -> bool {
-    struct Finder(bool);
+    struct Finder {
+        found: bool,
+        in_args: bool,
+    }
     impl<'ast> Visit<'ast> for Finder {
         fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
             if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
-                self.0 |= segment.ident != "Cow"
-                    && args
-                        .args
-                        .iter()
-                        .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)));
+                if segment.ident == "Cow" {
+                    return syn::visit::visit_path_segment(self, segment);
+                }
+                self.found |= args
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)));
+                let outer = std::mem::replace(&mut self.in_args, true);
+                syn::visit::visit_path_segment(self, segment);
+                self.in_args = outer;
             }
-            syn::visit::visit_path_segment(self, segment);
+        }
+
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            self.found |= self.in_args;
+            syn::visit::visit_type_reference(self, reference);
         }
     }
-    let mut finder = Finder(false);
+    let mut finder = Finder {
+        found: false,
+        in_args: false,
+    };
     finder.visit_type(ty);
-    finder.0
+    finder.found
 }
 
 /// Whether `ty` names the lifetime `'static` anywhere in it.

@@ -543,6 +543,25 @@ impl TargetFn {
         // borrow (no state after the call is recorded then), or may return
         // one (that state is read from a replay).
         let move_kw = (self.returns_borrow || self.after_by_replay).then(|| quote!(move));
+        // A `&mut` argument whose state after the call is read is lent to
+        // the body as a reborrow: a body that moves it (byteorder's `for n
+        // in numbers` over `numbers: &mut [u16]`) moves the reborrow, and
+        // the argument is still there to read after the call (E0382
+        // otherwise).
+        let lent: Vec<(&syn::Ident, syn::Ident)> = self
+            .lent_params()
+            .map(|p| (&p.binding, format_ident!("__carve_lent_{}", p.binding)))
+            .collect();
+        let lend = lent
+            .iter()
+            .map(|(binding, lent)| quote!(let #lent = &mut *#binding;));
+        let take = lent.iter().map(|(binding, lent)| {
+            quote!(#[allow(unused_mut, unused_variables)] let mut #binding = #lent;)
+        });
+        let block: Block = match lent.is_empty() {
+            true => block,
+            false => syn::parse_quote!({ #(#take)* #block }),
+        };
         syn::parse_quote!({
             #(#registrations)*
             #sites_static
@@ -552,6 +571,7 @@ impl TargetFn {
                 ::core::option::Option::None
             };
             #(#destructure)*
+            #(#lend)*
             let __carve_body = #move_kw || -> #ret #block;
             match __carve_frame {
                 ::core::option::Option::None => ::carve::_macro_support::call_once(__carve_body),
@@ -610,6 +630,30 @@ impl TargetFn {
     /// The `&mut Formatter` parameter of instance `i`, if it has one.
     fn formatter<'a>(&self, i: &'a Instance) -> Option<&'a Param> {
         i.params.iter().find(|p| p.pass == Pass::Format)
+    }
+
+    /// The `&mut` parameters the body gets a reborrow of ([`TargetFn::body`]).
+    fn lent_params(&self) -> impl Iterator<Item = &Param> {
+        let moves = self.returns_borrow || self.after_by_replay;
+        self.after_params(&self.instances[0])
+            .filter(move |p| !moves && p.pattern.is_none() && p.binding != "self")
+    }
+
+    /// The signature to emit: a `mut` parameter the body gets a reborrow
+    /// of is mutated through that reborrow only, so rustc's `unused_mut`
+    /// would fire on the user's `mut` (a failed build under `-D warnings`).
+    fn signature(&self) -> Signature {
+        let mut sig = self.sig.clone();
+        let lent: Vec<&syn::Ident> = self.lent_params().map(|p| &p.binding).collect();
+        for input in &mut sig.inputs {
+            if let FnArg::Typed(t) = input {
+                if matches!(&*t.pat, syn::Pat::Ident(i) if i.mutability.is_some() && lent.contains(&&i.ident))
+                {
+                    t.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
+                }
+            }
+        }
+        sig
     }
 
     fn after_params<'a>(&'a self, i: &'a Instance) -> impl Iterator<Item = &'a Param> {
@@ -877,7 +921,7 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
     );
     errors.check()?;
     *item.block = target.body(&item.block);
-    item.sig = target.sig.clone();
+    item.sig = target.signature();
     Ok(quote!(#item))
 }
 
@@ -1069,7 +1113,6 @@ fn expand_impl(
         String::new()
     });
     let owned_ty = with_lifetimes(&item.self_ty, "'static");
-    let call_ty = with_lifetimes(&item.self_ty, "'_");
     // The impl's type and names at each instantiation of the block.
     let generic = !impl_generics.is_empty() && !args.insts.is_empty();
     let insts = args
@@ -1078,8 +1121,11 @@ fn expand_impl(
         .map(|inst| inst.with_traits(&item.generics))
         .collect();
     let impl_specs = specs_of(insts, |inst| {
-        let owned_ty = inst.apply(&owned_ty);
-        let call_ty = inst.apply(&call_ty);
+        // Bound first, then the lifetimes set: a type bound with an elided
+        // lifetime (bs58's `DecodeBuilder<'a, I>` at `I = &str`) is named
+        // `&'static str` in carved values, where elision is not allowed.
+        let owned_ty = with_lifetimes(&inst.apply(&item.self_ty), "'static");
+        let call_ty = with_lifetimes(&inst.apply(&item.self_ty), "'_");
         // The type as this instantiation names it (`Stack<u8>`); a type
         // the block's parameters are not part of keeps its name (`Total`
         // in `impl<T> From<Vec<T>> for Total`, whose trait carries them).
@@ -1224,7 +1270,7 @@ fn expand_impl(
         );
         errors.note = None;
         method.block = target.body(&method.block);
-        method.sig = target.sig.clone();
+        method.sig = target.signature();
     }
     errors.check()?;
     let skipped = (!skipped.is_empty()).then(|| {

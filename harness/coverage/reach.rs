@@ -87,7 +87,7 @@ impl Reach {
                 .iter()
                 .copied()
                 .filter(|callee| !functions.iter().any(|f| std::ptr::eq(*f, *callee)))
-                .filter(|callee| caller.calls.iter().any(|c| c.may_call(callee.function)))
+                .filter(|callee| caller.calls.iter().any(|c| c.may_call_from(caller.function, callee.function)))
                 .collect();
             callees.sort_by_key(|s| (s.name(), s.file, s.lines));
             callees.dedup_by(|a, b| std::ptr::eq(*a, *b));
@@ -99,7 +99,7 @@ impl Reach {
             .map(|callee| {
                 let mut into = Vec::new();
                 for (index, caller) in functions.iter().enumerate() {
-                    for call in caller.calls.iter().filter(|c| c.may_call(callee.function)) {
+                    for call in caller.calls.iter().filter(|c| c.may_call_from(caller.function, callee.function)) {
                         into.push((index, call.parent()));
                     }
                 }

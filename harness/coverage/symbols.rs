@@ -190,13 +190,35 @@ pub(crate) fn own_pcs(pcs: &[u64], mut functions: Vec<Function>, crates: &[Strin
 /// assert!(!counts("<(u64, u64) as core::cmp::Ord>::cmp", &crates));
 /// assert!(!counts("<hashbrown::raw::RawTable<(semver::Version, u32)>>::find", &crates));
 /// ```
+///
+/// carve's own code does not count, though it runs inside a call: its
+/// generics over the crate's types (the `format!` under a call's format
+/// spec, `carve::value::format_spec::format_with::<…bs58…>`, took a
+/// different path for each fill, alignment and flag: bs58 kept 387 calls
+/// of a one-variant `Display::fmt` for such edges) and the glue its
+/// attributes write into the crate (`…::fmt::__CARVE_TARGET::…`).
+///
+/// ```
+/// use carve::coverage::symbols::counts;
+///
+/// let crates = ["bs58".to_owned()];
+/// assert!(!counts("carve::value::format_spec::format_with::<<bs58::encode::Error as core::fmt::Display>::fmt::{closure#3}>", &crates));
+/// assert!(counts("<bs58::encode::Error as core::fmt::Display>::fmt", &crates));
+/// ```
 pub fn counts(path: &str, crates: &[String]) -> bool {
+    if path.contains("__CARVE_") || path.contains("::__carve_") {
+        return false;
+    }
     is_own(path, crates)
         || (mentions(path, crates)
+            && !mentions(path, &[CARVE.to_owned()])
             && !["hashbrown::", "std::collections::hash::"]
                 .iter()
                 .any(|table| path.contains(table)))
 }
+
+/// carve's crate name in symbol paths.
+const CARVE: &str = "carve";
 
 /// Whether `path` names an item of one of `crates` anywhere (a type
 /// argument `Vec<semver::Comparator>`), not as a module of another crate
@@ -321,6 +343,27 @@ mod tests {
             "core::fmt::write::<mystrsim::X>",
         ] {
             assert!(!counts(other, &crates()), "{other}");
+        }
+    }
+
+    #[test]
+    fn carves_own_generics_and_glue_do_not_count_the_code_they_run_does() {
+        for carves in [
+            "carve::value::format_spec::format_with::<<strsim::X as core::fmt::Display>::fmt::{closure#3}::{closure#0}>",
+            "<core::result::Result<alloc::string::String, core::fmt::Error>>::map_err::<carve::value::format_spec::FormatError, carve::value::format_spec::format_with<<strsim::X as core::fmt::Display>::fmt::{closure#3}::{closure#0}>::{closure#1}>",
+            "<&carve::value::form::SameProbe<strsim::X, strsim::X> as carve::value::form::SameByDebug<strsim::X>>::same::<strsim::f::{closure#1}>",
+            "<<<strsim::X as core::fmt::Display>::fmt::__CARVE_TARGET::__carve_replay::arguments as serde_core::de::Deserialize>::deserialize::__Visitor as serde_core::de::Visitor>::visit_seq::<carve::value::de::SeqAccess>",
+            "strsim::levenshtein::__CARVE_TARGET::__carve_record",
+        ] {
+            assert!(!counts(carves, &crates()), "{carves}");
+        }
+        for counted in [
+            "<strsim::X as core::fmt::Display>::fmt",
+            "<strsim::X as core::fmt::Display>::fmt::{closure#3}::{closure#0}",
+            "strsim::carve::helper",
+            "<alloc::vec::Vec<strsim::X>>::push",
+        ] {
+            assert!(counts(counted, &crates()), "{counted}");
         }
     }
 

@@ -21,6 +21,7 @@ mod lend;
 pub mod depth;
 pub mod form;
 pub mod format_spec;
+pub mod leak;
 pub mod text;
 pub mod tracer;
 pub mod types;
@@ -897,6 +898,16 @@ mod tests {
             ron::ser::to_string_pretty(&Value::capture(&account).unwrap(), Default::default())
                 .unwrap();
         assert_eq!(direct, via_value);
+    }
+
+    /// byteorder's `read_u128_into(src, dst: &mut [u128])`: generation
+    /// stopped with "u128 is not supported" before ron's `integer128`.
+    #[test]
+    fn integers_of_128_bits_are_written_and_read_back() {
+        let wide = (u128::MAX, i128::MIN, vec![1u128 << 100]);
+        let text = crate::value::text::to_ron(&Value::capture(&wide).unwrap()).unwrap();
+        assert!(text.contains(&u128::MAX.to_string()), "{text}");
+        assert_eq!(ron::from_str::<(u128, i128, Vec<u128>)>(&text).unwrap(), wide);
     }
 
     #[test]

@@ -40,24 +40,42 @@ pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> !
             std::process::exit(3)
         }
     };
-    let setup = match read_setup() {
-        Ok(setup) => setup,
-        Err(e) => {
-            let _ = channel.send(&WorkerMessage::Error {
-                message: e.to_string(),
-            });
-            std::process::exit(3)
-        }
-    };
     // Which edge counters count is read from the symbols before any call.
-    crate::coverage::counters::prepare();
-    // The heartbeat starts before generation: mining the seeds is not a
-    // call and cannot time out. The parent sends the timeout it derived.
-    let liveness = Liveness::start(channel, Duration::from_millis(setup.timeout_ms));
+    let (liveness, setup) = start(
+        channel,
+        read_setup,
+        |setup| Duration::from_millis(setup.timeout_ms),
+        crate::coverage::counters::prepare,
+    );
     match worker(registry, config, target_name, setup, &liveness) {
         Ok(()) => std::process::exit(0),
         Err(e) => fail(&liveness, &e),
     }
+}
+
+/// Starts the heartbeat, then reads the setup with `read_setup` and does
+/// the work before the first call with `prepare`; exits, telling the parent
+/// why, when the setup cannot be read. The parent takes a worker silent for
+/// [`super::liveness::SILENCE_LIMIT`] for frozen, from its start: the
+/// heartbeat speaks from the first, as reading the setup and `prepare`
+/// (the edge counters' symbols, read from a test binary of tens of
+/// megabytes) may take that long on a loaded machine; neither is a call,
+/// which alone can hang.
+fn start<S>(
+    channel: Channel,
+    read_setup: impl FnOnce() -> Result<S, WorkerError>,
+    timeout: impl FnOnce(&S) -> Duration,
+    prepare: impl FnOnce(),
+) -> (std::sync::Arc<Liveness>, S) {
+    // No call runs before the setup gives the timeout.
+    let liveness = Liveness::start(channel, Duration::MAX);
+    let setup = match read_setup() {
+        Ok(setup) => setup,
+        Err(e) => fail(&liveness, &e),
+    };
+    liveness.set_timeout(timeout(&setup));
+    prepare();
+    (liveness, setup)
 }
 
 /// Tells the parent why the worker cannot go on, and exits.
@@ -463,5 +481,45 @@ impl Observer for Reporter<'_> {
 
     fn phase(&mut self, phase: Phase) {
         self.phase = Some(phase);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generation::worker::liveness::tests::Lines;
+    use crate::generation::worker::liveness::HEARTBEAT;
+
+    /// A worker speaks from its start: reading its setup and the work before
+    /// its first call (the edge counters' symbols) took over 5 s on a loaded
+    /// machine, and the parent took the silent worker for frozen (bs58: five
+    /// targets stopped with "a worker ended outside any call of the target").
+    #[test]
+    fn a_worker_is_heard_while_it_reads_its_setup_and_prepares() {
+        let lines = Lines::default();
+        let heard = std::cell::RefCell::new(Vec::new());
+        let (liveness, setup) = start(
+            Channel::to(lines.clone()),
+            || {
+                std::thread::sleep(4 * HEARTBEAT);
+                heard.borrow_mut().push(lines.take());
+                Ok(Duration::from_millis(250))
+            },
+            |timeout| *timeout,
+            || {
+                std::thread::sleep(4 * HEARTBEAT);
+                heard.borrow_mut().push(lines.take());
+            },
+        );
+        assert_eq!(setup, Duration::from_millis(250));
+        for messages in heard.take() {
+            assert!(messages.contains(&WorkerMessage::Alive), "{messages:?}");
+            assert!(!messages.contains(&WorkerMessage::TimedOut), "{messages:?}");
+        }
+        // The setup's timeout holds for the calls after it.
+        liveness.call_started();
+        std::thread::sleep(250 * Duration::from_millis(1) + 4 * HEARTBEAT);
+        assert!(lines.take().contains(&WorkerMessage::TimedOut));
+        liveness.call_ended();
     }
 }

@@ -38,8 +38,9 @@ pub struct Liveness {
     channel: Channel,
     /// When the worker started: call times are measured from it.
     epoch: Instant,
-    /// How long a call may run before it counts as hung.
-    timeout: Duration,
+    /// How long a call may run before it counts as hung, in milliseconds
+    /// (set once the parent's setup is read, [`Liveness::set_timeout`]).
+    timeout_ms: AtomicU64,
     /// Milliseconds from `epoch` to the start of the call running now, plus
     /// one; 0 between calls.
     call_started: AtomicU64,
@@ -52,7 +53,7 @@ impl Liveness {
         let liveness = Arc::new(Liveness {
             channel,
             epoch: Instant::now(),
-            timeout,
+            timeout_ms: AtomicU64::new(millis(timeout)),
             call_started: AtomicU64::new(0),
         });
         let heart = Arc::clone(&liveness);
@@ -75,6 +76,11 @@ impl Liveness {
         }
     }
 
+    /// Calls from now on may run for `timeout` before they count as hung.
+    pub fn set_timeout(&self, timeout: Duration) {
+        self.timeout_ms.store(millis(timeout), Ordering::Relaxed);
+    }
+
     /// A call of the target starts now.
     pub fn call_started(&self) {
         self.call_started.store(self.now() + 1, Ordering::Relaxed);
@@ -88,11 +94,11 @@ impl Liveness {
     /// Whether the call running now started longer than the call timeout ago.
     fn call_overran(&self) -> bool {
         let started = self.call_started.load(Ordering::Relaxed);
-        started != 0 && self.now() + 1 - started > self.timeout.as_millis() as u64
+        started != 0 && self.now() + 1 - started > self.timeout_ms.load(Ordering::Relaxed)
     }
 
     fn now(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1)
+        millis(self.epoch.elapsed()).min(u64::MAX - 1)
     }
 
     /// The parent is gone: exit.
@@ -101,15 +107,20 @@ impl Liveness {
     }
 }
 
+/// `duration` in whole milliseconds, at most `u64::MAX`.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::io::{self, Write};
     use std::sync::Mutex;
 
     /// A writer whose lines the test reads.
     #[derive(Clone, Default)]
-    struct Lines(Arc<Mutex<Vec<u8>>>);
+    pub(in crate::generation::worker) struct Lines(Arc<Mutex<Vec<u8>>>);
 
     impl Write for Lines {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -123,7 +134,7 @@ mod tests {
 
     impl Lines {
         /// The messages sent since the last call.
-        fn take(&self) -> Vec<WorkerMessage> {
+        pub(in crate::generation::worker) fn take(&self) -> Vec<WorkerMessage> {
             let bytes = std::mem::take(&mut *self.0.lock().unwrap());
             String::from_utf8(bytes)
                 .unwrap()
