@@ -254,14 +254,17 @@ impl Search {
         // argument: two equal arguments (or one the prefix of the other,
         // a token move later) are what a comparison of two values of a
         // type checks first, and two texts moved apart rarely meet again.
-        let others: Vec<usize> = self
-            .texts
-            .iter()
-            .filter(|(i, (_, text_form))| **i != index && *text_form)
-            .map(|(i, _)| *i)
-            .collect();
-        if !others.is_empty() && self.rng.random_ratio(1, 8) {
-            let from = others[self.rng.random_range(0..others.len())];
+        // Counted, not collected: this runs on every token move.
+        let others = || {
+            self.texts
+                .iter()
+                .filter(move |(i, (_, text_form))| **i != index && *text_form)
+                .map(|(i, _)| *i)
+        };
+        let count = others().count();
+        if count > 0 && self.rng.random_ratio(1, 8) {
+            let pick = self.rng.random_range(0..count);
+            let from = others().nth(pick)?;
             let Some(Value::Str(source)) = get(current, &[from]) else {
                 return None;
             };
