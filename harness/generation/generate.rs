@@ -510,7 +510,7 @@ struct Generator<'o> {
     traces: Vec<Individual>,
     /// The existing calls, run once: where search starts.
     starts: Option<Vec<Individual>>,
-    /// Executions in a row without gain after which the current strategy
+    /// Calls in a row (run or repeated) without gain after which the current strategy
     /// hands over (`u64::MAX`: it runs to the end of the budget).
     patience: u64,
     /// Arguments search made in this turn that fit no parameter type (not
@@ -521,8 +521,8 @@ struct Generator<'o> {
     /// The [`Generator::attempts`] when the last gain (a new outcome or
     /// failure) was made, or the current strategy started.
     last_gain: u64,
-    /// The execution count when the last gain was made, by any strategy:
-    /// the run ends on a plateau ([`PLATEAU`]).
+    /// The [`Generator::attempts`] when the last gain was made, by any
+    /// strategy: the run ends on a plateau ([`PLATEAU`]).
     last_find: u64,
     /// The branch outcomes search aims at (none another target explores,
     /// none that does not apply): while one is open, the plateau is longer.
@@ -620,12 +620,12 @@ impl Generator<'_> {
     }
 
     /// Whether the current strategy should hand over: the budget is spent,
-    /// or `patience` executions in a row gained nothing.
+    /// or `patience` calls in a row (run or repeated) gained nothing.
     fn out_of_patience(&self) -> bool {
         self.exhausted() || self.attempts().saturating_sub(self.last_gain) >= self.patience
     }
 
-    /// Starts a strategy's turn: it may run `patience` executions without gain.
+    /// Starts a strategy's turn: it may make `patience` calls without gain.
     fn start_turn(&mut self, patience: u64) {
         self.patience = patience;
         self.unfit_in_turn = 0;
