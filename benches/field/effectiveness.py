@@ -66,9 +66,12 @@ of a cargo-carve binary> to generate through `cargo carve generate --seed 1`
 instead (the crate built with edge counters: generation also keeps calls for
 edges of code carve does not instrument; the rest as above), EFFECT_DOCTESTS=0 to skip
 the own suite's doc tests, EFFECT_SHOW_MISSED=1 to list the branch outcomes
-the own suite took and carve did not (file:line:column and side).
+the own suite took and carve did not (file:line:column and side),
+EFFECT_SEED=<n> to generate with another seed than 1.
 """
 import json, os, pathlib, re, shutil, subprocess, sys, time
+
+SEED = os.environ.get("EFFECT_SEED", "1")
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.dont_write_bytecode = True  # no __pycache__ left in the repository
@@ -305,9 +308,9 @@ def main():
                        'profile.carve-edges.inherits="dev"', "--profile", "carve-edges"],
                       carve_dir, {**stable, "RUSTC_WORKSPACE_WRAPPER": cargo_carve})
             started = time.monotonic()
-            generate = field.run([cargo_carve, "carve", "generate", "--seed", "1"], carve_dir, stable, check=False)
+            generate = field.run([cargo_carve, "carve", "generate", "--seed", SEED], carve_dir, stable, check=False)
         else:
-            generate = field.run(test, carve_dir, {**stable, "CARVE": "generate", "CARVE_SEED": "1"}, check=False)
+            generate = field.run(test, carve_dir, {**stable, "CARVE": "generate", "CARVE_SEED": SEED}, check=False)
         seconds = time.monotonic() - started
         out = ran(generate, f"{name}: {'cargo carve generate' if cargo_carve else 'CARVE=generate'}")
         lines = [l for l in out.splitlines() if l.startswith("carve: ") and "->" in l]
