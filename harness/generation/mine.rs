@@ -1318,23 +1318,7 @@ mod tests {
         let texts = derive_text_form("tag", parses_tag, &carved, &Dictionary::default(), 300);
         assert!(texts.iter().any(|t| numeric_region(t)), "text-form: {texts:?}");
         // A plain string takes one too, beside its carved words.
-        let calls: Vec<Value> = carved
-            .iter()
-            .map(|t| Value::Struct("args", vec![("s", Value::Str((*t).into()))]))
-            .collect();
-        let (grammar, _) =
-            ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default(), &Sealed::default())
-                .expect("a grammar");
-        let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7).expect("a usable grammar");
-        let plain: Vec<String> = (0..300)
-            .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
-                Ok(Value::Struct("args", fields)) => match &fields[..] {
-                    [("s", Value::Str(s))] => Some(s.clone()),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
+        let plain = derived_texts_of(&carved, 300);
         assert!(plain.iter().any(|t| numeric_region(t)), "plain: {plain:?}");
         // Words that are all keywords the code compares against (units)
         // are read by name: no number takes their place.
@@ -1381,13 +1365,22 @@ mod tests {
     /// 100 texts the grammar mined from one carved call `f(s: <carved>)`
     /// derives for `s`.
     fn derived_texts(carved: &str) -> Vec<String> {
-        let calls = [Value::Struct("args", vec![("s", Value::Str(carved.into()))])];
+        derived_texts_of(&[carved], 100)
+    }
+
+    /// The texts of `count` derivations (seed 7) of a plain string
+    /// parameter carved as `carved`.
+    fn derived_texts_of(carved: &[&str], count: usize) -> Vec<String> {
+        let calls: Vec<Value> = carved
+            .iter()
+            .map(|t| Value::Struct("args", vec![("s", Value::Str((*t).into()))]))
+            .collect();
         let (grammar, _) =
             ArgsGrammar::mine_typed(&calls, &ParamTypes::default(), &Dictionary::default(), &Sealed::default())
                 .expect("a grammar");
         let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, 7)
             .expect("a usable grammar");
-        (0..100)
+        (0..count)
             .filter_map(|_| match grammar.value_of(&fuzzer.fuzz_tree()) {
                 Ok(Value::Struct("args", fields)) => match &fields[..] {
                     [("s", Value::Str(s))] => Some(s.clone()),
