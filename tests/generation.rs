@@ -37,6 +37,44 @@ mod http {
     }
 }
 
+/// A target whose helper no call site names: `count` calls `Words::next`
+/// from inside std, so the helper is not in the target's reach until a
+/// kept call enters it.
+mod words {
+    pub struct Words<'a> {
+        rest: &'a str,
+    }
+
+    #[carve::instrument]
+    impl<'a> Iterator for Words<'a> {
+        type Item = &'a str;
+
+        fn next(&mut self) -> Option<&'a str> {
+            let rest = self.rest.trim_start();
+            if rest.is_empty() {
+                return None;
+            }
+            let end = rest.find(' ').unwrap_or(rest.len());
+            let (word, after) = rest.split_at(end);
+            self.rest = after;
+            // A comment counts as an empty word.
+            if word.starts_with('#') {
+                return Some("");
+            }
+            Some(word)
+        }
+    }
+
+    /// How many words `s` has (none past 40 bytes).
+    #[carve::target]
+    pub fn count_words(s: &str) -> usize {
+        if s.len() > 40 {
+            return 0;
+        }
+        Words { rest: s }.count()
+    }
+}
+
 fn args(s: &str) -> Value {
     Value::Struct("args", vec![("s", Value::Str(s.into()))])
 }
@@ -154,6 +192,62 @@ fn delegated_goals_are_left_to_their_owner() {
         full.executions > 2 * generation.executions,
         "{} executions",
         full.executions
+    );
+}
+
+/// A function that no call site names (a trait method std calls) is
+/// outside the reach the run starts from; a generated call that takes one
+/// of its outcomes first is kept for it, as for an edge feature, so that its
+/// outcomes are covered by the kept calls (and it joins the next run's
+/// reach). Without that, only the call for `count_words`' open outcome (a
+/// long text, which never enters `Words::next`) would be kept.
+#[test]
+fn outcomes_of_functions_outside_the_reach_are_kept_for() {
+    carve::_internals::panics::install_panic_hook();
+    let target = Registry::collect()
+        .target("words::count_words")
+        .expect("registered");
+    let seed = Value::Struct("args", vec![("s", Value::Str("one #two three".into()))]);
+    let (_, trace) = carve::_internals::coverage::collect(|| words::count_words("one #two three"));
+    let existing = Existing {
+        covered: trace.covered(target.sites).collect(),
+        ..Existing::seeds(target, vec![seed])
+    };
+    let next = carve::_internals::registry::all_sites()
+        .into_iter()
+        .find(|s| s.function.ends_with("::next") && s.file.ends_with("generation.rs"))
+        .expect("Words::next is instrumented");
+    assert!(existing
+        .reach
+        .functions()
+        .iter()
+        .all(|f| !std::ptr::eq(*f, next)));
+    let settings = Settings {
+        seed: 1,
+        budget: Budget::Executions(2_000),
+        phases: Phases::All,
+    };
+    let generation = generate(
+        target,
+        "words::count_words",
+        &existing,
+        settings,
+        &mut Quiet,
+    );
+    let taken: BTreeSet<u32> = generation
+        .kept
+        .iter()
+        .flat_map(|kept| existing.reach.outside(&kept.trace).collect::<Vec<_>>())
+        .filter(|(sites, _)| *sites == next as *const _ as usize)
+        .map(|(_, id)| id)
+        .collect();
+    // Both outcomes of both conditions, and the entry.
+    let all: BTreeSet<u32> = (0..=next.branches.len() as u32).collect();
+    assert_eq!(
+        taken,
+        all,
+        "kept: {:?}",
+        generation.kept.iter().map(|k| &k.args).collect::<Vec<_>>()
     );
 }
 

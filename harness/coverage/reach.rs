@@ -41,6 +41,14 @@ pub struct Reach {
     goals: u32,
     /// Boundary and mutant goals (`branches..`), with their function.
     extra: Vec<(usize, Goal)>,
+    /// The functions' table addresses, sorted: whether a trace's entry is
+    /// in reach is a binary search ([`Reach::outside`]).
+    addresses: Vec<usize>,
+}
+
+/// A table's address: how a function is told apart within one process.
+fn address(sites: &Sites) -> usize {
+    sites as *const Sites as usize
 }
 
 /// What the fitness of the open goals may read ([`Reach::recording`]).
@@ -113,12 +121,15 @@ impl Reach {
             offsets.push(goals);
             goals += sites.branches.len() as u32;
         }
+        let mut addresses: Vec<usize> = functions.iter().map(|f| address(f)).collect();
+        addresses.sort_unstable();
         Reach {
             functions,
             offsets,
             callers,
             goals,
             extra: Vec::new(),
+            addresses,
         }
     }
 
@@ -315,6 +326,31 @@ impl Reach {
     /// The functions in reach, the target first.
     pub fn functions(&self) -> &[&'static Sites] {
         &self.functions
+    }
+
+    /// The branch outcomes and entries a call took in instrumented
+    /// functions outside the reach, as `(table address, outcome id)`, in
+    /// the trace's order. Such a function joins the reach of the next run
+    /// once a kept call enters it (a trait method like `Iterator::next`
+    /// that no call site names by type, a method of a target no carved
+    /// call made); until then its outcomes count for keeping calls only,
+    /// as edge features do, and no search aims at them.
+    pub fn outside<'a>(&'a self, trace: &'a Trace) -> impl Iterator<Item = (usize, u32)> + 'a {
+        let mut last: Option<(usize, bool)> = None;
+        trace.entries().iter().filter_map(move |(sites, id, distance)| {
+            let at = address(sites);
+            let inside = match last {
+                Some((a, inside)) if a == at => inside,
+                _ => {
+                    let inside = self.addresses.binary_search(&at).is_ok();
+                    last = Some((at, inside));
+                    inside
+                }
+            };
+            // The branches and the entry slot after them; goal slots are not outcomes.
+            let outcome = *id <= sites.branches.len() as u32;
+            (!inside && outcome && *distance == 0.0).then_some((at, *id))
+        })
     }
 
     /// The constants the comparisons, patterns and calls of the functions in

@@ -114,16 +114,7 @@ pub fn covers(reach: &Reach, covered: &BTreeSet<u32>, seen: &Seen, kept: &Kept) 
             .filter(|goal| reach.mutation(**goal).is_some())
             .map(|&goal| Covers::Strong(goal)),
     );
-    let functions = reach.functions();
-    out.extend(
-        kept.trace
-            .entries()
-            .iter()
-            .filter(|(sites, _, distance)| {
-                *distance == 0.0 && !functions.iter().any(|f| std::ptr::eq(*f, *sites))
-            })
-            .map(|(sites, id, _)| Covers::Outside(*sites as *const _ as usize, *id)),
-    );
+    out.extend(reach.outside(&kept.trace).map(|(sites, id)| Covers::Outside(sites, id)));
     out.extend(kept.features.iter().filter(|f| !seen.contains(**f)).map(|&f| Covers::Edge(f)));
     out
 }

@@ -361,6 +361,7 @@ pub fn generate(
         recording: Vec::new(),
         all_open: false,
         existing_seen: Seen::default(),
+        outside: BTreeSet::new(),
     };
     // Whatever ends the run, later collections on this thread (a replay
     // for the report) record every comparison in full again.
@@ -559,6 +560,9 @@ struct Generator<'o> {
     /// The edge features the existing calls reached (with edge counters,
     /// once they ran as search starts): distilling needs no kept call for them.
     existing_seen: Seen,
+    /// The outcomes of functions outside the reach that kept calls took
+    /// ([`Reach::outside`]): a call that takes another is kept.
+    outside: BTreeSet<(usize, u32)>,
 }
 
 /// Calls that weakly kill a mutant goal and are checked against the mutant
@@ -822,6 +826,11 @@ impl Generator<'_> {
             .reach
             .covered_goals_but(&executed.trace, |goal| after.contains(&goal))
             .collect();
+        let mut outside: Vec<(usize, u32)> = self
+            .reach
+            .outside(&executed.trace)
+            .filter(|outcome| !self.outside.contains(outcome))
+            .collect();
         let failed = executed.failure.is_some();
         let location = executed.failed_at().cloned();
         let Executed {
@@ -832,10 +841,11 @@ impl Generator<'_> {
             ..
         } = executed;
         // The existing calls run as search starts (every goal slot open
-        // only then): their edge features are seen, not a reason to keep them.
+        // only then): what they reach is seen, not a reason to keep them.
         if self.all_open {
             self.run.seen.add(&edges);
             edges.clear();
+            self.outside.extend(outside.drain(..));
         }
         // What a passing call returned or left in its `&mut` arguments, the
         // API made: later calls may take it (a stack pushed onto, pushed again).
@@ -862,9 +872,9 @@ impl Generator<'_> {
                 self.last_find = self.attempts();
             }
             _ if failed => {}
-            _ if !added.is_empty() || !edges.is_empty() => {
+            _ if !added.is_empty() || !edges.is_empty() || !outside.is_empty() => {
                 let (added, strong) = self.strongly(args, fingerprint, added);
-                if added.is_empty() && edges.is_empty() {
+                if added.is_empty() && edges.is_empty() && outside.is_empty() {
                     return Some((trace, failed));
                 }
                 let (kept, edges) = self.minimize_kept(
@@ -878,11 +888,13 @@ impl Generator<'_> {
                     },
                     &strong,
                     edges,
+                    &outside,
                 );
                 let kept = Kept {
                     features: self.all_features(&kept.args, &edges),
                     ..kept
                 };
+                self.outside.extend(self.reach.outside(&kept.trace));
                 self.run.after.extend(kept.added.iter().copied());
                 self.run.seen.add(&edges);
                 self.observer.kept(&kept);
@@ -1060,6 +1072,7 @@ impl Generator<'_> {
         kept: Kept,
         strong: &[(&'static Sites, Mutation)],
         edges: Vec<u32>,
+        outside: &[(usize, u32)],
     ) -> (Kept, Vec<u32>) {
         let limit = self.kept_shrink_allowance();
         if limit == 0 {
@@ -1093,6 +1106,10 @@ impl Generator<'_> {
                 }
                 // Both lists ascend.
                 if !is_sorted_subset(&edges, &executed.edges) {
+                    return false;
+                }
+                let took: BTreeSet<(usize, u32)> = reach.outside(&executed.trace).collect();
+                if !outside.iter().all(|outcome| took.contains(outcome)) {
                     return false;
                 }
                 // The mutants it strongly killed, it must still kill so.
