@@ -612,6 +612,25 @@ mod tests {
     }
 
     #[test]
+    fn outside_lists_what_a_call_took_in_functions_out_of_reach_only() {
+        let reach = Reach::single(&TARGET);
+        let (_, trace) = collect(|| {
+            coverage::enter(&TARGET);
+            coverage::hit(&TARGET, 0);
+            coverage::enter(&HELPER);
+            coverage::compare(&HELPER, 0, true, coverage::Op::Eq, None);
+            coverage::compare(&HELPER, 2, false, coverage::Op::Eq, None)
+        });
+        let helper = address(&HELPER);
+        // The entry (slot 4) and the outcomes taken; not the sides only
+        // approached (1, 2), not the target's.
+        let outside: Vec<(usize, u32)> = reach.outside(&trace).collect();
+        assert_eq!(outside, [(helper, 0), (helper, 3), (helper, 4)]);
+        let wider = Reach::new(&TARGET, [&HELPER], &[]);
+        assert_eq!(wider.outside(&trace).count(), 0);
+    }
+
+    #[test]
     fn a_helper_never_entered_is_approached_through_its_call_site() {
         let reach = Reach::new(&TARGET, [], &[&HELPER]);
         // The call took `a` false (1 away from true): the helper's inner
