@@ -25,7 +25,7 @@ use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
 use crate::generation::distil;
-use crate::generation::repeats::{Key, Known, Repeats};
+use crate::generation::repeats::{args_hash, Key, Known, Repeats};
 pub use crate::generation::kept::Kept;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
@@ -74,14 +74,6 @@ pub struct Executed {
     /// crate was built with the counters): kept in the journal with it, so
     /// a retraced run keeps the same calls.
     pub edges: Vec<u32>,
-}
-
-/// A hash of a call's arguments, to tell a call made again.
-fn args_hash(args: &Value) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    args.hash(&mut hasher);
-    hasher.finish()
 }
 
 /// A hash of what a call did, the same in every worker of one binary.

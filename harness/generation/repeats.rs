@@ -73,6 +73,24 @@ pub enum Known<'a> {
     NotRun,
 }
 
+/// A 64-bit hash of a call's arguments, the same in every worker of a
+/// run (`DefaultHasher::new` hashes alike in every process of one binary):
+/// what a worker's journal and the strong checks tell calls apart by, where
+/// a [`Key`]'s 128 bits are not needed (both only ever compare within one
+/// run).
+///
+/// Not [`CallId::hash`](crate::carving::identity::CallId::hash): that
+/// renders the arguments as RON first, about 1.3 µs a call against 0.1 µs
+/// for hashing the value tree (cgi_decode's and urlparse's arguments,
+/// release build), paid on every execution a worker makes; this hash never
+/// leaves the run, so it need not match the carve file's identity.
+pub fn args_hash(args: &Value) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::hash::DefaultHasher::new();
+    args.hash(&mut hasher);
+    hasher.finish()
+}
+
 impl Repeats {
     /// The key of `args`: SipHash-1-3 with fixed keys and a 128-bit output,
     /// so the same arguments give the same key in every process, and two

@@ -19,7 +19,6 @@
 //! length-prefixed, so a torn last entry is ignored.
 
 use std::fs::{self, File, OpenOptions};
-use std::hash::{Hash, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -29,20 +28,6 @@ use crate::outcome::{Failure, Observation, Outcome};
 use crate::value::Value;
 
 use crate::registry::SiteNumbers;
-
-/// A hash of a call's arguments, the same in every worker of a run:
-/// `DefaultHasher::new` hashes alike in every process of one binary.
-///
-/// Not [`CallId::hash`](crate::carving::identity::CallId::hash): that
-/// renders the arguments as RON first, about 1.3 µs a call against 0.1 µs
-/// for hashing the value tree (cgi_decode's and urlparse's arguments,
-/// release build), paid on every execution a worker makes; this hash never
-/// leaves the run, so it need not match the carve file's identity.
-pub fn args_hash(args: &Value) -> u64 {
-    let mut hasher = std::hash::DefaultHasher::new();
-    args.hash(&mut hasher);
-    hasher.finish()
-}
 
 /// The files a target's workers share, in a folder of their own that is
 /// removed when generation for the target ends.
