@@ -314,9 +314,14 @@ pub(super) fn generate_for(
         summary.unconfirmed(),
         // Last, as the other counts that only some runs have: the line
         // reads the same up to here with and without edge counters.
-        match summary.kept_for_edges() {
-            0 => String::new(),
-            n => format!(" ({n} call(s) kept for new edges outside instrumented code)"),
+        match summary.kept_beyond_goals(&before.reach) {
+            (0, 0) => String::new(),
+            (edges, 0) => format!(" ({edges} call(s) kept for new edges outside instrumented code)"),
+            (0, outside) => format!(" ({outside} call(s) kept for outcomes of functions outside the reach)"),
+            (edges, outside) => format!(
+                " ({edges} call(s) kept for new edges outside instrumented code, {outside} for \
+                 outcomes of functions outside the reach)"
+            ),
         },
     ));
     // A line of its own: the generation line keeps the contract's form.

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::carving::layout::StoreError;
 use crate::carving::store::{CarveFile, Entry, Origin};
+use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
 use crate::env::{Budget, Config, Pattern, MIN_TIMEOUT};
 use crate::outcome::{Ending, FailureKind};
@@ -324,17 +325,30 @@ impl Summary {
             .count()
     }
 
-    /// Calls kept for edge features of code carve does not instrument
-    /// alone: they cover no goal of carve's own first, so their carve-file
-    /// entries name none ([`crate::coverage::counters`]).
-    pub fn kept_for_edges(&self) -> usize {
-        self.stored
-            .iter()
-            .filter(|found| {
-                matches!(found, Found::Kept(entry, _)
-                    if matches!(&entry.origin, Origin::Generated { added, .. } if added.is_empty()))
-            })
-            .count()
+    /// Calls kept although they name no goal of `reach` (the reach
+    /// generation started from), as `(for edge features of code carve does
+    /// not instrument, for outcomes of functions outside the reach)`
+    /// ([`crate::coverage::counters`], [`Reach::outside`]).
+    pub fn kept_beyond_goals(&self, reach: &Reach) -> (usize, usize) {
+        let mut counts = (0, 0);
+        let mut outside = std::collections::BTreeSet::new();
+        for found in &self.stored {
+            let Found::Kept(entry, trace) = found else {
+                continue;
+            };
+            let mut new = false;
+            for outcome in reach.outside(trace) {
+                new |= outside.insert(outcome);
+            }
+            if !matches!(&entry.origin, Origin::Generated { added, .. } if added.is_empty()) {
+                continue;
+            }
+            match new {
+                true => counts.1 += 1,
+                false => counts.0 += 1,
+            }
+        }
+        counts
     }
 
     /// Failures found (panics an `expected_panics` pattern matches are not).
@@ -798,6 +812,7 @@ mod tests {
     use super::*;
     use crate::carving::store::Origin;
     use crate::generation::testing;
+    use crate::registry::Sites;
 
     fn config(timeout: Option<&str>) -> Config {
         let lookup = |name: &str| match name {
@@ -816,6 +831,37 @@ mod tests {
         assert_eq!(derived(Duration::from_millis(300)), Duration::from_secs(3));
         let set = config(Some("500ms"));
         assert_eq!(call_timeout(&set, Duration::from_secs(2)), Duration::from_millis(500));
+    }
+
+    /// A kept call that names no goal was kept for an edge feature, unless
+    /// it took an outcome outside the reach that no call stored before it
+    /// took.
+    #[test]
+    fn calls_kept_beyond_goals_are_told_apart_by_what_they_took_outside() {
+        static TARGET: Sites = Sites::new("k::m", "target", "m.rs", (1, 2), &[], &[]);
+        static HELPER: Sites = Sites::new("k::m", "helper", "m.rs", (3, 4), &[], &[]);
+        let reach = Reach::single(&TARGET);
+        let kept = |added: Vec<String>, helper: bool| {
+            let origin = Origin::Generated { seed: 1, added };
+            let entries = match helper {
+                true => vec![(&TARGET, 0, 0.0), (&HELPER, 0, 0.0)],
+                false => vec![(&TARGET, 0, 0.0)],
+            };
+            Found::Kept(testing::returned(origin, 1), Trace::from_entries(entries))
+        };
+        let summary = Summary {
+            stored: vec![
+                kept(vec![], false),
+                // Enters the helper first, named for no goal.
+                kept(vec![], true),
+                // Enters it again: nothing new outside, so an edge's.
+                kept(vec![], true),
+                // Named for a goal: neither.
+                kept(vec!["0".into()], false),
+            ],
+            ..Summary::default()
+        };
+        assert_eq!(summary.kept_beyond_goals(&reach), (2, 1));
     }
 
     /// What workers found goes into the carve file in one write, in the
