@@ -118,6 +118,14 @@ impl VisitMut for ShortPaths {
             .collect();
         syn::visit_mut::visit_angle_bracketed_generic_arguments_mut(self, args);
     }
+    fn visit_path_segment_mut(&mut self, segment: &mut syn::PathSegment) {
+        syn::visit_mut::visit_path_segment_mut(self, segment);
+        // Only lifetimes were there (`Chars<'a>`): no brackets left behind.
+        if matches!(&segment.arguments, syn::PathArguments::AngleBracketed(a) if a.args.is_empty())
+        {
+            segment.arguments = syn::PathArguments::None;
+        }
+    }
 }
 
 /// Token text without the spaces `to_string` puts inside types.
@@ -139,4 +147,19 @@ fn tidy(text: &str) -> String {
         name = name.replace(from, to);
     }
     name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_drop_lifetimes_and_the_brackets_they_leave_empty() {
+        let ty: Type = syn::parse_quote!(std::str::Chars<'a>);
+        assert_eq!(short_type(&ty), "Chars");
+        let ty: Type = syn::parse_quote!(&'a Cow<'a, str>);
+        assert_eq!(short_type(&ty), "&Cow<str>");
+        let path: syn::Path = syn::parse_quote!(crate::UnicodeNormalization<std::str::Chars<'a>>);
+        assert_eq!(short_path(&path), "UnicodeNormalization<Chars>");
+    }
 }
