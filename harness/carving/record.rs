@@ -63,8 +63,8 @@ static WARNED_UNATTRIBUTED: AtomicBool = AtomicBool::new(false);
 struct ActiveTest {
     name: String,
     /// Calls made on threads without a recording context of their own,
-    /// with their arguments' hashes ([`hash_value`]).
-    foreign_calls: Vec<(Call, u64)>,
+    /// with their keys ([`TestRecording::push`]).
+    foreign_calls: Vec<(Call, Vec<u8>)>,
 }
 
 thread_local! {
@@ -75,6 +75,9 @@ thread_local! {
     /// The verdict of every set of values checked on this thread, so that
     /// each distinct one is rebuilt once however often it is passed.
     static CHECKED: RefCell<Checked> = RefCell::new(Checked::default());
+    /// A buffer for a call's key, kept between calls so that a call does
+    /// not allocate one ([`CallFrame`]).
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// One carved call.
@@ -114,11 +117,9 @@ pub struct TestRecording {
     pub test: String,
     /// Distinct calls, first occurrence order.
     pub calls: Vec<Call>,
-    /// Positions in `calls` by [`TestRecording::push`]'s hash (already a
-    /// hash: hashed again with the fast hasher, not SipHash).
-    index: HashMap<u64, Vec<usize>, BuildHasherDefault<FastHasher>>,
+    /// The keys of `calls` ([`TestRecording::push`]).
+    seen: Distinct,
 }
-
 
 impl TestRecording {
     fn new(test: &str) -> Self {
@@ -129,19 +130,21 @@ impl TestRecording {
     }
 
     /// Adds `call` unless an identical one (same target, arguments, outcome)
-    /// is already there. `args_hash` is [`hash_value`] of its arguments,
-    /// computed once per call by [`begin`].
-    fn push(&mut self, call: Call, args_hash: u64) {
-        let mut hasher = FastHasher::default();
-        std::ptr::hash(call.target, &mut hasher);
-        hasher.write_u64(args_hash);
-        hash_observation(&call.observation, &mut hasher);
-        let slot = self.index.entry(hasher.finish()).or_default();
-        if slot.iter().any(|&i| self.calls[i] == call) {
-            return;
+    /// is already there. `key` is its key: the target's address and the
+    /// [`encode`]ing of its arguments ([`begin`] makes that part, for the
+    /// rebuild check), then [`encode_observation`] of what it did. Keys are
+    /// equal exactly when calls are, and compared in full: no call is
+    /// dropped for a hash it shares with another.
+    fn push(&mut self, call: Call, key: &[u8]) {
+        self.push_hashed(call, key, hash_bytes(key));
+    }
+
+    /// [`TestRecording::push`] with the key's hash given.
+    fn push_hashed(&mut self, call: Call, key: &[u8], hash: u64) {
+        if self.seen.find(hash, key).is_none() {
+            self.seen.insert(hash, key, self.calls.len());
+            self.calls.push(call);
         }
-        slot.push(self.calls.len());
-        self.calls.push(call);
     }
 }
 
@@ -187,8 +190,8 @@ pub fn record_test<R>(test: &str, f: impl FnOnce() -> R) -> R {
             if let Some(mut rec) = CURRENT.with(|c| c.borrow_mut().take()) {
                 let mut active = lock(&ACTIVE);
                 if let Some(pos) = active.iter().position(|a| a.name == rec.test) {
-                    for (call, args_hash) in active.remove(pos).foreign_calls {
-                        rec.push(call, args_hash);
+                    for (call, key) in active.remove(pos).foreign_calls {
+                        rec.push(call, &key);
                     }
                 }
                 drop(active);
@@ -250,8 +253,9 @@ impl ArgsBuilder {
 pub struct CallFrame {
     target: &'static Target,
     args: Value,
-    /// [`hash_value`] of `args`.
-    args_hash: u64,
+    /// The target's address and the [`encode`]ing of `args`: the start of
+    /// the call's key ([`TestRecording::push`]).
+    key: Vec<u8>,
 }
 
 /// Starts carving a call of `target` if this thread records for a system
@@ -290,15 +294,15 @@ pub fn begin(
         capture(&mut args);
         args.finish_or_warn(target)
     })?;
-    let args_hash = hash_value(&args);
-    if !rebuilds(target, Side::Before, &args, args_hash, check) {
+    let mut key = SCRATCH.with(Cell::take);
+    key.clear();
+    key.extend_from_slice(&(target as *const Target as usize).to_le_bytes());
+    encode(&args, &mut key);
+    if !rebuilds(target, Side::Before, &args, &mut key, check) {
+        SCRATCH.with(|s| s.set(key));
         return None;
     }
-    Some(CallFrame {
-        target,
-        args,
-        args_hash,
-    })
+    Some(CallFrame { target, args, key })
 }
 
 /// Runs `f`, a capture or rebuild of a value by carve, marked as such on
@@ -339,11 +343,7 @@ impl CallFrame {
             }
         });
         let after = match after {
-            Some(Some(state))
-                if !rebuilds(self.target, Side::After, &state, hash_value(&state), check) =>
-            {
-                None
-            }
+            Some(Some(state)) if !rebuilds_after(self.target, &state, check) => None,
             other => other,
         };
         self.conclude(result, outcome, after)
@@ -358,14 +358,17 @@ impl CallFrame {
         after: Option<Option<Value>>,
     ) -> R {
         match (outcome, after) {
-            (Ok(outcome), Some(after)) => store(
-                Call {
+            (Ok(outcome), Some(after)) => {
+                let observation = Observation { outcome, after };
+                let mut key = self.key;
+                encode_observation(&observation, &mut key);
+                let call = Call {
                     target: self.target,
                     args: self.args,
-                    observation: Observation { outcome, after },
-                },
-                self.args_hash,
-            ),
+                    observation,
+                };
+                store(call, key)
+            }
             (Err(e), _) => eprintln!(
                 "carve: not carving a call of `{}`: its result: {e}",
                 self.target.name()
@@ -502,38 +505,37 @@ impl RebuildCheck<'_> {
     }
 }
 
-/// Verdicts by the hash of (target, side, values): `None` when the values
-/// rebuild.
+/// The verdict of every set of values checked: by the key of (target,
+/// side, values), the index of its failure in `failures`, or [`REBUILDS`].
 #[derive(Default)]
-struct Checked(HashMap<u64, Vec<Verdict>, BuildHasherDefault<FastHasher>>);
+struct Checked {
+    seen: Distinct,
+    failures: Vec<NotRebuilt>,
+}
 
-/// Whether the values `.2` of a call of the target at address `.0` rebuild.
-type Verdict = (usize, Side, Value, Option<NotRebuilt>);
+/// [`Checked`]'s mark of values that rebuild.
+const REBUILDS: usize = usize::MAX;
 
 /// Whether `values` (`(name: value, …)`) of a call of `target` rebuild,
 /// checked by `check` the first time these values are seen on this thread;
-/// a call whose values do not is counted in [`take_skipped`].
+/// a call whose values do not is counted in [`take_skipped`]. `key` is the
+/// target's address and the [`encode`]ing of `values` (left as it was).
 fn rebuilds(
     target: &'static Target,
     side: Side,
     values: &Value,
-    values_hash: u64,
+    key: &mut Vec<u8>,
     check: impl FnOnce(&mut RebuildCheck<'_>),
 ) -> bool {
     let Value::Struct(_, written) = values else {
         return true;
     };
-    let id = target as *const Target as usize;
-    let mut hasher = FastHasher::default();
-    (id, side).hash(&mut hasher);
-    hasher.write_u64(values_hash);
-    let key = hasher.finish();
+    key.push(side as u8);
+    let hash = hash_bytes(key);
     let known = CHECKED.with(|c| {
-        c.borrow().0.get(&key).and_then(|slot| {
-            slot.iter()
-                .find(|(t, s, v, _)| *t == id && *s == side && v == values)
-                .map(|(_, _, _, verdict)| verdict.clone())
-        })
+        let c = c.borrow();
+        // `REBUILDS` is no failure's index.
+        Some(c.failures.get(c.seen.find(hash, key)?).cloned())
     });
     let verdict = match known {
         Some(verdict) => verdict,
@@ -545,16 +547,20 @@ fn rebuilds(
             capturing(|| check(&mut checking));
             let verdict = checking.failure;
             CHECKED.with(|c| {
-                c.borrow_mut().0.entry(key).or_default().push((
-                    id,
-                    side,
-                    values.clone(),
-                    verdict.clone(),
-                ))
+                let mut c = c.borrow_mut();
+                let found = match &verdict {
+                    None => REBUILDS,
+                    Some(failure) => {
+                        c.failures.push(failure.clone());
+                        c.failures.len() - 1
+                    }
+                };
+                c.seen.insert(hash, key, found);
             });
             verdict
         }
     };
+    key.pop();
     match verdict {
         None => true,
         Some(failure) => {
@@ -562,6 +568,17 @@ fn rebuilds(
             false
         }
     }
+}
+
+/// [`rebuilds`] of the state `state` of a call's `&mut` arguments after it.
+fn rebuilds_after(
+    target: &'static Target,
+    state: &Value,
+    check: impl FnOnce(&mut RebuildCheck<'_>),
+) -> bool {
+    let mut key = (target as *const Target as usize).to_le_bytes().to_vec();
+    encode(state, &mut key);
+    rebuilds(target, Side::After, state, &mut key, check)
 }
 
 /// Calls not carved because a value of theirs does not rebuild, by target
@@ -738,125 +755,227 @@ pub fn take_unlisted() -> Vec<Unlisted> {
         .collect()
 }
 
-fn store(call: Call, args_hash: u64) {
+/// Keeps `call` (of key `key`, see [`TestRecording::push`]) in the
+/// recording of the test it belongs to.
+fn store(call: Call, key: Vec<u8>) {
     let unowned = CURRENT.with(|c| match c.borrow_mut().as_mut() {
         Some(rec) => {
-            rec.push(call, args_hash);
+            rec.push(call, &key);
             None
         }
         None => Some(call),
     });
-    if let Some(call) = unowned {
-        if let [only] = lock(&ACTIVE).as_mut_slice() {
-            only.foreign_calls.push((call, args_hash));
+    match unowned {
+        None => SCRATCH.with(|s| s.set(key)),
+        Some(call) => {
+            if let [only] = lock(&ACTIVE).as_mut_slice() {
+                only.foreign_calls.push((call, key));
+            }
         }
     }
 }
 
-/// A value's hash, computed once per captured value: the rebuild check and
-/// the recording's index both start from it.
-fn hash_value(value: &Value) -> u64 {
+/// Appends to `out` the bytes of `value` that tell it apart as `Value`'s
+/// `==` does: its kind, then its content, names and strings as their
+/// length and text (names are compared as text), floats as their bits, a
+/// variant's index left out. No value's bytes are the start of another's,
+/// so two runs of encodings are equal exactly when each value is.
+///
+/// A repeated call is told from a new one by its bytes, found by their hash
+/// and compared with the first call's in full: one contiguous slice, where
+/// comparing with the first call's value tree (and the rebuild check's
+/// copy of it) walked a dozen heap blocks gone cold, most of what a
+/// repeated call cost (18.8 D1 misses of 1.6 for the plain call,
+/// callgrind's cache simulation).
+fn encode(value: &Value, out: &mut Vec<u8>) {
+    use Value::*;
+    out.push(value.discriminant());
+    match value {
+        Unit | None => {}
+        Bool(v) => out.push(u8::from(*v)),
+        I64(v) => out.extend_from_slice(&v.to_le_bytes()),
+        U64(v) => out.extend_from_slice(&v.to_le_bytes()),
+        I128(v) => out.extend_from_slice(&v.to_le_bytes()),
+        U128(v) => out.extend_from_slice(&v.to_le_bytes()),
+        F32(v) => out.extend_from_slice(&v.to_bits().to_le_bytes()),
+        F64(v) => out.extend_from_slice(&v.to_bits().to_le_bytes()),
+        Char(v) => out.extend_from_slice(&u32::from(*v).to_le_bytes()),
+        Str(v) => encode_bytes(v.as_bytes(), out),
+        Bytes(v) => encode_bytes(v, out),
+        Some(v) => encode(v, out),
+        UnitStruct(name) => encode_bytes(name.as_bytes(), out),
+        UnitVariant { name, variant, .. } => {
+            encode_bytes(name.as_bytes(), out);
+            encode_bytes(variant.as_bytes(), out);
+        }
+        NewtypeStruct(name, v) => {
+            encode_bytes(name.as_bytes(), out);
+            encode(v, out);
+        }
+        NewtypeVariant {
+            name,
+            variant,
+            value,
+            ..
+        } => {
+            encode_bytes(name.as_bytes(), out);
+            encode_bytes(variant.as_bytes(), out);
+            encode(value, out);
+        }
+        Seq(items) | Tuple(items) => encode_items(items, out),
+        TupleStruct(name, items) => {
+            encode_bytes(name.as_bytes(), out);
+            encode_items(items, out);
+        }
+        TupleVariant {
+            name,
+            variant,
+            fields,
+            ..
+        } => {
+            encode_bytes(name.as_bytes(), out);
+            encode_bytes(variant.as_bytes(), out);
+            encode_items(fields, out);
+        }
+        Map(entries) => {
+            encode_len(entries.len(), out);
+            for (key, value) in entries {
+                encode(key, out);
+                encode(value, out);
+            }
+        }
+        Struct(name, fields) => {
+            encode_bytes(name.as_bytes(), out);
+            encode_fields(fields, out);
+        }
+        StructVariant {
+            name,
+            variant,
+            fields,
+            ..
+        } => {
+            encode_bytes(name.as_bytes(), out);
+            encode_bytes(variant.as_bytes(), out);
+            encode_fields(fields, out);
+        }
+    }
+}
+
+fn encode_len(len: usize, out: &mut Vec<u8>) {
+    out.extend_from_slice(&(len as u64).to_le_bytes());
+}
+
+fn encode_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    encode_len(bytes.len(), out);
+    out.extend_from_slice(bytes);
+}
+
+fn encode_items(items: &[Value], out: &mut Vec<u8>) {
+    encode_len(items.len(), out);
+    for item in items {
+        encode(item, out);
+    }
+}
+
+fn encode_fields(fields: &[(&'static str, Value)], out: &mut Vec<u8>) {
+    encode_len(fields.len(), out);
+    for (name, value) in fields {
+        encode_bytes(name.as_bytes(), out);
+        encode(value, out);
+    }
+}
+
+/// [`encode`] of what a call did: equal bytes exactly when the
+/// observations are equal.
+fn encode_observation(observation: &Observation, out: &mut Vec<u8>) {
+    match &observation.outcome {
+        Outcome::Returned(value) => {
+            out.push(0);
+            encode(value, out);
+        }
+        Outcome::Panicked(message) => {
+            out.push(1);
+            encode_bytes(message.as_bytes(), out);
+        }
+        Outcome::Crashed(message) => {
+            out.push(2);
+            encode_bytes(message.as_bytes(), out);
+        }
+    }
+    match &observation.after {
+        None => out.push(0),
+        Some(after) => {
+            out.push(1);
+            encode(after, out);
+        }
+    }
+}
+
+/// The hash [`Distinct`] finds keys by.
+fn hash_bytes(bytes: &[u8]) -> u64 {
     let mut hasher = FastHasher::default();
-    hash_into(value, &mut hasher);
+    hasher.write(bytes);
     hasher.finish()
 }
 
-/// Hashes what `Value`'s `==` compares, but no name: a call's values carry the
-/// same names (its parameters', its types') on every call, so hashing them
-/// is work for no spread. Every repeated call is hashed, and its names are
-/// a good part of its words.
-fn hash_into(value: &Value, h: &mut FastHasher) {
-    use Value::*;
-    match value {
-        Unit => h.write_u64(0),
-        Bool(v) => h.write_u64(1 | u64::from(*v) << 8),
-        I64(v) => {
-            h.write_u64(2);
-            h.write_u64(*v as u64);
-        }
-        U64(v) => {
-            h.write_u64(3);
-            h.write_u64(*v);
-        }
-        I128(v) => {
-            h.write_u64(4);
-            h.write_u64(*v as u64);
-            h.write_u64((*v >> 64) as u64);
-        }
-        U128(v) => {
-            h.write_u64(5);
-            h.write_u64(*v as u64);
-            h.write_u64((*v >> 64) as u64);
-        }
-        F32(v) => h.write_u64(6 | u64::from(v.to_bits()) << 8),
-        F64(v) => {
-            h.write_u64(7);
-            h.write_u64(v.to_bits());
-        }
-        Char(v) => h.write_u64(8 | u64::from(*v) << 8),
-        Str(v) => {
-            h.write_u64(9);
-            h.write(v.as_bytes());
-        }
-        Bytes(v) => {
-            h.write_u64(10);
-            h.write(v);
-        }
-        None => h.write_u64(11),
-        Some(v) => {
-            h.write_u64(12);
-            hash_into(v, h);
-        }
-        UnitStruct(_) => h.write_u64(13),
-        UnitVariant { .. } => h.write_u64(14),
-        NewtypeStruct(_, v) => {
-            h.write_u64(15);
-            hash_into(v, h);
-        }
-        NewtypeVariant { value, .. } => {
-            h.write_u64(16);
-            hash_into(value, h);
-        }
-        Seq(items) | Tuple(items) | TupleStruct(_, items) | TupleVariant { fields: items, .. } => {
-            h.write_u64(17 | (items.len() as u64) << 8);
-            for item in items {
-                hash_into(item, h);
-            }
-        }
-        Map(entries) => {
-            h.write_u64(21 | (entries.len() as u64) << 8);
-            for (key, value) in entries {
-                hash_into(key, h);
-                hash_into(value, h);
-            }
-        }
-        Struct(_, fields) | StructVariant { fields, .. } => {
-            h.write_u64(22 | (fields.len() as u64) << 8);
-            for (_, value) in fields {
-                hash_into(value, h);
-            }
-        }
-    }
+/// A set of distinct keys (byte strings), each with a number: found by
+/// their hash and compared in full, so that keys with one hash are told
+/// apart. The keys are kept end to end in one buffer: a lookup reads the
+/// table's slot and the key's bytes.
+#[derive(Debug, Default)]
+struct Distinct {
+    /// The first key of each hash.
+    first: HashMap<u64, Entry, BuildHasherDefault<FastHasher>>,
+    /// The other keys of a hash, chained from its first by `next`.
+    more: Vec<Entry>,
+    bytes: Vec<u8>,
 }
 
-/// [`hash_into`] of what a call did.
-fn hash_observation(observation: &Observation, h: &mut FastHasher) {
-    match &observation.outcome {
-        Outcome::Returned(value) => {
-            h.write_u64(0);
-            hash_into(value, h);
-        }
-        Outcome::Panicked(message) => {
-            h.write_u64(1);
-            h.write(message.as_bytes());
-        }
-        Outcome::Crashed(message) => {
-            h.write_u64(2);
-            h.write(message.as_bytes());
+/// A key of [`Distinct`]: `bytes[start..end]`, its number, and the next
+/// key of its hash (`more[next - 1]`; none when 0).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    start: usize,
+    end: usize,
+    number: usize,
+    next: usize,
+}
+
+impl Distinct {
+    /// The number of `key` (of hash `hash`), if it is in the set.
+    fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
+        let mut entry = self.first.get(&hash)?;
+        loop {
+            if self.bytes[entry.start..entry.end] == *key {
+                return Some(entry.number);
+            }
+            entry = self.more.get(entry.next.checked_sub(1)?)?;
         }
     }
-    if let Some(after) = &observation.after {
-        hash_into(after, h);
+
+    /// Adds `key` (of hash `hash`, not in the set) with its number.
+    fn insert(&mut self, hash: u64, key: &[u8], number: usize) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(key);
+        let entry = Entry {
+            start,
+            end: self.bytes.len(),
+            number,
+            next: 0,
+        };
+        match self.first.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(entry);
+            }
+            std::collections::hash_map::Entry::Occupied(mut slot) => {
+                let first = slot.get_mut();
+                self.more.push(Entry {
+                    next: first.next,
+                    ..entry
+                });
+                first.next = self.more.len();
+            }
+        }
     }
 }
 
@@ -900,10 +1019,11 @@ mod tests {
     static TURNS: Mutex<()> = Mutex::new(());
 
     /// `Value`'s `==` (field by field, names by address first) and the
-    /// recorder's hash decide which calls are the same: `==` must say what
+    /// recorder's keys decide which calls are the same: `==` must say what
     /// `Value`'s order says, on every kind, with names equal in text at
     /// other addresses, floats by their bits and a variant's index not
-    /// looked at; equal values must hash alike.
+    /// looked at; values must be encoded alike exactly when equal, and runs
+    /// of encodings too (none is the start of another).
     #[test]
     fn values_equality_agrees_with_their_order_and_equal_values_hash_alike() {
         let other = |name: &str| -> &'static str { String::leak(name.to_owned()) };
@@ -954,13 +1074,22 @@ mod tests {
             Value::StructVariant { name: "E", index: 0, variant: "S", fields: vec![("s", Value::Unit)] },
             Value::StructVariant { name: "E", index: 1, variant: "S", fields: vec![("s", Value::Unit)] },
         ];
+        let encoded = |run: &[&Value]| {
+            let mut out = Vec::new();
+            run.iter().for_each(|v| encode(v, &mut out));
+            out
+        };
         let mut equal_pairs = 0;
         for a in &values {
             for b in &values {
                 assert_eq!(a == b, a.cmp(b).is_eq(), "{a:?} and {b:?}");
-                if a == b {
-                    assert_eq!(hash_value(a), hash_value(b), "{a:?} and {b:?} hash alike");
-                    equal_pairs += 1;
+                assert_eq!(a == b, encoded(&[a]) == encoded(&[b]), "{a:?} and {b:?}");
+                equal_pairs += usize::from(a == b);
+                for c in &values[..12] {
+                    for d in &values[..12] {
+                        let same = a == b && c == d;
+                        assert_eq!(same, encoded(&[a, c]) == encoded(&[b, d]), "{a:?} {c:?}");
+                    }
                 }
             }
         }
@@ -988,8 +1117,97 @@ mod tests {
         for (i, a) in calls.iter().enumerate() {
             for (j, b) in calls.iter().enumerate() {
                 assert_eq!(a == b, i == j, "{a:?} and {b:?}");
+                assert_eq!(key_of(a) == key_of(b), i == j, "{a:?} and {b:?}");
             }
             assert!(*a == a.clone());
+        }
+    }
+
+    /// [`TestRecording::push`]'s key of `call`, as [`begin`] and
+    /// [`CallFrame::finish`] make it.
+    fn key_of(call: &Call) -> Vec<u8> {
+        let mut key = (call.target as *const Target as usize).to_le_bytes().to_vec();
+        encode(&call.args, &mut key);
+        encode_observation(&call.observation, &mut key);
+        key
+    }
+
+    /// A call of `half` with argument `e` returning `returned`.
+    fn half_call(e: u64, returned: u64) -> Call {
+        Call {
+            target: &HALF,
+            args: Value::Struct(UNNAMED, vec![("e", Value::U64(e))]),
+            observation: Observation {
+                outcome: Outcome::Returned(Value::U64(returned)),
+                after: None,
+            },
+        }
+    }
+
+    #[test]
+    fn distinct_calls_whose_keys_hash_alike_are_all_kept_and_repeats_are_not() {
+        let calls = [(4, 2), (6, 3), (4, 2), (4, 3), (8, 4), (6, 3), (4, 2)];
+        let kept = |hash: &dyn Fn(&[u8]) -> u64| {
+            let mut recording = TestRecording::new("halves");
+            for (e, returned) in calls {
+                let call = half_call(e, returned);
+                let key = key_of(&call);
+                recording.push_hashed(call, &key, hash(&key));
+            }
+            let kept: Vec<(Value, Outcome)> = recording
+                .calls
+                .into_iter()
+                .map(|c| (c.args, c.observation.outcome))
+                .collect();
+            kept
+        };
+        let first_of_each: Vec<(Value, Outcome)> = [(4, 2), (6, 3), (4, 3), (8, 4)]
+            .into_iter()
+            .map(|(e, r)| half_call(e, r))
+            .map(|c| (c.args, c.observation.outcome))
+            .collect();
+        // Every key of one hash: only the comparison in full tells calls
+        // apart, and each distinct one is kept once, in first-seen order.
+        assert_eq!(kept(&|_| 7), first_of_each);
+        assert_eq!(kept(&|key| key.len() as u64), first_of_each);
+        assert_eq!(kept(&hash_bytes), first_of_each);
+    }
+
+    #[test]
+    fn a_set_of_keys_tells_apart_keys_of_one_hash_and_keeps_their_numbers() {
+        let mut set = Distinct::default();
+        let keys: [&[u8]; 4] = [b"a", b"ab", b"", b"b"];
+        for (number, key) in keys.iter().enumerate() {
+            assert_eq!(set.find(1, key), None);
+            set.insert(1, key, number);
+        }
+        set.insert(2, b"c", 9);
+        for (number, key) in keys.iter().enumerate() {
+            assert_eq!(set.find(1, key), Some(number), "{key:?}");
+            assert_eq!(set.find(2, key), None, "found by its hash only");
+        }
+        assert_eq!(set.find(2, b"c"), Some(9));
+        assert_eq!(set.find(1, b"c"), None);
+        assert_eq!(set.find(1, b"abc"), None);
+    }
+
+    #[test]
+    fn a_repeated_call_is_kept_once_and_its_key_is_made_as_the_call_is() {
+        let _turn = lock(&TURNS);
+        start();
+        let rebuilds = Cell::new(0);
+        record_test("repeats", || {
+            for e in [4, 6, 4, 4, 8, 6] {
+                half(e, &rebuilds);
+            }
+        });
+        let recordings = stop();
+        let mine = recordings.iter().find(|r| r.test == "repeats").unwrap();
+        let args: Vec<String> = mine.calls.iter().map(|c| c.args.to_compact_ron()).collect();
+        assert_eq!(args, ["(e:\"4\")", "(e:\"6\")", "(e:\"8\")"]);
+        for call in &mine.calls {
+            let key = key_of(call);
+            assert!(mine.seen.find(hash_bytes(&key), &key).is_some(), "{call:?}");
         }
     }
 

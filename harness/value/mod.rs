@@ -196,7 +196,7 @@ impl Value {
         )
     }
 
-    fn discriminant(&self) -> u8 {
+    pub(crate) fn discriminant(&self) -> u8 {
         match self {
             Value::Unit => 0,
             Value::Bool(_) => 1,
