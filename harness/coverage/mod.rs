@@ -29,6 +29,7 @@ pub mod history;
 pub mod html;
 pub mod reach;
 pub mod report;
+mod slots;
 pub mod symbols;
 pub mod tables;
 
@@ -42,6 +43,7 @@ pub use crate::registry::{Arith, Op};
 pub use distance::{normalize, slot, Cmp, KnownCmp, Probe, UnknownCmp};
 use distance::{branch_distances, goal_distances};
 use crate::registry::{Sites, UNREGISTERED};
+use slots::Slots;
 
 /// The first global outcome index of `sites`, given on first use.
 #[inline]
@@ -119,9 +121,8 @@ thread_local! {
 
 #[derive(Default)]
 struct State {
-    /// Smallest distance per global outcome index; infinity when not reached.
-    distance: Vec<f64>,
-    touched: Vec<u32>,
+    /// Smallest distance per global outcome index, and which were reached.
+    slots: Slots,
     /// Per comparison, at the global index of its first goal slot: what it
     /// records ([`set_recording`]); absent: [`Recording::Full`]. It stays
     /// with the buffers from one collection to the next.
@@ -132,9 +133,6 @@ struct State {
     integers: Vec<Closest>,
     /// The comparisons with an entry in `integers`, in first-touch order.
     integers_touched: Vec<IntegerSite>,
-    /// The slots [`settle_integers`] reached first, apart from `touched`
-    /// until both are sorted.
-    settled: Vec<u32>,
 }
 
 /// The operand differences `d = l − r` of one integer comparison closest to
@@ -384,64 +382,7 @@ pub fn set_recording(comparisons: &[(&'static Sites, u32, Recording)]) {
 
 #[inline(always)]
 fn keep_smallest<const N: usize>(state: &mut State, first: usize, distances: [f64; N]) {
-    keep_smallest_in(&mut state.distance, &mut state.touched, first, distances);
-}
-
-/// [`keep_smallest`] on the slots `distance`, listing those reached for the
-/// first time in `touched`.
-#[inline(always)]
-fn keep_smallest_in<const N: usize>(
-    distance: &mut Vec<f64>,
-    touched: &mut Vec<u32>,
-    first: usize,
-    distances: [f64; N],
-) {
-    if N == 0 {
-        return;
-    }
-    // One slot (an outcome taken, the common case once goals are met):
-    // one bounds check. Growing is out of line and does not check again on
-    // the common path.
-    if N == 1 {
-        let slot = match distance.get_mut(first) {
-            Some(slot) => slot,
-            None => &mut grow(distance, first, N)[0],
-        };
-        if distances[0] < *slot {
-            if *slot == f64::INFINITY {
-                touched.push(first as u32);
-            }
-            *slot = distances[0];
-        }
-        return;
-    }
-    let end = first + N;
-    if end > distance.len() {
-        grow(distance, first, N);
-    }
-    // One bounds check for the whole range; `touched` is apart from the
-    // slots, so pushing to it cannot move them.
-    let slots = &mut distance[first..end];
-    for ((offset, distance), slot) in distances.into_iter().enumerate().zip(slots) {
-        if distance < *slot {
-            if *slot == f64::INFINITY {
-                touched.push((first + offset) as u32);
-            }
-            *slot = distance;
-        }
-    }
-}
-
-/// The slots `first..first + n`, made room for (rare: once per table and
-/// thread), out of line so that the recording path stays small.
-#[cold]
-#[inline(never)]
-fn grow(distance: &mut Vec<f64>, first: usize, n: usize) -> &mut [f64] {
-    let end = first + n;
-    if end > distance.len() {
-        distance.resize(end, f64::INFINITY);
-    }
-    &mut distance[first..end]
+    state.slots.keep_smallest(first, distances);
 }
 
 /// `l − r` of an integer comparison `l op r` whose value is `value`, when
@@ -522,10 +463,9 @@ fn settle_integers(state: &mut State) {
                 smallest(&mut goals, goal_distances(site.op, value, Some(cmp), cmp.order));
             }
         }
-        let State { distance, settled, .. } = &mut *state;
-        keep_smallest_in(distance, settled, site.outcome as usize, outcomes);
+        state.slots.keep_smallest(site.outcome as usize, outcomes);
         if site.goals {
-            keep_smallest_in(distance, settled, site.first as usize, goals);
+            state.slots.keep_smallest(site.first as usize, goals);
         }
     }
     // The emptied list goes back, so that its room is reused.
@@ -963,22 +903,6 @@ pub fn paused<R>(f: impl FnOnce() -> R) -> R {
     counters::paused(f)
 }
 
-/// Sorts the touched indices: an insertion sort, as a call touches few
-/// outcomes, often in the order of their ids.
-fn sort_small(indices: &mut [u32]) {
-    if indices.len() > 32 {
-        indices.sort_unstable();
-        return;
-    }
-    for i in 1..indices.len() {
-        let mut j = i;
-        while j > 0 && indices[j - 1] > indices[j] {
-            indices.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-}
-
 /// Each of `kept` made the smaller of it and its counterpart in `new`.
 #[inline(always)]
 fn smallest<const N: usize>(kept: &mut [f64; N], new: [f64; N]) {
@@ -989,56 +913,28 @@ fn smallest<const N: usize>(kept: &mut [f64; N], new: [f64; N]) {
     }
 }
 
-/// The elements of two ascending lists, in ascending order.
-fn merged<'a>(a: &'a [u32], b: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
-    let (mut i, mut j) = (0, 0);
-    std::iter::from_fn(move || {
-        let next = match (a.get(i), b.get(j)) {
-            (Some(&x), Some(&y)) if y < x => {
-                j += 1;
-                y
-            }
-            (Some(&x), _) => {
-                i += 1;
-                x
-            }
-            (None, Some(&y)) => {
-                j += 1;
-                y
-            }
-            (None, None) => return None,
-        };
-        Some(next)
-    })
-}
-
-/// The outcomes at global `indices` (ascending, `count` of them, from
-/// `first`) with their distances, which are reset for the next call.
-fn reached_at(
-    tables: &[(u32, &'static Sites)],
-    distance: &mut [f64],
-    (first, count): (u32, usize),
-    indices: impl Iterator<Item = u32>,
-) -> Vec<(&'static Sites, u32, f64)> {
-    let mut reached = Vec::with_capacity(count);
-    // Sorted indices come table by table (bases ascend), ids ascending
-    // within each: one walk over the tables, from the first index's,
-    // finds each index's table.
-    let mut table = tables.partition_point(|(base, _)| *base <= first).saturating_sub(1);
-    let Some(&(mut base, mut sites)) = tables.get(table) else {
-        return reached;
-    };
-    let next_base = |table: usize| tables.get(table + 1).map_or(u32::MAX, |(base, _)| *base);
-    let mut end = next_base(table);
-    for index in indices {
-        while index >= end {
-            table += 1;
-            (base, sites) = tables[table];
-            end = next_base(table);
+/// What the call reached, `(table, outcome id, distance)` in ascending
+/// global index (table by table, ids ascending), the slots reset for the
+/// next call.
+fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots) -> Vec<(&'static Sites, u32, f64)> {
+    let mut reached = Vec::with_capacity(slots.count());
+    // Indices ascend, so they come table by table (bases ascend): a table
+    // is looked up when an index passes the end of the last one's.
+    let (mut base, mut end, mut sites) = (0, 0, None);
+    slots.drain(|index, d| {
+        if index >= end {
+            let at = tables.partition_point(|(b, _)| *b <= index).saturating_sub(1);
+            let Some(&(b, s)) = tables.get(at) else {
+                return;
+            };
+            base = b;
+            end = tables.get(at + 1).map_or(u32::MAX, |(b, _)| *b);
+            sites = Some(s);
         }
-        let d = std::mem::replace(&mut distance[index as usize], f64::INFINITY);
-        reached.push((sites, index - base, d));
-    }
+        if let Some(sites) = sites {
+            reached.push((sites, index - base, d));
+        }
+    });
     reached
 }
 
@@ -1081,22 +977,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
         if tables.len() != REGISTERED.load(Ordering::Acquire) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        let State { distance, touched, settled, .. } = &mut *state;
-        // What settling added is sorted on its own (it is short and nearly
-        // in order), and walked beside the call's own.
-        sort_small(touched);
-        let reached = if settled.is_empty() {
-            let first = touched.first().copied().unwrap_or(0);
-            reached_at(&tables, distance, (first, touched.len()), touched.iter().copied())
-        } else {
-            sort_small(settled);
-            let first = touched.first().map_or(settled[0], |&t| t.min(settled[0]));
-            let count = touched.len() + settled.len();
-            reached_at(&tables, distance, (first, count), merged(touched, settled))
-        };
-        settled.clear();
-        touched.clear();
-        reached
+        reached_of(&tables, &mut state.slots)
     });
     SPARE.with(|s| {
         if let Some(other) = s.borrow_mut().replace(state) {
@@ -1277,34 +1158,6 @@ mod tests {
             assert_eq!(entries, expected);
             assert!(trace.entries().iter().all(|(_, _, d)| *d == 0.0));
             assert_eq!(trace.functions().collect::<Vec<_>>().len(), 1, "only `second` was entered");
-        }
-    }
-
-    #[test]
-    fn touched_indices_sort_and_merge_whatever_their_order() {
-        use rand::rngs::StdRng;
-        use rand::{RngExt, SeedableRng};
-        let mut rng = StdRng::seed_from_u64(3);
-        let descending: Vec<u32> = (0..40).rev().chain([7, 3, 3]).collect();
-        let runs: Vec<u32> = (0..9).chain(27..35).chain([6]).chain(9..27).collect();
-        let random: Vec<Vec<u32>> = (0..200)
-            .map(|_| {
-                let len = rng.random_range(0..80);
-                (0..len).map(|_| rng.random_range(0..50)).collect()
-            })
-            .collect();
-        for indices in [vec![], vec![5], descending, runs].into_iter().chain(random) {
-            let split = rng.random_range(0..=indices.len());
-            let mut expected = indices.clone();
-            expected.sort_unstable();
-            let mut sorted = indices.clone();
-            sort_small(&mut sorted);
-            assert_eq!(sorted, expected);
-            // Any split of it, each part sorted, then merged.
-            let (mut head, mut tail) = (indices[..split].to_vec(), indices[split..].to_vec());
-            sort_small(&mut head);
-            sort_small(&mut tail);
-            assert_eq!(merged(&head, &tail).collect::<Vec<_>>(), expected);
         }
     }
 
