@@ -254,7 +254,8 @@ def libfuzzer(name, own_dir, seconds):
     corpus.mkdir(parents=True)
     for i, seed in enumerate(harness["seeds"]):
         (corpus / f"seed{i}").write_bytes(seed)
-    env = {"CARGO_TARGET_DIR": str(TARGETS / "fuzz")}
+    # The crate is a path dependency of the fuzz crate: RUSTC_WRAPPER.
+    env = {"CARGO_TARGET_DIR": str(TARGETS / "fuzz"), **field.capped(field.CRATES[name], "RUSTC_WRAPPER")}
     field.run(["cargo", "+nightly", "fuzz", "build", "target"], own_dir, env)
     run = field.run(["cargo", "+nightly", "fuzz", "run", "target", "--", f"-max_total_time={seconds}",
                      "-print_final_stats=1"], own_dir, env, check=False)

@@ -267,7 +267,7 @@ pub fn one(data: &[u8]) {
         seeds=[text(0, "text/plain; charset=utf-8\ncharset"), text(0, "text/plain; charset=utf-8\nboundary"),
                text(0, "image/svg+xml"), text(0, "multipart/form-data; boundary=\"ABC DEF\"\nboundary"),
                text(2, "text/plain; charset=utf-8\ntext/plain; charset=UTF-8"), text(1, "image/svg+xml\nmultipart/form-data; boundary=\"ABC DEF\""),
-               text(0, "text/"), text(0, "text/plain; charset")],
+               text(0, "text"), text(0, "text/plain; charset")],
     ),
     "ipnet": dict(
         body="""
