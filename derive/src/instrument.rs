@@ -101,18 +101,25 @@ pub struct Table {
     constants: std::collections::BTreeSet<ConstantRow>,
 }
 
-/// Rewrites `block` to record into the site table `sites`; returns the
-/// rewritten block and the table's branches and call sites. The block
-/// starts by recording that it was entered, and by noting the tables it
-/// reads (once per process: [`crate::tables`]); the body of an `unsafe fn`
-/// notes none.
-pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool, frame: bool) -> (Block, Table) {
+/// [`instrument_in`] for a body whose function is not named (tests).
+#[cfg(test)]
+fn instrument(block: &Block, sites: &Ident, is_unsafe: bool, frame: bool) -> (Block, Table) {
     instrument_in(block, sites, "", is_unsafe, frame)
 }
 
-/// [`instrument`] for the body of function `function`, whose nested
-/// functions are named inside it (`read_digit::parse_digit`).
-fn instrument_in(block: &Block, sites: &Ident, function: &str, is_unsafe: bool, frame: bool) -> (Block, Table) {
+/// Rewrites `block`, the body of function `function`, to record into the
+/// site table `sites`; returns the rewritten block and the table's branches
+/// and call sites. The block starts by recording that it was entered, and
+/// by noting the tables it reads (once per process: [`crate::tables`]); the
+/// body of an `unsafe fn` notes none. Functions nested in it are named
+/// inside it (`read_digit::parse_digit`).
+fn instrument_in(
+    block: &Block,
+    sites: &Ident,
+    function: &str,
+    is_unsafe: bool,
+    frame: bool,
+) -> (Block, Table) {
     let tables = crate::tables::read_by(block, is_unsafe);
     let mut rewriter = Rewriter {
         function: function.to_owned(),
