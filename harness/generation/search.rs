@@ -360,6 +360,14 @@ impl Search {
         Some(out)
     }
 
+    /// Whether `var` lies in a string argument that has an item to repeat.
+    fn has_item(&self, current: &Value, var: &Path) -> bool {
+        let Some(Value::Str(text)) = var.first().and_then(|i| get(current, &[*i])) else {
+            return false;
+        };
+        (0..dictionary::tokens(text).len()).any(|at| dictionary::repeated_item(text, at).is_some())
+    }
+
     /// The string argument that `var` lies in with one of its items
     /// repeated ([`dictionary::repeated_item`]) at a separator drawn at
     /// random; `None` when it is no string or has no item to repeat there.
@@ -522,7 +530,9 @@ impl Search {
         // parser took): what a limit on the number of items needs, which
         // characters or tokens inserted one at a time reach only through
         // texts that fail in between.
-        if self.rng.random_ratio(1, 8) {
+        // Drawn only for a string that has one, so that the search of
+        // other arguments goes as it went.
+        if self.has_item(current, var) && self.rng.random_ratio(1, 8) {
             if let Some(moved) = self.repeat_item(current, var) {
                 return Some(moved);
             }
