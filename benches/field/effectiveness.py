@@ -126,6 +126,8 @@ def own_copy(name):
         field.annotate(dir / file, heads, field.TARGET)
     for file, heads in crate["instrument"].items():
         field.annotate(dir / file, heads, field.INSTRUMENT)
+    for file, heads in crate.get("serde_derive", {}).items():
+        field.annotate(dir / file, heads, field.SERDE)
     kept, skip = [], False
     for line in (dir / "Cargo.toml").read_text().splitlines():
         if line.startswith("["):

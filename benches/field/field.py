@@ -25,6 +25,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = pathlib.Path(os.environ.get("FIELD_OUT", ROOT / "target" / "field"))
 TARGET = "#[cfg_attr(feature = \"carve\", carve::target)]\n"
 INSTRUMENT = "#[cfg_attr(feature = \"carve\", carve::instrument)]\n"
+# A serde derive a user adds to a public type that has none, so that carve
+# can carve it (field.py's `serde_derive`).
+SERDE = "#[cfg_attr(feature = \"carve\", derive(serde::Serialize, serde::Deserialize))]\n"
 
 CRATES = {
     # An HTTP date parser: a `Display + FromStr` type whose Display writes
@@ -337,17 +340,28 @@ fn parses_media_types() {
             "src/ipnet.rs": ["impl IpNet {", "impl Ipv4Net {", "impl Ipv6Net {", "impl<'a> Contains<&'a IpNet> for IpNet",
                              "impl<'a> Contains<&'a IpAddr> for IpNet", "impl<'a> Contains<&'a Ipv4Net> for Ipv4Net",
                              "impl<'a> Contains<&'a Ipv4Addr> for Ipv4Net", "impl<'a> Contains<&'a Ipv6Net> for Ipv6Net",
-                             "impl<'a> Contains<&'a Ipv6Addr> for Ipv6Net"],
+                             "impl<'a> Contains<&'a Ipv6Addr> for Ipv6Net", "impl Ipv4Subnets {", "impl Ipv6Subnets {",
+                             "impl Iterator for IpSubnets", "impl Iterator for Ipv4Subnets", "impl Iterator for Ipv6Subnets"],
             "src/parser.rs": ["impl FromStr for IpNet", "impl FromStr for Ipv4Net", "impl FromStr for Ipv6Net"],
             "src/mask.rs": ["pub fn ip_mask_to_prefix", "pub fn ipv4_mask_to_prefix", "pub fn ipv6_mask_to_prefix"],
+            # The iterators `hosts` and `subnets` return, public types with
+            # a serde derive of their own under `carve` (below): stepped by
+            # their own methods (`next`, `count`, `nth`, ...), as a caller
+            # iterates them.
+            "src/ipext.rs": ["impl Ipv4AddrRange {", "impl Ipv6AddrRange {", "impl Iterator for IpAddrRange",
+                             "impl Iterator for Ipv4AddrRange", "impl Iterator for Ipv6AddrRange",
+                             "impl DoubleEndedIterator for IpAddrRange", "impl DoubleEndedIterator for Ipv4AddrRange",
+                             "impl DoubleEndedIterator for Ipv6AddrRange"],
+        },
+        serde_derive={
+            "src/ipext.rs": ["pub enum IpAddrRange", "pub struct Ipv4AddrRange", "pub struct Ipv6AddrRange"],
+            "src/ipnet.rs": ["pub enum IpSubnets", "pub struct Ipv4Subnets", "pub struct Ipv6Subnets"],
         },
         instrument={
             "src/ipnet.rs": ["impl fmt::Display for IpNet", "impl fmt::Display for Ipv4Net", "impl fmt::Display for Ipv6Net",
-                             "impl Iterator for IpSubnets", "fn next_ipv4_subnet", "fn next_ipv6_subnet",
-                             "impl Iterator for Ipv4Subnets", "impl Iterator for Ipv6Subnets", "fn merge_intervals"],
+                             "fn next_ipv4_subnet", "fn next_ipv6_subnet", "fn merge_intervals"],
             "src/parser.rs": ["impl<'a> Parser<'a> {"],
-            "src/ipext.rs": ["impl IpStep for Ipv4Addr", "impl IpStep for Ipv6Addr", "impl Iterator for IpAddrRange",
-                             "impl Iterator for Ipv4AddrRange", "impl Iterator for Ipv6AddrRange"],
+            "src/ipext.rs": ["impl IpStep for Ipv4Addr", "impl IpStep for Ipv6Addr"],
         },
         system_test='''
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
@@ -473,6 +487,8 @@ def prepare(name, out=None):
         annotate(dir / file, heads, TARGET)
     for file, heads in crate["instrument"].items():
         annotate(dir / file, heads, INSTRUMENT)
+    for file, heads in crate.get("serde_derive", {}).items():
+        annotate(dir / file, heads, SERDE)
     (dir / "tests").mkdir()
     (dir / "tests" / "carve.rs").write_text(crate["system_test"].lstrip() + "\ncarve::main!();\n")
     run(["git", "init", "-q"], dir)
