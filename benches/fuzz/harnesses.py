@@ -288,7 +288,7 @@ pub fn one(data: &[u8]) {
                 if hosts.size_hint().1.is_some() {
                     let _ = hosts.count();
                 }
-                let _ = (hosts.last(), hosts.max(), hosts.min(), hosts.nth(len as usize), hosts.nth_back(len as usize));
+                let _ = (hosts.last(), Iterator::max(hosts), Iterator::min(hosts), hosts.nth(len as usize), hosts.nth_back(len as usize));
                 let _ = n.subnets(len).map(|s| s.take(4).count()).map_err(|e| e.to_string());
                 let _ = IpNet::new(n.addr(), len).map_err(|e| e.to_string());
                 let _ = IpNet::with_netmask(n.addr(), n.netmask());
@@ -299,7 +299,7 @@ pub fn one(data: &[u8]) {
             let _ = (n.trunc(), n.netmask(), n.hostmask(), n.network(), n.broadcast(), n.supernet(), n.to_string());
             let mut hosts = n.hosts();
             let _ = (hosts.next(), hosts.next_back());
-            let _ = (hosts.count(), hosts.last(), hosts.max(), hosts.min(), hosts.nth(len as usize),
+            let _ = (hosts.count(), hosts.last(), Iterator::max(hosts), Iterator::min(hosts), hosts.nth(len as usize),
                      hosts.nth_back(len as usize), hosts.size_hint());
             let _ = n.subnets(len).map(|s| s.take(4).count());
             let _ = ipnet::Ipv4Subnets::new(n.network(), n.broadcast(), len).take(4).count();
@@ -314,7 +314,7 @@ pub fn one(data: &[u8]) {
             if hosts.size_hint().1.is_some() {
                 let _ = hosts.count();
             }
-            let _ = (hosts.last(), hosts.max(), hosts.min(), hosts.nth(len as usize), hosts.nth_back(len as usize));
+            let _ = (hosts.last(), Iterator::max(hosts), Iterator::min(hosts), hosts.nth(len as usize), hosts.nth_back(len as usize));
             let _ = n.subnets(len).map(|s| s.take(4).count());
             let _ = ipnet::Ipv6Subnets::new(n.network(), n.broadcast(), len).take(4).count();
             let _ = Ipv6Net::new(n.addr(), len);
