@@ -175,8 +175,8 @@ fn gathered(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value]) 
 }
 
 /// For a struct parameter no carved value fits as a whole: structs made of
-/// the carved values that fit its fields (value `i` of each field's in
-/// struct `i`, up to [`MAX_TRIED`] tried), the first [`PER_PARAM`] the parameter
+/// the carved values that fit its fields (up to [`PER_PARAM`] of them,
+/// value `i` of each field's in struct `i`), those the parameter
 /// deserializes from, when its simplest value does not: an
 /// `Ipv6AddrRange { start, end }` that no call was handed takes the
 /// addresses carved for other targets, where its simplest value (empty
@@ -208,7 +208,7 @@ fn assembled(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value])
         let mut column: Vec<Value> = values
             .iter()
             .filter(|v| types.fits(field, v) && seen.insert((**v).clone()))
-            .take(MAX_TRIED)
+            .take(PER_PARAM)
             .map(|v| (*v).clone())
             .collect();
         if column.is_empty() {
@@ -219,14 +219,9 @@ fn assembled(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value])
         }
         columns.push(column);
     }
-    // Texts fit any text field, and which parse is known only by trying:
-    // up to MAX_TRIED rows are tried, until PER_PARAM deserialize.
     let rows = columns.iter().map(Vec::len).max().unwrap_or(0);
     let mut out: Vec<Value> = Vec::new();
     for i in 0..rows {
-        if out.len() == PER_PARAM {
-            break;
-        }
         let value = Value::Struct(
             struct_name,
             fields
