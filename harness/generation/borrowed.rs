@@ -23,7 +23,7 @@
 use std::collections::BTreeSet;
 
 use crate::value::text::UNNAMED;
-use crate::value::types::{Container, ParamType, ParamTypes, Ty};
+use crate::value::types::{ParamType, ParamTypes, Ty};
 use crate::value::Value;
 
 /// At most this many values seed one parameter: enough to hold the
@@ -67,11 +67,6 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
         if fitting.is_empty() {
             if let ParamType::Typed(ty) = ty {
                 fitting.extend(gathered(types, name, ty, &values));
-            }
-        }
-        if fitting.is_empty() {
-            if let ParamType::Typed(ty) = ty {
-                fitting.extend(assembled(types, name, ty, &values));
             }
         }
         if fitting.is_empty() {
@@ -172,69 +167,6 @@ fn gathered(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value]) 
         .into_iter()
         .chain([Value::Seq(items)])
         .collect()
-}
-
-/// For a struct parameter no carved value fits as a whole: structs made of
-/// the carved values that fit its fields (up to [`PER_PARAM`] of them,
-/// value `i` of each field's in struct `i`), those the parameter
-/// deserializes from, when its simplest value does not: an
-/// `Ipv6AddrRange { start, end }` that no call was handed takes the
-/// addresses carved for other targets, where its simplest value (empty
-/// texts) parses into no address and leaves the target without a seed.
-/// Nothing when none deserializes, or when the simplest value does.
-fn assembled(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value]) -> Vec<Value> {
-    let Ty::Named(struct_name) = ty else {
-        return Vec::new();
-    };
-    let Some(Container::Struct(fields)) = types.container(struct_name) else {
-        return Vec::new();
-    };
-    // A simplest value that deserializes seeds it, as for any type.
-    let admitted = |value: &Value| {
-        let alone = Value::Struct(UNNAMED, vec![(name, value.clone())]);
-        // A text found inside another target's value was never read by
-        // this type's parser: one that panics on it says no.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::outcome::quietly(|| types.admits(&alone))
-        }))
-        .unwrap_or(false)
-    };
-    if types.simplest(ty).is_none_or(|simplest| admitted(&simplest)) {
-        return Vec::new();
-    }
-    let mut columns: Vec<Vec<Value>> = Vec::new();
-    for (_, field) in fields {
-        let mut seen = BTreeSet::new();
-        let mut column: Vec<Value> = values
-            .iter()
-            .filter(|v| types.fits(field, v) && seen.insert((**v).clone()))
-            .take(PER_PARAM)
-            .map(|v| (*v).clone())
-            .collect();
-        if column.is_empty() {
-            column.extend(types.simplest(field));
-        }
-        if column.is_empty() {
-            return Vec::new();
-        }
-        columns.push(column);
-    }
-    let rows = columns.iter().map(Vec::len).max().unwrap_or(0);
-    let mut out: Vec<Value> = Vec::new();
-    for i in 0..rows {
-        let value = Value::Struct(
-            struct_name,
-            fields
-                .iter()
-                .zip(&columns)
-                .map(|((field, _), column)| (*field, column[i % column.len()].clone()))
-                .collect(),
-        );
-        if admitted(&value) && !out.contains(&value) {
-            out.push(value);
-        }
-    }
-    out
 }
 
 /// More seeds for a target that has calls of its own (`own`, its carved
@@ -493,45 +425,6 @@ mod tests {
 
     fn seeds_of(types: &ParamTypes, donors: &[Value]) -> Vec<Value> {
         seeds(types, donors).unwrap()
-    }
-
-    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
-    struct Span {
-        start: std::net::Ipv4Addr,
-        end: std::net::Ipv4Addr,
-        step: u8,
-    }
-
-    /// A struct parameter that no carved value fits as a whole is made of
-    /// the carved values of its fields' types, value `i` of each field's in
-    /// struct `i`; structs that do not deserialize (a text that is no
-    /// address) are left out.
-    #[test]
-    fn a_struct_parameter_is_assembled_from_the_carved_values_of_its_fields() {
-        use serde::Deserialize;
-        let mut types = ParamTypes::default();
-        types.param("span", trace::<Span>().checked_by(|v| Span::deserialize(v).is_ok()));
-        let donors = [
-            args(vec![("a", Value::Str("10.0.0.1".into())), ("n", Value::U64(3))]),
-            args(vec![("s", Value::Str("x".into())), ("m", Value::U64(300))]),
-            args(vec![("b", Value::Str("10.0.0.2".into())), ("k", Value::U64(4))]),
-        ];
-        let span = |a: &str, step: u64| {
-            Value::Struct(
-                "Span",
-                vec![
-                    ("start", Value::Str(a.into())),
-                    ("end", Value::Str(a.into())),
-                    ("step", Value::U64(step)),
-                ],
-            )
-        };
-        // Texts "10.0.0.1", "x", "10.0.0.2"; steps 3, 4 (300 is no `u8`):
-        // row 1 holds "x", which is no address.
-        assert_eq!(
-            seeds_of(&types, &donors),
-            [args(vec![("span", span("10.0.0.1", 3))]), args(vec![("span", span("10.0.0.2", 3))])]
-        );
     }
 
     /// A text-form parameter takes carved texts that parse, and none else;
