@@ -307,6 +307,33 @@ fn loops_lets_matches_guards_and_closures_are_counted() {
     assert_eq!(result, 0);
 }
 
+/// A parser's digit reader with a local helper, as ipnet's
+/// `Parser::read_digit` has `fn parse_digit` inside it.
+#[carve::instrument]
+fn digits_sum(text: &str) -> u32 {
+    fn digit(c: char) -> Option<u32> {
+        if c.is_ascii_digit() {
+            c.to_digit(10)
+        } else {
+            None
+        }
+    }
+    text.chars().filter_map(digit).sum()
+}
+
+#[test]
+fn a_nested_function_is_instrumented_as_a_function_of_its_own() {
+    let sites = helper_sites("digits_sum::digit");
+    let (sum, trace) = coverage::collect(|| digits_sum("1a2"));
+    assert_eq!(sum, 3);
+    assert_eq!(
+        covered(sites, &trace),
+        labels(&["c.is_ascii_digit() true", "c.is_ascii_digit() false"])
+    );
+    // The outer function has no branch of its own.
+    assert!(helper_sites("digits_sum").branches.is_empty());
+}
+
 /// A condition around a closure that has conditions of its own.
 #[carve::instrument]
 fn scheme_ok(scheme: &str) -> bool {

@@ -238,4 +238,111 @@ pub fn one(data: &[u8]) {
 """,
         seeds=[numbers(4, 700), numbers(2, 700_000, 1), numbers(1, 1536, 1), text(0, "1.5 KiB"), text(0, "1.5 XB")],
     ),
+    "mime": dict(
+        body="""
+pub fn one(data: &[u8]) {
+    use mime::Mime;
+    let (which, rest) = split(data);
+    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let (a, b) = text.split_once('\\n').unwrap_or((text, ""));
+    let m = match a.parse::<Mime>() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.to_string();
+            return;
+        }
+    };
+    match which % 3 {
+        0 => {
+            let _ = (m.type_().to_string(), m.subtype().to_string(), m.suffix().map(|s| s.to_string()),
+                     m.get_param(b).map(|v| v.to_string()), m.params().count(), m.essence_str().len(), m.to_string());
+        }
+        1 => if let Ok(other) = b.parse::<Mime>() {
+            let _ = m == other;
+        },
+        _ => { let _ = m == b; }
+    }
+}
+""",
+        seeds=[text(0, "text/plain; charset=utf-8\ncharset"), text(0, "text/plain; charset=utf-8\nboundary"),
+               text(0, "image/svg+xml"), text(0, "multipart/form-data; boundary=\"ABC DEF\"\nboundary"),
+               text(2, "text/plain; charset=utf-8\ntext/plain; charset=UTF-8"), text(1, "image/svg+xml\nmultipart/form-data; boundary=\"ABC DEF\""),
+               text(0, "text"), text(0, "text/plain; charset")],
+    ),
+    "ipnet": dict(
+        body="""
+pub fn one(data: &[u8]) {
+    use ipnet::{IpNet, Ipv4Net, Ipv6Net};
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let (which, rest) = split(data);
+    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let (a, b) = text.split_once('\\n').unwrap_or((text, ""));
+    let len = b.bytes().next().unwrap_or(0);
+    match which % 6 {
+        0 => match a.parse::<IpNet>() {
+            Ok(n) => {
+                let _ = (n.trunc(), n.addr(), n.prefix_len(), n.max_prefix_len(), n.netmask(), n.hostmask(), n.network(),
+                         n.broadcast(), n.supernet(), n.to_string());
+                let mut hosts = n.hosts();
+                let _ = (hosts.next(), hosts.next_back());
+                if hosts.size_hint().1.is_some() {
+                    let _ = hosts.count();
+                }
+                let _ = (hosts.last(), Iterator::max(hosts), Iterator::min(hosts), hosts.nth(len as usize), hosts.nth_back(len as usize));
+                let _ = n.subnets(len).map(|s| s.take(4).count()).map_err(|e| e.to_string());
+                let _ = IpNet::new(n.addr(), len).map_err(|e| e.to_string());
+                let _ = IpNet::with_netmask(n.addr(), n.netmask());
+            }
+            Err(e) => { let _ = e.to_string(); }
+        },
+        1 => if let Ok(n) = a.parse::<Ipv4Net>() {
+            let _ = (n.trunc(), n.netmask(), n.hostmask(), n.network(), n.broadcast(), n.supernet(), n.to_string());
+            let mut hosts = n.hosts();
+            let _ = (hosts.next(), hosts.next_back());
+            let _ = (hosts.count(), hosts.last(), Iterator::max(hosts), Iterator::min(hosts), hosts.nth(len as usize),
+                     hosts.nth_back(len as usize), hosts.size_hint());
+            let _ = n.subnets(len).map(|s| s.take(4).count());
+            // A prefix length past the address's panics in `next`, by contract.
+            let _ = ipnet::Ipv4Subnets::new(n.network(), n.broadcast(), len.min(32)).take(4).count();
+            let _ = Ipv4Net::new(n.addr(), len);
+            let _ = Ipv4Net::with_netmask(n.addr(), n.netmask());
+        },
+        2 => if let Ok(n) = a.parse::<Ipv6Net>() {
+            let _ = (n.trunc(), n.netmask(), n.hostmask(), n.network(), n.broadcast(), n.supernet(), n.to_string());
+            let mut hosts = n.hosts();
+            let _ = (hosts.next(), hosts.next_back());
+            // `count` panics past usize::MAX, by contract.
+            if hosts.size_hint().1.is_some() {
+                let _ = hosts.count();
+            }
+            let _ = (hosts.last(), Iterator::max(hosts), Iterator::min(hosts), hosts.nth(len as usize), hosts.nth_back(len as usize));
+            let _ = n.subnets(len).map(|s| s.take(4).count());
+            let _ = ipnet::Ipv6Subnets::new(n.network(), n.broadcast(), len.min(128)).take(4).count();
+            let _ = Ipv6Net::new(n.addr(), len);
+            let _ = Ipv6Net::with_netmask(n.addr(), n.netmask());
+        },
+        3 => if let Ok(n) = a.parse::<IpNet>() {
+            if let Ok(other) = b.parse::<IpNet>() {
+                let _ = (n.contains(&other), n.is_sibling(&other));
+            }
+            if let Ok(addr) = b.parse::<IpAddr>() {
+                let _ = n.contains(&addr);
+            }
+        },
+        4 => {
+            let nets: Vec<IpNet> = text.lines().filter_map(|l| l.parse().ok()).collect();
+            let _ = IpNet::aggregate(&nets);
+        }
+        _ => {
+            if let Ok(addr) = a.parse::<IpAddr>() { let _ = ipnet::ip_mask_to_prefix(addr); }
+            if let Ok(addr) = a.parse::<Ipv4Addr>() { let _ = ipnet::ipv4_mask_to_prefix(addr); }
+            if let Ok(addr) = a.parse::<Ipv6Addr>() { let _ = ipnet::ipv6_mask_to_prefix(addr); }
+        }
+    }
+}
+""",
+        seeds=[text(1, "10.1.1.0/24\n\x1a"), text(1, "10.1.1.0/24\n\x08"), text(3, "10.1.1.0/24\n10.1.1.7"),
+               text(3, "10.1.1.0/24\n10.1.1.128/25"), text(1, "10.1.1.77/24"), text(2, "fd00::/16"),
+               text(3, "fd00:1::/32\nfd00:1::1"), text(0, "10.1.1.0/33")],
+    ),
 }

@@ -101,14 +101,28 @@ pub struct Table {
     constants: std::collections::BTreeSet<ConstantRow>,
 }
 
-/// Rewrites `block` to record into the site table `sites`; returns the
-/// rewritten block and the table's branches and call sites. The block
-/// starts by recording that it was entered, and by noting the tables it
-/// reads (once per process: [`crate::tables`]); the body of an `unsafe fn`
-/// notes none.
-pub fn instrument(block: &Block, sites: &Ident, is_unsafe: bool, frame: bool) -> (Block, Table) {
+/// [`instrument_in`] for a body whose function is not named (tests).
+#[cfg(test)]
+fn instrument(block: &Block, sites: &Ident, is_unsafe: bool, frame: bool) -> (Block, Table) {
+    instrument_in(block, sites, "", is_unsafe, frame)
+}
+
+/// Rewrites `block`, the body of function `function`, to record into the
+/// site table `sites`; returns the rewritten block and the table's branches
+/// and call sites. The block starts by recording that it was entered, and
+/// by noting the tables it reads (once per process: [`crate::tables`]); the
+/// body of an `unsafe fn` notes none. Functions nested in it are named
+/// inside it (`read_digit::parse_digit`).
+fn instrument_in(
+    block: &Block,
+    sites: &Ident,
+    function: &str,
+    is_unsafe: bool,
+    frame: bool,
+) -> (Block, Table) {
     let tables = crate::tables::read_by(block, is_unsafe);
     let mut rewriter = Rewriter {
+        function: function.to_owned(),
         sites: sites.clone(),
         at: if frame {
             quote!(&__carve_frame)
@@ -247,6 +261,8 @@ pub fn table(
 }
 
 struct Rewriter {
+    /// The function whose body this is (`Type::method`), empty when unknown.
+    function: String,
     sites: Ident,
     /// What the recording calls take: the body's frame (`&__carve_frame`),
     /// or, in a closure or an `async` block, which may run after the call
@@ -824,8 +840,24 @@ impl VisitMut for Rewriter {
         self.parent = saved;
     }
 
-    // Nested items are separate functions: not part of this body's coverage.
-    fn visit_item_mut(&mut self, _item: &mut syn::Item) {}
+    // Nested items are not part of this body's coverage. A nested function
+    // (a parser's local digit reader, `fn parse_digit` inside `read_digit`)
+    // is instrumented as a function of its own, named inside this one,
+    // unless it carries a carve attribute of its own; only this copy of it,
+    // which the instrumented body calls, is.
+    fn visit_item_mut(&mut self, item: &mut syn::Item) {
+        if let syn::Item::Fn(f) = item {
+            if !has_carve_attr(&f.attrs) && !is_test(&f.attrs) {
+                let inner = f.sig.ident.to_string();
+                let inner = inner.trim_start_matches("r#");
+                let name = match self.function.is_empty() {
+                    true => inner.to_owned(),
+                    false => format!("{}::{inner}", self.function),
+                };
+                instrument_named_fn(f, &name);
+            }
+        }
+    }
 
     // A closure or an `async` block may run after the call returned, when
     // the frame is gone: they record through the table.
@@ -1196,9 +1228,10 @@ pub fn instrument_fn(
             ),
         )
     } else {
-        let (instrumented, found) = instrument(
+        let (instrumented, found) = instrument_in(
             block,
             sites,
+            function,
             matches!(sig.safety, syn::Safety::Unsafe(_)),
             !is_async,
         );
@@ -1325,7 +1358,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
 fn instrument_item_fn(item: &mut syn::ItemFn) {
     let function = item.sig.ident.to_string();
-    let function = function.trim_start_matches("r#");
+    instrument_named_fn(item, function.trim_start_matches("r#"));
+}
+
+/// Instruments `item` as function `function`.
+fn instrument_named_fn(item: &mut syn::ItemFn, function: &str) {
     *item.block = match uninstrumentable(&item.sig) {
         Some(why) => uninstrumented_body(&item.block, function, why),
         None => instrumented_body(&item.block, function, &item.sig),

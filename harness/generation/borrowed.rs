@@ -23,7 +23,7 @@
 use std::collections::BTreeSet;
 
 use crate::value::text::UNNAMED;
-use crate::value::types::{ParamType, ParamTypes};
+use crate::value::types::{ParamType, ParamTypes, Ty};
 use crate::value::Value;
 
 /// At most this many values seed one parameter: enough to hold the
@@ -64,6 +64,11 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
             .take(PER_PARAM)
             .map(|v| (*v).clone())
             .collect();
+        if fitting.is_empty() {
+            if let ParamType::Typed(ty) = ty {
+                fitting.extend(gathered(types, name, ty, &values));
+            }
+        }
         if fitting.is_empty() {
             match ty {
                 ParamType::Typed(ty) => fitting.extend(types.simplest(ty)),
@@ -122,6 +127,46 @@ pub fn seeds(types: &ParamTypes, donors: &[Value]) -> Result<Vec<Value>, String>
             Value::Struct(UNNAMED, fields)
         })
         .collect())
+}
+
+/// For a sequence parameter no carved value fits as a whole: its empty
+/// value and one sequence of the carved values that fit its item type (up
+/// to [`PER_PARAM`], in the order found), so that the grammar mined from the
+/// seeds derives sequences of the items the API was handed, as it would
+/// from a carved call. An `aggregate(&Vec<Ipv4Net>)` that no system test
+/// called is seeded with the networks carved for the type's other methods,
+/// where the empty sequence alone gives the grammar no item to derive (and
+/// a text item, generated from nothing, rarely parses). An item that holds
+/// a text is kept only if the parameter deserializes with it alone (it
+/// parses). Nothing when no carved value fits the item type.
+fn gathered(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value]) -> Vec<Value> {
+    let Ty::Seq(item) = ty else {
+        return Vec::new();
+    };
+    let admitted = |v: &Value| {
+        let alone = Value::Struct(UNNAMED, vec![(name, Value::Seq(vec![v.clone()]))]);
+        // A text found inside another target's value was never read by
+        // this type's parser: one that panics on it says no.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::outcome::quietly(|| types.admits(&alone))
+        }))
+        .unwrap_or(false)
+    };
+    let mut seen = BTreeSet::new();
+    let items: Vec<Value> = values
+        .iter()
+        .filter(|v| types.fits(item, v) && !seen.contains(**v) && admitted(v) && seen.insert((**v).clone()))
+        .take(PER_PARAM)
+        .map(|v| (*v).clone())
+        .collect();
+    if items.is_empty() {
+        return Vec::new();
+    }
+    types
+        .simplest(ty)
+        .into_iter()
+        .chain([Value::Seq(items)])
+        .collect()
 }
 
 /// More seeds for a target that has calls of its own (`own`, its carved
@@ -339,6 +384,47 @@ mod tests {
                 args(vec![("range", simplest), ("tree", leaf), ("n", Value::U64(2))]),
             ]
         );
+    }
+
+    /// A sequence parameter that no carved value fits as a whole is seeded
+    /// with its empty value and a sequence of the carved values of its item
+    /// type, whole arguments and parts alike, each once; an item text that
+    /// does not parse (an address that is none) is left out.
+    #[test]
+    fn a_sequence_parameter_gathers_the_carved_values_of_its_items() {
+        let mut types = ParamTypes::default();
+        types.param("ranges", trace::<Vec<Range>>());
+        types.param(
+            "addrs",
+            trace::<Vec<std::net::Ipv4Addr>>()
+                .checked_by(|v| <Vec<std::net::Ipv4Addr> as serde::Deserialize>::deserialize(v).is_ok()),
+        );
+        let range = Value::capture(&Range { low: 2, high: Some(9) }).unwrap();
+        let other = Value::capture(&Range { low: 5, high: None }).unwrap();
+        let donors = [
+            args(vec![("r", range.clone()), ("a", Value::Str("10.0.0.1".into()))]),
+            args(vec![("rs", Value::Some(Box::new(other.clone()))), ("s", Value::Str("x".into()))]),
+            args(vec![("r", range.clone()), ("b", Value::Str("10.0.0.2".into()))]),
+        ];
+        let seeds = seeds(&types, &donors).unwrap();
+        let addrs = Value::Seq(vec![Value::Str("10.0.0.1".into()), Value::Str("10.0.0.2".into())]);
+        assert_eq!(
+            seeds,
+            [
+                args(vec![("ranges", Value::Seq(vec![])), ("addrs", Value::Seq(vec![]))]),
+                args(vec![("ranges", Value::Seq(vec![range, other])), ("addrs", addrs)]),
+            ]
+        );
+        // Nothing of the item type carved: the empty sequence alone.
+        let none = [args(vec![("n", Value::U64(3))])];
+        assert_eq!(
+            seeds_of(&types, &none),
+            [args(vec![("ranges", Value::Seq(vec![])), ("addrs", Value::Seq(vec![]))])]
+        );
+    }
+
+    fn seeds_of(types: &ParamTypes, donors: &[Value]) -> Vec<Value> {
+        seeds(types, donors).unwrap()
     }
 
     /// A text-form parameter takes carved texts that parse, and none else;

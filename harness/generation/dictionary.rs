@@ -346,9 +346,55 @@ pub fn edited(text: &str, index: usize, with: &str, insert: bool) -> String {
     out
 }
 
+/// `text` with the item that separator token `at` ends repeated after
+/// it: the tokens from just after the previous equal separator (or from the
+/// start) through token `at`, written again (`fd00:1::1` with its second
+/// `:` gives `fd00:1:1::1`, with its first, `fd00:fd00:1::1`). A list
+/// grows by one item of its own form, which inserting tokens one by one
+/// builds only through texts that fail in between: a parser's limits on
+/// the number of items (eight groups of an IPv6 address, four parts of a
+/// version) are reached this way. `None` when token `at` is no separator
+/// or the item would be the separator alone.
+pub fn repeated_item(text: &str, at: usize) -> Option<String> {
+    let tokens = tokens(text);
+    let (Kind::Other, separator) = *tokens.get(at)? else {
+        return None;
+    };
+    let start = tokens[..at]
+        .iter()
+        .rposition(|(kind, token)| *kind == Kind::Other && *token == separator)
+        .map_or(0, |i| i + 1);
+    if start == at {
+        return None;
+    }
+    let item: String = tokens[start..=at].iter().map(|(_, t)| *t).collect();
+    Some(edited(text, at + 1, &item, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_item_of_a_list_is_repeated_after_itself() {
+        let colons: Vec<usize> = tokens("fd00:1::1")
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, t))| *t == ":")
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(colons.len(), 3);
+        assert_eq!(repeated_item("fd00:1::1", colons[0]).as_deref(), Some("fd00:fd00:1::1"));
+        assert_eq!(repeated_item("fd00:1::1", colons[1]).as_deref(), Some("fd00:1:1::1"));
+        // `::`: the item would be the separator alone.
+        assert_eq!(repeated_item("fd00:1::1", colons[2]), None);
+        // Items between different separators: from the last equal one.
+        assert_eq!(repeated_item("1.2.3-rc.1", 3).as_deref(), Some("1.2.2.3-rc.1"));
+        assert_eq!(repeated_item("a, b", 1).as_deref(), Some("a,a, b"));
+        // No separator there.
+        assert_eq!(repeated_item("fd00:1::1", 0), None);
+        assert_eq!(repeated_item("", 0), None);
+    }
 
     #[test]
     fn texts_split_into_digit_letter_space_and_separator_tokens() {

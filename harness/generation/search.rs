@@ -360,6 +360,37 @@ impl Search {
         Some(out)
     }
 
+    /// Whether `var` lies in a string argument that has an item to repeat.
+    fn has_item(&self, current: &Value, var: &Path) -> bool {
+        let Some(Value::Str(text)) = var.first().and_then(|i| get(current, &[*i])) else {
+            return false;
+        };
+        (0..dictionary::tokens(text).len()).any(|at| dictionary::repeated_item(text, at).is_some())
+    }
+
+    /// The string argument that `var` lies in with one of its items
+    /// repeated ([`dictionary::repeated_item`]) at a separator drawn at
+    /// random; `None` when it is no string or has no item to repeat there.
+    fn repeat_item(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        let index = *var.first()?;
+        let mut out = current.clone();
+        let Some(Value::Str(text)) = get_mut(&mut out, &[index]) else {
+            return None;
+        };
+        let separators: Vec<usize> = dictionary::tokens(text)
+            .iter()
+            .enumerate()
+            .filter(|(_, (kind, _))| *kind == dictionary::Kind::Other)
+            .map(|(i, _)| i)
+            .collect();
+        if separators.is_empty() {
+            return None;
+        }
+        let at = separators[self.rng.random_range(0..separators.len())];
+        *text = dictionary::repeated_item(text, at)?;
+        Some(out)
+    }
+
     /// Whether `var` lies in a plain string argument with pieces to insert.
     fn has_pieces(&self, var: &Path) -> bool {
         var.first().is_some_and(|i| self.pieces.contains_key(i))
@@ -494,6 +525,18 @@ impl Search {
     /// character or element anywhere, switch an enum to a variant seen
     /// elsewhere, or set the character at `var` to one from the dictionary.
     fn structural_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
+        // An eighth of the time, one item of a string argument repeated
+        // after itself (a list one item longer, every item of a form the
+        // parser took): what a limit on the number of items needs, which
+        // characters or tokens inserted one at a time reach only through
+        // texts that fail in between.
+        // Drawn only for a string that has one, so that the search of
+        // other arguments goes as it went.
+        if self.has_item(current, var) && self.rng.random_ratio(1, 8) {
+            if let Some(moved) = self.repeat_item(current, var) {
+                return Some(moved);
+            }
+        }
         // A text-form argument moves by token: characters moved one by
         // one rarely still parse.
         if self.moves_by_token(var) {
@@ -1038,7 +1081,7 @@ mod tests {
         let mut search = Search::new(Reach::single(&TINY), &BTreeSet::new(), Vec::new(), 1)
             .with_text_tokens(&[args(text)], &Dictionary::default());
         assert_eq!(search.pieces[&0], [".org", "/x", "/x.org"]);
-        let (mut inside, mut appended) = (false, false);
+        let (mut inside, mut appended, mut repeated) = (false, false, false);
         for _ in 0..400 {
             let Some(Value::Struct(_, fields)) = search.structural_move(&args(text), &vec![0, 2])
             else {
@@ -1049,6 +1092,13 @@ mod tests {
             };
             // Other moves insert one character at most.
             if out.len() < text.len() + 2 {
+                continue;
+            }
+            // Or repeat one item of the text (`https:/https://x.org`).
+            if (0..dictionary::tokens(text).len())
+                .any(|at| dictionary::repeated_item(text, at).as_deref() == Some(out.as_str()))
+            {
+                repeated = true;
                 continue;
             }
             // One piece, whole, at one place.
@@ -1063,7 +1113,10 @@ mod tests {
             inside |= scheme.starts_with('h') && !scheme.starts_with("https");
             appended |= out.starts_with(text);
         }
-        assert!(inside && appended, "inside a word: {inside}, after the last token: {appended}");
+        assert!(
+            inside && appended && repeated,
+            "inside a word: {inside}, after the last token: {appended}, an item repeated: {repeated}"
+        );
     }
 
     /// A free word of a text-form argument may become any word of its
