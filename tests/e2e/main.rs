@@ -1702,7 +1702,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     run.assert_success();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 6 call(s), found 0 failure(s) in 1525 executions (0 generated arguments did not deserialize)
+        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 6 call(s), found 0 failure(s) in 1499 executions (0 generated arguments did not deserialize)
         carve: parse_triple: distilled: dropped 2 more call(s) it had kept, as later kept calls cover what they did
         carve: wrote 6 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls

@@ -76,14 +76,14 @@ fn two_names_of_one_parser_share_one_exploration() {
     assert_snapshot!(parser, @r#"
         carve: Version::FromStr::from_str: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 2 call(s), found 0 failure(s) in 90 executions (0 generated arguments did not deserialize)
         carve: Version::FromStr::from_str: shares its reach: left 8 branch outcome(s) to generate::Version::parse (one exploration per reach)
-        carve: Version::parse: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 2 call(s), found 0 failure(s) in 752 executions (0 generated arguments did not deserialize)
+        carve: Version::parse: branch coverage 6/8 -> 8/8; boundaries 1/1 -> 1/1; weak mutants killed 7/8 -> 7/8; kept 2 call(s), found 0 failure(s) in 764 executions (0 generated arguments did not deserialize)
         carve: Version::parse: distilled: dropped 1 more call(s) it had kept, as later kept calls cover what they did
         carve: wrote 2 new snapshot(s) for Version::FromStr::from_str in carved/Version/FromStr/from_str/
         carve: wrote 2 new snapshot(s) for Version::parse in carved/Version/parse/
           Version::FromStr::from_str  target     -                    -               -     reach    8/8    100.0%  (1 carved, 2 generated calls)
           Version::parse              target     -                    -               -     reach    8/8    100.0%  (2 carved, 2 generated calls)
           parse_version               helper     8/8    100.0%        1/1             7/8   reached from Version::FromStr::from_str, Version::parse
-    "#);
+        "#);
     // The same files for one job at a time.
     let first = p.carved();
     p.test(
