@@ -185,6 +185,28 @@ pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
     Ok(touch_up(&text))
 }
 
+/// `value` as RON on one line, with struct names as carve writes it: the
+/// form messages quote a value in, so that a message and the carve file
+/// show the same text (without struct names, a unit struct `Buffer` read
+/// as `()` showed as `()` beside ron's "Expected unit").
+///
+/// ```
+/// use carve::value::{text::to_one_line_ron, Value};
+///
+/// let v = Value::Struct("Call", vec![("buf", Value::UnitStruct("Buffer")), ("f", Value::F64(1.5))]);
+/// assert_eq!(to_one_line_ron(&v), "Call(buf: Buffer, f: 1.5)");
+/// ```
+pub fn to_one_line_ron<T: Serialize + ?Sized>(value: &T) -> String {
+    let config = ron::ser::PrettyConfig::new()
+        .struct_names(true)
+        .compact_structs(true)
+        .compact_arrays(true)
+        .compact_maps(true);
+    depth::options()
+        .to_string_pretty(value, config)
+        .unwrap_or_else(|e| format!("<unprintable: {e}>"))
+}
+
 /// Drops the [`UNNAMED`] names and rewrites each `Debug("…")` string, and
 /// the strings inside a `Display(…)`, that span lines as raw strings.
 fn touch_up(text: &str) -> String {
