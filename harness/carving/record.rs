@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use crate::call::{ArgsInput, ReplayError};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
-use crate::value::text::{read_ron, shorten, to_ron, UNNAMED};
+use crate::value::text::{read_ron, shorten, to_one_line_ron, to_ron, UNNAMED};
 use crate::value::{depth, CaptureError, Value};
 
 static RECORDING: AtomicBool = AtomicBool::new(false);
@@ -499,7 +499,7 @@ impl RebuildCheck<'_> {
         };
         self.failure = Some(NotRebuilt {
             param: name,
-            text: shorten(&written.to_compact_ron()),
+            text: shorten(&to_one_line_ron(written)),
             reason,
         });
     }
@@ -1291,6 +1291,26 @@ mod tests {
              odd number (first seen in system test `halves`; 3 such call(s) skipped). Replay \
              rebuilds arguments from what carve writes: make `FromStr` accept what `Display` \
              writes (or `Deserialize` read what `Serialize` writes) to carve them."
+        );
+    }
+
+    #[test]
+    fn a_value_that_does_not_rebuild_is_quoted_as_carve_writes_it() {
+        let _turn = lock(&TURNS);
+        start();
+        record_test("scratch", || {
+            let buffer = Value::Struct("Holder", vec![("buf", Value::UnitStruct("Buffer"))]);
+            let refuse = |check: &mut RebuildCheck<'_>| {
+                check.param("e", |_| Err::<u64, _>(ron::Error::ExpectedUnit), |_, _| Ok(()))
+            };
+            assert!(begin(&HALF, |args| args.arg("e", Ok(buffer)), refuse).is_none());
+        });
+        stop();
+        let skipped = take_skipped();
+        // With its struct names, as in the carve file: not `(buf:())`.
+        assert_eq!(
+            skipped.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            ["Holder(buf: Buffer)"]
         );
     }
 

@@ -95,6 +95,7 @@ pub fn read_ron<T>(
             ron::Error::ExpectedDifferentStructName { found, .. } => {
                 without_name_before(&text, found, &error.span.end)
             }
+            ron::Error::ExpectedUnit => unit_for_name_at(&text, &error.span.end),
             _ => None,
         };
         match unnamed {
@@ -104,21 +105,56 @@ pub fn read_ron<T>(
     }
 }
 
-/// `text` without the last `name` that ends at or before `at`, when that
-/// is an identifier of its own.
-fn without_name_before(text: &str, name: &str, at: &ron::error::Position) -> Option<String> {
+/// The byte offset in `text` of ron's position `at` (lines and columns
+/// counted from 1, columns in characters).
+fn offset_of(text: &str, at: &ron::error::Position) -> usize {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(at.line.saturating_sub(1))
         .map(str::len)
         .sum();
     let line = text[line_start..].split('\n').next().unwrap_or("");
-    let end = line_start
+    line_start
         + line
             .char_indices()
             .nth(at.col.saturating_sub(1))
-            .map_or(line.len(), |(i, _)| i);
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+            .map_or(line.len(), |(i, _)| i)
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `text` with the unit struct's name at `at` (where ron expected a unit,
+/// `()`) written as `()`: a type may serialize as a unit struct and
+/// deserialize as a unit (ryu 1.0.23's `Buffer`, which holds no state,
+/// written by hand as `serialize_unit_struct("Buffer")` and read as
+/// `()`), which formats without struct names, where both are `()`, never
+/// notice. `None` where no bare name stands there (a name followed by `(`
+/// is a struct or a variant with contents, not a unit struct).
+fn unit_for_name_at(text: &str, at: &ron::error::Position) -> Option<String> {
+    let at = offset_of(text, at);
+    let start = at + (text[at..].len() - text[at..].trim_start().len());
+    let name_len: usize = text[start..]
+        .chars()
+        .take_while(|&c| is_ident(c))
+        .map(char::len_utf8)
+        .sum();
+    let first = text[start..].chars().next()?;
+    if name_len == 0 || first.is_numeric() || text[start + name_len..].trim_start().starts_with('(') {
+        return None;
+    }
+    let name = &text[start..start + name_len];
+    if matches!(name, "true" | "false" | "None" | "inf" | "NaN") {
+        return None;
+    }
+    Some(format!("{}(){}", &text[..start], &text[start + name_len..]))
+}
+
+/// `text` without the last `name` that ends at or before `at`, when that
+/// is an identifier of its own.
+fn without_name_before(text: &str, name: &str, at: &ron::error::Position) -> Option<String> {
+    let end = offset_of(text, at);
     let start = text[..end]
         .match_indices(name)
         .map(|(i, _)| i)
@@ -147,6 +183,28 @@ pub fn to_ron<T: Serialize + ?Sized>(value: &T) -> Result<String, ron::Error> {
         return Ok(text);
     }
     Ok(touch_up(&text))
+}
+
+/// `value` as RON on one line, with struct names as carve writes it: the
+/// form messages quote a value in, so that a message and the carve file
+/// show the same text (without struct names, a unit struct `Buffer` read
+/// as `()` showed as `()` beside ron's "Expected unit").
+///
+/// ```
+/// use carve::value::{text::to_one_line_ron, Value};
+///
+/// let v = Value::Struct("Call", vec![("buf", Value::UnitStruct("Buffer")), ("f", Value::F64(1.5))]);
+/// assert_eq!(to_one_line_ron(&v), "Call(buf: Buffer, f: 1.5)");
+/// ```
+pub fn to_one_line_ron<T: Serialize + ?Sized>(value: &T) -> String {
+    let config = ron::ser::PrettyConfig::new()
+        .struct_names(true)
+        .compact_structs(true)
+        .compact_arrays(true)
+        .compact_maps(true);
+    depth::options()
+        .to_string_pretty(value, config)
+        .unwrap_or_else(|e| format!("<unprintable: {e}>"))
 }
 
 /// Drops the [`UNNAMED`] names and rewrites each `Debug("…")` string, and
@@ -278,6 +336,46 @@ mod tests {
     enum Holder {
         Bits(Bits),
         Pair(Option<Bits>, Bits),
+    }
+
+    /// A stateless scratch buffer written as a unit struct and read as a
+    /// unit, as ryu 1.0.23's `Buffer` is by hand.
+    #[derive(Debug, PartialEq)]
+    struct Scratch;
+
+    impl serde::Serialize for Scratch {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_unit_struct("Scratch")
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Scratch {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            <()>::deserialize(d).map(|()| Scratch)
+        }
+    }
+
+    #[test]
+    fn a_unit_struct_read_as_a_unit_is_read_as_written() {
+        #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        struct Call {
+            buf: Scratch,
+            f: f64,
+            tail: Option<Scratch>,
+        }
+        let read = |text: &str| read_ron(text, |de| <Call as serde::Deserialize>::deserialize(de));
+        let call = Call { buf: Scratch, f: 1.5, tail: Some(Scratch) };
+        let written = to_ron(&call).unwrap();
+        assert_eq!(written, "Call(\n    buf: Scratch,\n    f: 1.5,\n    tail: Some(Scratch),\n)");
+        assert_eq!(read(&written).unwrap(), call);
+        let alone = read_ron("Scratch", |de| <Scratch as serde::Deserialize>::deserialize(de));
+        assert_eq!(alone.unwrap(), Scratch);
+        // Only a bare name becomes `()`: one with contents, a number or a
+        // keyword is still refused.
+        for refused in ["Scratch(1)", "Scratch(x: 1)", "1", "true", "None"] {
+            let read = read_ron(refused, |de| <Scratch as serde::Deserialize>::deserialize(de));
+            assert!(read.is_err(), "{refused} was read");
+        }
     }
 
     #[test]
