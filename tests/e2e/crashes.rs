@@ -212,7 +212,8 @@ fn a_time_budget_ends_cleanly() {
 }
 
 /// A target that aborts on every generated call: restarts cost budget, so
-/// generation ends early, says why, and keeps the one failure it found.
+/// generation spends its budget on them, says so, and keeps the one failure
+/// it found.
 #[test]
 fn a_target_that_always_crashes_ends_within_its_budget() {
     let p = recorded("crashes-always");
@@ -230,10 +231,10 @@ fn a_target_that_always_crashes_ends_within_its_budget() {
     let stopped = run
         .stderr
         .lines()
-        .find(|l| l.starts_with("carve: fragile: generation ended early: "))
+        .find(|l| l.starts_with("carve: fragile: generation spent its budget: "))
         .unwrap_or_else(|| panic!("no stop line in:\n{}", run.output()));
     let restarts: u64 = stopped
-        .split("early: ")
+        .split("budget: ")
         .nth(1)
         .and_then(|r| r.split(' ').next()?.parse().ok())
         .unwrap();

@@ -303,7 +303,7 @@ pub fn generate_in_workers(
                 n => format!(" and {n} check(s) against mutants that hung or crashed a worker"),
             };
             eprintln!(
-                "carve: {target_name}: generation ended early: {} worker crash(es){unbuildable}{mutants} \
+                "carve: {target_name}: generation spent its budget: {} worker crash(es){unbuildable}{mutants} \
                  took {} of the {n} executions in the budget ({RESTART_COST} per restart); what \
                  was found is saved",
                 summary.crashes,
