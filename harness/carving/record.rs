@@ -295,9 +295,7 @@ pub fn begin(
         args.finish_or_warn(target)
     })?;
     let mut key = SCRATCH.with(Cell::take);
-    key.clear();
-    key.extend_from_slice(&(target as *const Target as usize).to_le_bytes());
-    encode(&args, &mut key);
+    start_key(target, &args, &mut key);
     if !rebuilds(target, Side::Before, &args, &mut key, check) {
         SCRATCH.with(|s| s.set(key));
         return None;
@@ -576,9 +574,18 @@ fn rebuilds_after(
     state: &Value,
     check: impl FnOnce(&mut RebuildCheck<'_>),
 ) -> bool {
-    let mut key = (target as *const Target as usize).to_le_bytes().to_vec();
-    encode(state, &mut key);
+    let mut key = Vec::new();
+    start_key(target, state, &mut key);
     rebuilds(target, Side::After, state, &mut key, check)
+}
+
+/// Makes `key` the start of the key of a call of `target` with `values`
+/// (its arguments, or their state after it): the target's address and the
+/// [`encode`]ing of the values ([`TestRecording::push`], [`rebuilds`]).
+fn start_key(target: &'static Target, values: &Value, key: &mut Vec<u8>) {
+    key.clear();
+    key.extend_from_slice(&(target as *const Target as usize).to_le_bytes());
+    encode(values, key);
 }
 
 /// Calls not carved because a value of theirs does not rebuild, by target
@@ -1126,8 +1133,8 @@ mod tests {
     /// [`TestRecording::push`]'s key of `call`, as [`begin`] and
     /// [`CallFrame::finish`] make it.
     fn key_of(call: &Call) -> Vec<u8> {
-        let mut key = (call.target as *const Target as usize).to_le_bytes().to_vec();
-        encode(&call.args, &mut key);
+        let mut key = Vec::new();
+        start_key(call.target, &call.args, &mut key);
         encode_observation(&call.observation, &mut key);
         key
     }
