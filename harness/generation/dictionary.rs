@@ -357,18 +357,31 @@ pub fn edited(text: &str, index: usize, with: &str, insert: bool) -> String {
 /// or the item would be the separator alone.
 pub fn repeated_item(text: &str, at: usize) -> Option<String> {
     let tokens = tokens(text);
-    let (Kind::Other, separator) = *tokens.get(at)? else {
-        return None;
-    };
+    repeatable(&tokens, at)?;
+    let (_, separator) = tokens[at];
     let start = tokens[..at]
         .iter()
         .rposition(|(kind, token)| *kind == Kind::Other && *token == separator)
         .map_or(0, |i| i + 1);
-    if start == at {
-        return None;
-    }
     let item: String = tokens[start..=at].iter().map(|(_, t)| *t).collect();
     Some(edited(text, at + 1, &item, true))
+}
+
+/// Whether [`repeated_item`] repeats an item of `text` at some token,
+/// without making any: asked before every search move on a string.
+pub fn has_repeated_item(text: &str) -> bool {
+    let tokens = tokens(text);
+    (0..tokens.len()).any(|at| repeatable(&tokens, at).is_some())
+}
+
+/// `Some` when token `at` is a separator that ends an item: the token
+/// before it is not the same separator (the item would be the separator
+/// alone), and it is not the first.
+fn repeatable(tokens: &[(Kind, &str)], at: usize) -> Option<()> {
+    let (Kind::Other, _) = tokens.get(at)? else {
+        return None;
+    };
+    (at > 0 && tokens[at - 1] != tokens[at]).then_some(())
 }
 
 #[cfg(test)]
@@ -394,6 +407,12 @@ mod tests {
         // No separator there.
         assert_eq!(repeated_item("fd00:1::1", 0), None);
         assert_eq!(repeated_item("", 0), None);
+        // The predicate says what the move does, without making a text.
+        for text in ["fd00:1::1", "1.2.3-rc.1", "a, b", "::", ":", "", "abc", "a::b", "-x-"] {
+            let some = (0..tokens(text).len()).any(|at| repeated_item(text, at).is_some());
+            assert_eq!(has_repeated_item(text), some, "{text:?}");
+        }
+        assert!(!has_repeated_item("::") && has_repeated_item("a::b"));
     }
 
     #[test]

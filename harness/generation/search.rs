@@ -365,7 +365,7 @@ impl Search {
         let Some(Value::Str(text)) = var.first().and_then(|i| get(current, &[*i])) else {
             return false;
         };
-        (0..dictionary::tokens(text).len()).any(|at| dictionary::repeated_item(text, at).is_some())
+        dictionary::has_repeated_item(text)
     }
 
     /// The string argument that `var` lies in with one of its items
