@@ -75,6 +75,7 @@ fn main() {
             seed: 7,
             budget: Budget::Executions(n as u64),
             phases: Phases::All,
+            until_reach_grows: false,
         };
         let run = generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet);
         eprintln!("executions {}", run.executions);

@@ -123,6 +123,7 @@ fn generation_throughput() {
         seed: 7,
         budget: Budget::Executions(EXECUTIONS),
         phases: Phases::All,
+        until_reach_grows: false,
     };
     let mut inputs = Inputs::default();
     let first = generate(target, "cgi::cgi_decode", &existing, settings, &mut inputs);

@@ -137,6 +137,7 @@ fn run_generate(
         seed,
         budget: Budget::Executions(DEFAULT_BUDGET),
         phases,
+        until_reach_grows: false,
     };
     let mut full = FullCoverage {
         total: target.sites.branches.len(),

@@ -186,6 +186,7 @@ fn generation_from_the_carved_calls_covers_the_helpers() {
         seed: 1,
         budget: Budget::Executions(5_000),
         phases: Phases::All,
+        until_reach_grows: false,
     };
     let run = generate(target, "url::parse_query", &existing, settings, &mut Quiet);
     let missed: Vec<String> = helper_goals
@@ -214,6 +215,7 @@ fn a_baseline_extended_with_new_calls_is_a_fresh_replay() {
         seed: 1,
         budget: Budget::Executions(2_000),
         phases: Phases::All,
+        until_reach_grows: false,
     };
     let run = generate(target, "url::parse_query", &before, settings, &mut Quiet);
     let origin = || Origin::Generated {

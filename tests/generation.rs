@@ -102,6 +102,7 @@ fn run_with(seed: u64, budget: Budget) -> carve::_internals::generation::generat
         seed,
         budget,
         phases: carve::_internals::generation::generate::Phases::All,
+        until_reach_grows: false,
     };
     let existing = Existing {
         covered,
@@ -178,6 +179,7 @@ fn delegated_goals_are_left_to_their_owner() {
         seed: 1,
         budget: Budget::Executions(DEFAULT_BUDGET),
         phases: Phases::All,
+        until_reach_grows: false,
     };
     let generation = generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet);
     let full = run(1);
@@ -226,6 +228,7 @@ fn outcomes_of_functions_outside_the_reach_are_kept_for() {
         seed: 1,
         budget: Budget::Executions(2_000),
         phases: Phases::All,
+        until_reach_grows: false,
     };
     let generation = generate(
         target,
@@ -358,6 +361,7 @@ fn from_the_carved_urls_generation_covers_all_of_urlparse() {
         seed: 1,
         budget: Budget::Executions(DEFAULT_BUDGET),
         phases: Phases::All,
+        until_reach_grows: false,
     };
     let generation = generate(target, "url::urlparse", &existing, settings, &mut Quiet);
     assert_eq!(
@@ -440,6 +444,7 @@ fn executions_to_needle(
         seed,
         budget: Budget::Executions(budget),
         phases,
+        until_reach_grows: false,
     };
     let existing = Existing {
         covered,

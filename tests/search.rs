@@ -129,6 +129,7 @@ fn generation_finds_the_needle_from_calls_that_never_reach_it() {
             seed,
             budget: Budget::Executions(DEFAULT_BUDGET),
             phases: carve::_internals::generation::generate::Phases::All,
+            until_reach_grows: false,
         };
         let existing = Existing {
             covered: covered.clone(),

@@ -137,6 +137,9 @@ pub struct Generation {
     seen: Seen,
     /// Values of sealed structs an argument may hold ([`Existing::sealed`]).
     sealed: Sealed,
+    /// Whether a kept call entered an instrumented function outside the
+    /// reach: with [`Settings::until_reach_grows`], the run stopped there.
+    pub reach_grew: bool,
 }
 
 /// What generation starts from: the target's reach and what its existing
@@ -194,6 +197,21 @@ impl Existing {
     }
 }
 
+/// How many rounds a target's generation runs at most: the first, and one
+/// whose reach holds the functions outside it that the first round's kept
+/// calls entered ([`Settings::until_reach_grows`]).
+pub const ROUNDS: u32 = 2;
+
+/// The seed of round `round` of a run with `seed`: a later round derives
+/// anew rather than repeat the calls of the first (its calls are stored with
+/// the run's seed).
+pub fn round_seed(seed: u64, round: u32) -> u64 {
+    match round {
+        0 => seed,
+        n => seed ^ u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+    }
+}
+
 /// Settings of one generation run.
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
@@ -203,6 +221,12 @@ pub struct Settings {
     pub budget: Budget,
     /// Which phases run.
     pub phases: Phases,
+    /// Whether the run stops before its last grammar phase once a kept call
+    /// entered an instrumented function outside the reach
+    /// ([`Generation::reach_grew`]): its caller then runs another round,
+    /// whose reach holds that function, with the rest of the budget, so
+    /// that search aims at its outcomes in this run and not only the next.
+    pub until_reach_grows: bool,
 }
 
 /// The phases of generation (all by default; benchmarks compare them alone).
@@ -433,7 +457,11 @@ pub fn generate(
             patience = patience.saturating_mul(2);
         }
     }
-    if let Some(grammar) = grammar {
+    // The rest of the budget goes to a round whose reach holds what the kept
+    // calls entered: its search aims there, where this one's grammar only
+    // happens upon it.
+    let grows = settings.until_reach_grows && generator.run.reach_grew;
+    if let Some(grammar) = grammar.filter(|_| !grows) {
         generator.record_what_open_goals_read();
         // A target that shares its reach stops as its turns stop paying:
         // the target that explores the rest looks for failures there.
@@ -886,7 +914,9 @@ impl Generator<'_> {
                     features: self.all_features(&kept.args, &edges),
                     ..kept
                 };
+                let outside_before = self.outside.len();
                 self.outside.extend(self.reach.outside(&kept.trace));
+                self.run.reach_grew |= self.outside.len() > outside_before;
                 self.run.after.extend(kept.added.iter().copied());
                 self.run.seen.add(&edges);
                 self.observer.kept(&kept);

@@ -281,12 +281,11 @@ pub(super) fn generate_for(
     for note in before.sealed.notes(&before.seeds) {
         out.push(format!("carve: {}: {note}", file.target));
     }
-    let summary = worker::generate_in_workers(&file.target, &baseline, &before, config)?;
-    // What the workers said, in the order they said it, before the figures.
-    out.extend(summary.notes.iter().cloned());
     // What generation stored counts as its workers traced it: no call runs
     // again here (other targets' calls of this seed are left out either way).
-    baseline.add_traced(summary.stored.iter().map(|found| (found.entry(), found.trace())));
+    let summary = worker::generate_in_rounds(&file.target, &mut baseline, &before, config)?;
+    // What the workers said, in the order they said it, before the figures.
+    out.extend(summary.notes.iter().cloned());
     let after = baseline.existing();
     let (covered_before, total_before) = before.count(None);
     let (covered_after, total_after) = after.count(None);

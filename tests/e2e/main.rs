@@ -37,6 +37,7 @@ mod partition;
 mod reach;
 mod rebuild;
 mod record;
+mod rounds;
 mod routes;
 mod scale;
 mod sealed;

@@ -287,17 +287,42 @@ impl Baseline {
         called: &'static Target,
         entry: &Entry,
     ) -> Option<(Option<Value>, Vec<&'static crate::registry::Sites>)> {
+        let (args, trace, returned) = self.replay_args(called, entry)?;
+        let functions = trace.functions().collect();
+        if returned {
+            self.passing.push(trace);
+        }
+        Some((args, functions))
+    }
+
+    /// Seeds a later round of generation with the calls that passed among
+    /// `entries`, which an earlier round stored: replayed for their
+    /// arguments only (what they reached is taken from their traces,
+    /// [`Baseline::add_traced`]), and for the values of sealed structs they
+    /// made.
+    pub fn seed_with<'a>(&mut self, entries: impl IntoIterator<Item = &'a Entry>) {
+        for entry in entries {
+            let generated = matches!(entry.origin, Origin::Generated { .. });
+            if !generated || entry.outcome.ending != Ending::Returned {
+                continue;
+            }
+            if let Some((Some(args), _, true)) = self.replay_args(self.target, entry) {
+                self.seeds.push(args);
+            }
+        }
+    }
+
+    /// Replays one call of `called`: its arguments, if they deserialized,
+    /// what it reached, and whether it returned. What the API made in it
+    /// counts for sealed structs.
+    fn replay_args(&mut self, called: &'static Target, entry: &Entry) -> Option<(Option<Value>, Trace, bool)> {
         if entry.outcome.is_crash() {
             return None;
         }
         let (replayed, trace) =
             coverage::collect(|| quietly(|| (called.replay)(ArgsInput::Ron(&entry.args))));
         let replayed = replayed.ok()?;
-        let functions = trace.functions().collect();
         let returned = matches!(replayed.observation.outcome, Outcome::Returned(_));
-        if returned {
-            self.passing.push(trace);
-        }
         if let Some(args) = &replayed.args {
             // A call that panicked may have left its `&mut` arguments half
             // changed: only what a call that returned shows was made.
@@ -317,7 +342,7 @@ impl Baseline {
             };
             self.sealed.add_call(trusted, args, &outputs);
         }
-        Some((replayed.args, functions))
+        Some((replayed.args, trace, returned))
     }
 
     /// Where a worker starts: `existing` (what [`Baseline::existing`]
@@ -537,6 +562,7 @@ mod tests {
             crashes: vec![],
             unbuildable: vec![],
             start: baseline.start(&existing).unwrap(),
+            round: 0,
         };
         for _start in 0..3 {
             let line = setup.to_line().unwrap();

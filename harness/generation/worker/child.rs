@@ -110,9 +110,10 @@ fn worker(
     let existing = setup.start.existing(target)?;
     let budget = Budget::from(setup.budget);
     let settings = Settings {
-        seed: setup.seed,
+        seed: generate::round_seed(setup.seed, setup.round),
         budget,
         phases: generate::Phases::All,
+        until_reach_grows: setup.round + 1 < generate::ROUNDS,
     };
     install_crash_frame_hook();
     let scratch = &setup.scratch;
@@ -127,7 +128,8 @@ fn worker(
         seed: setup.seed,
         budget,
         timeout: Duration::from_millis(setup.timeout_ms),
-        restart: setup.restart,
+        // A later round's worker said what the first round's did.
+        restart: setup.restart || setup.round > 0,
         cap: setup.cap,
         crashes: setup.crashes.into_iter().map(|c| (c.hash, c)).collect(),
         unbuildable: setup.unbuildable.into_iter().collect(),
@@ -147,6 +149,7 @@ fn worker(
     liveness.send(&WorkerMessage::Done {
         executions: generation.executions,
         undeserializable: generation.undeserializable,
+        reach_grew: settings.until_reach_grows && generation.reach_grew,
     });
     Ok(())
 }

@@ -57,7 +57,7 @@ pub use child::worker_main;
 /// The variable that makes a test binary a worker for the named target.
 pub use crate::env::role::WORKER_VAR;
 pub use error::WorkerError;
-pub use parent::{generate_in_workers, mark_expected};
+pub use parent::{generate_in_rounds, mark_expected};
 
 /// How many times the slowest carved call's time a generated call may run
 /// before it counts as hung (when `CARVE_TIMEOUT` is not set).

@@ -61,6 +61,62 @@ pub struct Summary {
     /// Kept calls that distilling dropped at the end of the run (later
     /// kept calls cover what they did): not in `stored`, not in the file.
     pub distilled: usize,
+    /// Whether the last worker stopped early because a kept call entered
+    /// a function outside the reach: the rest of the budget is for another
+    /// round ([`generate_in_rounds`]).
+    pub reach_grew: bool,
+}
+
+/// Which round of a target's generation [`generate_in_workers`] runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Round {
+    /// 0 for the first ([`crate::generation::generate::ROUNDS`]).
+    pub number: u32,
+    /// Executions of the rounds before it: its history goes on from there.
+    pub spent: u64,
+}
+
+/// Generates calls of `target_name` in rounds: the first from `before`;
+/// when it stopped because a kept call entered an instrumented function
+/// outside the reach (a trait method std calls, a helper no call site
+/// names by type), another with the rest of the budget, from what
+/// `baseline` shows once it has taken in what the first stored: the reach
+/// grown by those functions (owned, as every function, by one target),
+/// the kept calls among the seeds. `baseline` takes in all that is stored.
+pub fn generate_in_rounds(
+    target_name: &str,
+    baseline: &mut Baseline,
+    before: &Existing,
+    config: &Config,
+) -> Result<Summary, WorkerError> {
+    let start = Instant::now();
+    let mut summary = generate_in_workers(target_name, baseline, before, config, Round::default())?;
+    baseline.add_traced(summary.stored.iter().map(|found| (found.entry(), found.trace())));
+    // The stored entries before this are seeds already.
+    let mut seeded = 0;
+    for number in 1..crate::generation::generate::ROUNDS {
+        if !summary.reach_grew {
+            break;
+        }
+        let Some(budget) = summary.rest_of(config.budget, start) else {
+            break;
+        };
+        baseline.seed_with(summary.stored[seeded..].iter().map(Found::entry));
+        seeded = summary.stored.len();
+        let existing = baseline.existing();
+        let config = Config {
+            budget,
+            ..config.clone()
+        };
+        let round = Round {
+            number,
+            spent: summary.executions,
+        };
+        let next = generate_in_workers(target_name, baseline, &existing, &config, round)?;
+        baseline.add_traced(next.stored.iter().map(|found| (found.entry(), found.trace())));
+        summary.absorb(next);
+    }
+    Ok(summary)
 }
 
 /// The call timeout of generation for a target whose carve-file calls took
@@ -95,11 +151,12 @@ struct Pending {
 /// for the call timeout), as `baseline` showed it: every worker starts
 /// from it, sent in its setup, and replays no carve-file call (not what
 /// the workers before it added either: so each retraces the same run).
-pub fn generate_in_workers(
+fn generate_in_workers(
     target_name: &str,
     baseline: &Baseline,
     existing: &Existing,
     config: &Config,
+    round: Round,
 ) -> Result<Summary, WorkerError> {
     let goals = existing.reach.len();
     let timeout = call_timeout(config, existing.slowest);
@@ -118,6 +175,7 @@ pub fn generate_in_workers(
         crashes: Vec::new(),
         unbuildable: Vec::new(),
         start: start_at,
+        round: round.number,
     };
     let mut summary = Summary::default();
     let mut found = Vec::new();
@@ -156,14 +214,15 @@ pub fn generate_in_workers(
                 progress.tick(executions, covered, total);
                 // A restarted worker retraces the calls before: their points
                 // are in the history already.
+                let executions_in_run = round.spent + executions;
                 let new = history.last().is_none_or(|p| {
-                    executions > p.executions
-                        || (executions == p.executions && phase.is_some_and(|f| f != p.phase))
+                    executions_in_run > p.executions
+                        || (executions_in_run == p.executions && phase.is_some_and(|f| f != p.phase))
                 });
                 if let Some(phase) = phase.filter(|_| new) {
                     history.push(Point {
                         phase,
-                        executions,
+                        executions: round.spent + executions,
                         covered: covered as u64,
                     });
                 }
@@ -206,6 +265,7 @@ pub fn generate_in_workers(
         summary.stored.extend(stored);
         summary.executions = run.executions;
         summary.undeserializable = run.undeserializable;
+        summary.reach_grew = run.reach_grew;
         let Some(ended) = run.crash else {
             // The call waiting for confirmation ran again, and returned.
             if let Some(unconfirmed) = pending.take() {
@@ -317,6 +377,36 @@ pub fn generate_in_workers(
 }
 
 impl Summary {
+    /// What is left of `budget` after this summary's executions and
+    /// restarts, or the time since `start`; none when it would not pay for
+    /// a round's start ([`RESTART_COST`]).
+    fn rest_of(&self, budget: Budget, start: Instant) -> Option<Budget> {
+        match budget {
+            Budget::Executions(n) => {
+                let spent = self.executions.saturating_add(self.restarts() * RESTART_COST);
+                let rest = n.saturating_sub(spent);
+                (rest >= RESTART_COST).then_some(Budget::Executions(rest))
+            }
+            Budget::Time(_) => remaining(budget, start),
+        }
+    }
+
+    /// Adds what a later round did.
+    fn absorb(&mut self, round: Summary) {
+        self.executions += round.executions;
+        self.stored.extend(round.stored);
+        self.crashes += round.crashes;
+        self.unbuildable += round.unbuildable;
+        self.mutant_crashes += round.mutant_crashes;
+        self.unconfirmed_timeouts += round.unconfirmed_timeouts;
+        self.unconfirmed_crashes += round.unconfirmed_crashes;
+        self.undeserializable += round.undeserializable;
+        self.history.extend(round.history);
+        self.notes.extend(round.notes);
+        self.distilled += round.distilled;
+        self.reach_grew = round.reach_grew;
+    }
+
     /// Calls kept.
     pub fn kept(&self) -> usize {
         self.stored
@@ -447,12 +537,15 @@ fn describe(ended: Ended, timeout: Duration) -> String {
 }
 
 /// What one worker process did before it ended.
+#[derive(Default)]
 struct WorkerRun {
     /// Calls made so far in the run, as the worker last said.
     executions: u64,
     undeserializable: u64,
     /// Whether it said it finished.
     done: bool,
+    /// Whether it stopped for another round ([`Summary::reach_grew`]).
+    reach_grew: bool,
     /// How it crashed, if it did.
     crash: Option<Ended>,
     /// The end of what it wrote to stderr.
@@ -516,9 +609,11 @@ impl WorkerRun {
             WorkerMessage::Done {
                 executions,
                 undeserializable,
+                reach_grew,
             } => {
                 self.executions = executions;
                 self.undeserializable = undeserializable;
+                self.reach_grew = reach_grew;
                 self.done = true;
             }
         }
@@ -606,13 +701,7 @@ fn run_worker(
         let _ = child.kill();
         let _ = child.wait();
     };
-    let mut run = WorkerRun {
-        executions: 0,
-        undeserializable: 0,
-        done: false,
-        crash: None,
-        stderr_tail: String::new(),
-    };
+    let mut run = WorkerRun::default();
     let tail = |stderr: JoinHandle<String>| stderr.join().unwrap_or_default();
     loop {
         // The heartbeat comes every 100 ms, whatever the worker does.
@@ -1019,13 +1108,7 @@ mod tests {
     /// another binary, stops generation naming the target.
     #[test]
     fn messages_are_kept_in_order_and_bad_ones_name_their_target() {
-        let mut run = WorkerRun {
-            executions: 0,
-            undeserializable: 0,
-            done: false,
-            crash: None,
-            stderr_tail: String::new(),
-        };
+        let mut run = WorkerRun::default();
         let (mut found, mut notes) = (Vec::new(), Vec::new());
         let numbers = SiteNumbers::new();
         let mut distilled = None;

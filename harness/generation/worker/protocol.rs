@@ -96,10 +96,14 @@ pub enum WorkerMessage {
     Distilled(Distilled),
     /// The worker could not go on (e.g. saving to the carve file failed).
     Error { message: String },
-    /// Generation finished: calls made, arguments that did not deserialize.
+    /// Generation finished: calls made, arguments that did not deserialize,
+    /// and whether it stopped early because a kept call entered a function
+    /// outside the reach ([`crate::generation::generate::Generation::reach_grew`]).
     Done {
         executions: u64,
         undeserializable: u64,
+        #[serde(default)]
+        reach_grew: bool,
     },
 }
 
@@ -139,6 +143,11 @@ pub struct WorkerSetup {
     pub unbuildable: Vec<u64>,
     /// Where generation starts.
     pub start: Start,
+    /// Which round of the target's generation this is (0 first): each
+    /// round after the first starts from a reach that the calls kept
+    /// before it grew ([`crate::generation::generate::Settings::until_reach_grows`]).
+    #[serde(default)]
+    pub round: u32,
 }
 
 /// A [`Budget`] as it travels.
@@ -811,6 +820,7 @@ mod tests {
             WorkerMessage::Done {
                 executions: 20_000,
                 undeserializable: 0,
+                reach_grew: true,
             },
         ];
         for message in messages {
@@ -930,6 +940,7 @@ mod tests {
                 message: "abort: \"x\"\tprocess killed by signal 6".into(),
             }],
             unbuildable: vec![0xfeed],
+            round: 1,
             start: Start {
                 entered: vec![0, 3],
                 seeds: vec![WireValue::from(&seed)],
@@ -985,6 +996,7 @@ mod tests {
             crashes: vec![],
             unbuildable: vec![],
             start,
+            round: 0,
         };
         let line = setup.to_line().unwrap();
         let read = WorkerSetup::from_line(&line).unwrap();
