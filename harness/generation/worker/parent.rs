@@ -903,6 +903,34 @@ mod tests {
     use crate::generation::testing;
     use crate::registry::Sites;
 
+    /// A later round gets what the rounds before left of an execution
+    /// budget, restarts counted, only when that pays for starting it; a
+    /// round's figures add up in the run's.
+    #[test]
+    fn a_later_round_gets_the_rest_of_the_budget_when_it_pays_for_its_start() {
+        let first = Summary {
+            executions: 1_500,
+            crashes: 2,
+            reach_grew: true,
+            ..Summary::default()
+        };
+        let start = Instant::now();
+        assert_eq!(first.rest_of(Budget::Executions(2_000), start), Some(Budget::Executions(300)));
+        let little = 1_500 + 2 * RESTART_COST + RESTART_COST - 1;
+        assert_eq!(first.rest_of(Budget::Executions(little), start), None);
+        assert_eq!(first.rest_of(Budget::Executions(1_000), start), None);
+        let long = Budget::Time(Duration::from_secs(3_600));
+        assert!(matches!(first.rest_of(long, start), Some(Budget::Time(d)) if d > Duration::from_secs(3_500)));
+        let mut run = first.clone();
+        run.absorb(Summary {
+            executions: 300,
+            undeserializable: 4,
+            ..Summary::default()
+        });
+        assert_eq!((run.executions, run.crashes, run.undeserializable), (1_800, 2, 4));
+        assert!(!run.reach_grew, "the last round's word counts");
+    }
+
     fn config(timeout: Option<&str>) -> Config {
         let lookup = |name: &str| match name {
             "CARVE_TIMEOUT" => timeout.map(str::to_owned),
