@@ -302,6 +302,23 @@ pub fn may_return(signature: &str, self_ty: Option<&str>, name: &str) -> bool {
     false
 }
 
+/// The type whose impl holds a target's method, named by its `fn_name`
+/// (`Ipv6Net::hosts`, `Ipv6AddrRange::Iterator::next`, `Stack<u8>::pop`),
+/// without generic arguments: what its signature's `Self` is. `None` for a
+/// free function.
+///
+/// ```
+/// use carve::generation::borrowed::self_type;
+///
+/// assert_eq!(self_type("Ipv6AddrRange::Iterator::next"), Some("Ipv6AddrRange"));
+/// assert_eq!(self_type("Stack<u8>::pop"), Some("Stack"));
+/// assert_eq!(self_type("parse"), None);
+/// ```
+pub fn self_type(fn_name: &str) -> Option<&str> {
+    let (ty, _) = fn_name.split_once("::")?;
+    Some(ty.split('<').next().unwrap_or(ty).trim())
+}
+
 /// The return type of `signature`: what follows its `->` outside any
 /// parentheses, brackets or angle brackets, up to a `where` clause.
 fn return_type(signature: &str) -> Option<&str> {

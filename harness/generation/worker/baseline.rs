@@ -203,7 +203,7 @@ impl Baseline {
             return;
         }
         for other in others {
-            let self_ty = other.fn_name.split_once("::").map(|(ty, _)| ty);
+            let self_ty = borrowed::self_type(other.fn_name);
             if !wanted.iter().any(|name| borrowed::may_return(other.signature, self_ty, name)) {
                 continue;
             }
