@@ -236,6 +236,114 @@ pub fn kin(types: &ParamTypes, own: &[Value], donors: &[Value]) -> Vec<Value> {
     out
 }
 
+/// The named types (as serde names them) of `types`' parameters that only
+/// a call of the crate's API may make: a parameter's own type, or its
+/// sequence's item type (seeded item by item, [`gathered`]). These are the
+/// types a target with no seed asks other targets to return
+/// ([`may_return`]).
+pub fn wanted(types: &ParamTypes) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    for (_, ty) in types.params() {
+        let name = match ty {
+            ParamType::Typed(Ty::Named(name)) => *name,
+            ParamType::Typed(Ty::Seq(item)) => match &**item {
+                Ty::Named(name) => *name,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Whether a function of `signature` (as written: `pub fn hosts(&self) ->
+/// Ipv6AddrRange`) may return a value of the type `name`: its return type
+/// names it (`Result<Ipv6Subnets, PrefixLenError>`, `Option<Vec<Name>>`), or
+/// names `Self` (not `Self::Item`) in an impl of `self_ty` when that is
+/// `name`. Only the return type counts: not a parameter's `impl Fn() -> T`,
+/// a generic bound's, or a `where` clause.
+///
+/// ```
+/// use carve::generation::borrowed::may_return;
+///
+/// assert!(may_return("pub fn hosts(&self) -> Ipv6AddrRange", Some("Ipv6Net"), "Ipv6AddrRange"));
+/// assert!(may_return("pub fn new(start: Ipv6Addr, end: Ipv6Addr) -> Self", Some("Ipv6AddrRange"), "Ipv6AddrRange"));
+/// assert!(!may_return("fn next(&mut self) -> Option<Self::Item>", Some("Ipv6AddrRange"), "Ipv6AddrRange"));
+/// assert!(!may_return("fn apply(f: impl Fn(u8) -> Range) -> u8", None, "Range"));
+/// ```
+pub fn may_return(signature: &str, self_ty: Option<&str>, name: &str) -> bool {
+    let Some(returned) = return_type(signature) else {
+        return false;
+    };
+    let mut words = returned.char_indices().peekable();
+    while let Some((start, c)) = words.next() {
+        if !(c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        while let Some(&(at, c)) = words.peek() {
+            if !(c.is_alphanumeric() || c == '_') {
+                break;
+            }
+            end = at + c.len_utf8();
+            words.next();
+        }
+        let word = &returned[start..end];
+        if word == name {
+            return true;
+        }
+        if word == "Self" && self_ty == Some(name) && !returned[end..].trim_start().starts_with("::") {
+            return true;
+        }
+    }
+    false
+}
+
+/// The type whose impl holds a target's method, named by its `fn_name`
+/// (`Ipv6Net::hosts`, `Ipv6AddrRange::Iterator::next`, `Stack<u8>::pop`),
+/// without generic arguments: what its signature's `Self` is. `None` for a
+/// free function.
+///
+/// ```
+/// use carve::generation::borrowed::self_type;
+///
+/// assert_eq!(self_type("Ipv6AddrRange::Iterator::next"), Some("Ipv6AddrRange"));
+/// assert_eq!(self_type("Stack<u8>::pop"), Some("Stack"));
+/// assert_eq!(self_type("parse"), None);
+/// ```
+pub fn self_type(fn_name: &str) -> Option<&str> {
+    let (ty, _) = fn_name.split_once("::")?;
+    Some(ty.split('<').next().unwrap_or(ty).trim())
+}
+
+/// The return type of `signature`: what follows its `->` outside any
+/// parentheses, brackets or angle brackets, up to a `where` clause.
+fn return_type(signature: &str) -> Option<&str> {
+    let bytes = signature.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'-' if bytes.get(i + 1) == Some(&b'>') => {
+                if depth == 0 {
+                    let rest = &signature[i + 2..];
+                    let end = rest.find(" where ").unwrap_or(rest.len());
+                    return Some(rest[..end].trim());
+                }
+                i += 1;
+            }
+            b'(' | b'[' | b'<' => depth += 1,
+            b')' | b']' | b'>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Whether `text` parses, a parser that panics on it saying no: a text
 /// found inside another target's value was never read by this type's
 /// parser, and the parent process asks.

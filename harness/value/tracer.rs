@@ -466,7 +466,8 @@ impl Tracer {
         }
     }
 
-    /// Whether `ty` holds an enum with variants left to trace.
+    /// Whether `ty` holds an enum with variants left to trace, or (tracing
+    /// around texts) a named type not known yet.
     fn reaches_incomplete(&self, ty: &Ty, visiting: &mut Vec<&'static str>) -> bool {
         let payload = |this: &Self, p: &PayloadTy, visiting: &mut Vec<&'static str>| match p {
             PayloadTy::Unit => false,
@@ -496,7 +497,11 @@ impl Tracer {
                         }
                         Container::Enum(vs) => vs.iter().any(|v| payload(self, &v.payload, visiting)),
                     },
-                    None => false,
+                    // A struct a text ended before it was known (a variant's
+                    // range of two addresses): the next deserialization
+                    // goes there again, past the fields known to be text.
+                    // One being deserialized now is on its way.
+                    None => self.texts.is_some() && !self.stack.contains(name),
                 };
                 visiting.pop();
                 reaches
@@ -1604,5 +1609,55 @@ mod tests {
             types.int_at(&ty, &date(Value::U64(1), Value::None), &[0]),
             Some(IntKind::I16)
         );
+    }
+
+    /// Ranges of two addresses, one per variant of an enum (ipnet's
+    /// `IpAddrRange`): the structs' texts end a deserialization before the
+    /// structs are known, so a variant seen once is not done; the next
+    /// deserialization goes back through it (it was untraced: each later
+    /// one took the first variant again and learnt nothing).
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    struct Range4 {
+        start: std::net::Ipv4Addr,
+        end: std::net::Ipv4Addr,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    struct Range6 {
+        start: std::net::Ipv6Addr,
+        end: std::net::Ipv6Addr,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    enum AnyRange {
+        V4(Range4),
+        V6(Range6),
+    }
+
+    #[test]
+    fn an_enum_of_structs_of_texts_traces() {
+        let traced = trace::<AnyRange>();
+        assert_eq!(traced.ty, ParamType::Typed(Ty::Named("AnyRange")));
+        let types = types_of(traced);
+        let Some(Container::Enum(variants)) = types.container("AnyRange") else {
+            panic!("AnyRange is an enum: {:?}", types.container("AnyRange"));
+        };
+        let payloads: Vec<&PayloadTy> = variants.iter().map(|v| &v.payload).collect();
+        assert_eq!(
+            payloads,
+            [&PayloadTy::Newtype(Ty::Named("Range4")), &PayloadTy::Newtype(Ty::Named("Range6"))]
+        );
+        for (name, addr) in [
+            ("Range4", std::any::type_name::<std::net::Ipv4Addr>()),
+            ("Range6", std::any::type_name::<std::net::Ipv6Addr>()),
+        ] {
+            assert_eq!(
+                types.container(name),
+                Some(&Container::Struct(vec![("start", Ty::Text(addr)), ("end", Ty::Text(addr))]))
+            );
+        }
     }
 }

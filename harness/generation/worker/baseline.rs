@@ -21,6 +21,7 @@ use crate::generation::generate::{
 };
 use crate::outcome::{quietly, Ending, Failure, Outcome};
 use crate::registry::{Registry, Target};
+use crate::value::text::UNNAMED;
 use crate::value::{depth, Value};
 use super::error::WorkerError;
 use super::protocol::Start;
@@ -108,6 +109,9 @@ impl Baseline {
         // Arguments of the other targets' calls, in file order: they seed a
         // target with no call of its own.
         let mut donors = Vec::new();
+        // What those calls returned: values the API made, for a target the
+        // arguments cannot seed ([`Baseline::borrow_made`]).
+        let mut returned = Vec::new();
         // The functions each other target's calls enter, for the owners.
         let mut entered_by: BTreeMap<String, Vec<&'static crate::registry::Sites>> = BTreeMap::new();
         for path in CarveFile::list(dir)? {
@@ -123,10 +127,11 @@ impl Baseline {
                 continue;
             };
             for entry in other.entries.iter().filter(|e| !made_with(&e.origin, seed)) {
-                let Some((args, functions)) = baseline.replay_one(called, entry) else {
+                let Some((args, functions, made)) = baseline.replay_one(called, entry) else {
                     continue;
                 };
                 donors.extend(args);
+                returned.extend(made);
                 let entered = entered_by.entry(other.target.clone()).or_default();
                 for sites in functions {
                     if !entered.iter().any(|e| std::ptr::eq(*e, sites)) {
@@ -146,6 +151,14 @@ impl Baseline {
         baseline.owners = Owners::decide(&targets, &crate::registry::all_sites());
         if baseline.seeds.is_empty() {
             baseline.borrow_seeds(&donors);
+            if baseline.seeds.is_empty() {
+                let others: Vec<&'static Target> = registry
+                    .targets()
+                    .map(|(_, t)| t)
+                    .filter(|t| !std::ptr::eq(*t, target))
+                    .collect();
+                baseline.borrow_made(&others, &donors, returned);
+            }
         } else {
             baseline.add_kin(&donors);
         }
@@ -169,6 +182,65 @@ impl Baseline {
         self.try_seeds(seeds, borrowed::PER_PARAM * 4);
         if self.seeds.is_empty() {
             self.unseeded = Some("no value carved for other targets deserializes into its parameters".into());
+        }
+    }
+
+    /// Seeds a target that the others' carved arguments could not seed
+    /// ([`Baseline::borrow_seeds`]) with values of its parameters' types
+    /// that the crate's API made: those the other targets' carved calls
+    /// returned (`returned`), and those returned by calls of the `others`
+    /// whose signature returns such a type ([`borrowed::may_return`]: a
+    /// `hosts(&self) -> Ipv6AddrRange` no system test called), made from
+    /// the carved arguments as a target with no call is seeded. Neither the
+    /// simplest value nor one assembled from carved texts seeds a struct
+    /// whose fields its users cannot set (sealed: only values the API made
+    /// are run), where a value some call returned does. A constructor call
+    /// runs here, once per seed, as [`Baseline::try_seeds`] runs seeds.
+    fn borrow_made(&mut self, others: &[&'static Target], donors: &[Value], mut returned: Vec<Value>) {
+        let types = self.target.param_types();
+        let wanted = borrowed::wanted(&types);
+        if wanted.is_empty() {
+            return;
+        }
+        for other in others {
+            let self_ty = borrowed::self_type(other.fn_name);
+            if !wanted.iter().any(|name| borrowed::may_return(other.signature, self_ty, name)) {
+                continue;
+            }
+            let Ok(seeds) = borrowed::seeds(&other.param_types(), donors) else {
+                continue;
+            };
+            for seed in seeds.into_iter().take(borrowed::PER_PARAM) {
+                // Traced apart: it covers nothing of this target's.
+                let (replayed, _) = coverage::collect(|| quietly(|| (other.replay)(ArgsInput::Value(&seed))));
+                let Ok(replayed) = replayed else {
+                    continue;
+                };
+                let Outcome::Returned(value) = replayed.observation.outcome else {
+                    continue;
+                };
+                // What it returned is made only if its arguments were.
+                if self.sealed.admits(&seed) {
+                    self.sealed.add_call(false, &seed, &[Some(&value)]);
+                    returned.push(value);
+                }
+            }
+        }
+        if returned.is_empty() {
+            return;
+        }
+        // Each returned value as a whole argument (a struct is not taken
+        // apart into its fields as an argument list is).
+        let more: Vec<Value> = donors
+            .iter()
+            .cloned()
+            .chain(returned.into_iter().map(|v| Value::Struct(UNNAMED, vec![("returned", v)])))
+            .collect();
+        if let Ok(seeds) = borrowed::seeds(&types, &more) {
+            self.try_seeds(seeds, borrowed::PER_PARAM * 4);
+        }
+        if !self.seeds.is_empty() {
+            self.unseeded = None;
         }
     }
 
@@ -229,7 +301,7 @@ impl Baseline {
             let replayed = self.replay_one(self.target, entry);
             // The call timeout is derived from how long these take.
             self.slowest = self.slowest.max(started.elapsed());
-            if let Some((args, functions)) = replayed {
+            if let Some((args, functions, _)) = replayed {
                 if !made_with(&entry.origin, self.seed) {
                     for &sites in &functions {
                         if !self.entered_before.iter().any(|e| std::ptr::eq(*e, sites)) {
@@ -286,13 +358,13 @@ impl Baseline {
         &mut self,
         called: &'static Target,
         entry: &Entry,
-    ) -> Option<(Option<Value>, Vec<&'static crate::registry::Sites>)> {
-        let (args, trace, returned) = self.replay_args(called, entry)?;
+    ) -> Option<(Option<Value>, Vec<&'static crate::registry::Sites>, Option<Value>)> {
+        let (args, trace, made) = self.replay_args(called, entry)?;
         let functions = trace.functions().collect();
-        if returned {
+        if made.is_some() {
             self.passing.push(trace);
         }
-        Some((args, functions))
+        Some((args, functions, made))
     }
 
     /// Seeds a later round of generation with the calls that passed among
@@ -306,16 +378,16 @@ impl Baseline {
             if !generated || entry.outcome.ending != Ending::Returned {
                 continue;
             }
-            if let Some((Some(args), _, true)) = self.replay_args(self.target, entry) {
+            if let Some((Some(args), _, Some(_))) = self.replay_args(self.target, entry) {
                 self.seeds.push(args);
             }
         }
     }
 
     /// Replays one call of `called`: its arguments, if they deserialized,
-    /// what it reached, and whether it returned. What the API made in it
-    /// counts for sealed structs.
-    fn replay_args(&mut self, called: &'static Target, entry: &Entry) -> Option<(Option<Value>, Trace, bool)> {
+    /// what it reached, and what it returned, if it did. What the API made
+    /// in it counts for sealed structs.
+    fn replay_args(&mut self, called: &'static Target, entry: &Entry) -> Option<(Option<Value>, Trace, Option<Value>)> {
         if entry.outcome.is_crash() {
             return None;
         }
@@ -342,7 +414,11 @@ impl Baseline {
             };
             self.sealed.add_call(trusted, args, &outputs);
         }
-        Some((replayed.args, trace, returned))
+        let made = match replayed.observation.outcome {
+            Outcome::Returned(value) if returned => Some(value),
+            _ => None,
+        };
+        Some((replayed.args, trace, made))
     }
 
     /// Where a worker starts: `existing` (what [`Baseline::existing`]
@@ -492,6 +568,130 @@ mod tests {
         trace: |_| {},
         uncarvable: || None,
     };
+
+    /// A range whose fields its users cannot set (sealed), of two
+    /// addresses carved as text: ipnet's `Ipv6AddrRange`.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Range {
+        start: std::net::Ipv4Addr,
+        end: std::net::Ipv4Addr,
+    }
+
+    #[derive(serde::Deserialize)]
+    struct RangeArgs {
+        #[serde(rename = "self")]
+        _range: Range,
+    }
+
+    #[derive(serde::Deserialize)]
+    struct NetArgs {
+        #[serde(rename = "self")]
+        prefix: u8,
+    }
+
+    fn value_args<'v, T: serde::Deserialize<'v>>(args: ArgsInput<'v>) -> Result<T, crate::call::ReplayError> {
+        let bad = |message: String| crate::call::ReplayError::Args {
+            position: crate::call::Position { line: 1, col: 1 },
+            message,
+        };
+        match args {
+            ArgsInput::Value(v) => T::deserialize(v).map_err(|e| bad(e.to_string())),
+            ArgsInput::Ron(_) => Err(bad("values only".into())),
+        }
+    }
+
+    static RANGE_NEXT_SITES: crate::registry::Sites = crate::generation::testing::x_gt_9("range_next");
+    /// `Range::next`, which no system test called.
+    static RANGE_NEXT: Target = Target {
+        module_path: "demo",
+        fn_name: "Range::next",
+        signature: "fn next(&mut self) -> Option<Self::Item>",
+        file: "src/lib.rs",
+        line: 1,
+        sites: &RANGE_NEXT_SITES,
+        replay: |args| {
+            let _: RangeArgs = value_args(args)?;
+            Ok(crate::call::Replayed {
+                args: None,
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::Unit),
+                    after: None,
+                },
+            })
+        },
+        trace: |types| types.param("self", crate::value::tracer::trace::<Range>()),
+        uncarvable: || None,
+    };
+
+    /// `Net::hosts(&self) -> Range`: the API's way to a `Range`, from a
+    /// prefix length (a `u8` here) carved for another target.
+    static NET_HOSTS: Target = Target {
+        module_path: "demo",
+        fn_name: "Net::hosts",
+        signature: "pub fn hosts(&self) -> Range",
+        file: "src/lib.rs",
+        line: 1,
+        sites: &COUNTED_SITES,
+        replay: |args| {
+            let NetArgs { prefix } = value_args(args)?;
+            let range = Range {
+                start: std::net::Ipv4Addr::new(10, 0, 0, 1),
+                end: std::net::Ipv4Addr::new(10, 0, 0, prefix),
+            };
+            Ok(crate::call::Replayed {
+                args: None,
+                observation: Observation {
+                    outcome: Outcome::Returned(Value::capture(&range).unwrap()),
+                    after: None,
+                },
+            })
+        },
+        trace: |types| types.param("self", crate::value::tracer::trace::<u8>()),
+        uncarvable: || None,
+    };
+
+    /// A target whose parameter is a sealed struct no carved call holds is
+    /// seeded with one the API returned: `Net::hosts`, run on a value
+    /// carved for another target. Its simplest value (empty address texts)
+    /// does not deserialize, and one assembled from carved texts is not
+    /// run (the API did not make it): neither seeds it.
+    #[test]
+    fn a_sealed_parameter_is_seeded_with_what_a_constructor_returned() {
+        let (scratch, dir) = testing::scratch();
+        let file = CarveFile {
+            path: CarveFile::path_for(&dir, "Range::next"),
+            target: "Range::next".into(),
+            entries: Vec::new(),
+        };
+        let registry = Registry::collect();
+        let mut baseline = Baseline::replay(&registry, &RANGE_NEXT, &file, &dir, 1).unwrap();
+        assert!(baseline.unseeded().is_some(), "its simplest value seeded it");
+        baseline.sealed = Sealed::new(["Range"]);
+        let texts = |start: &str, end: &str| {
+            let range = Value::Struct("Range", vec![("start", Value::Str(start.into())), ("end", Value::Str(end.into()))]);
+            Value::Struct(UNNAMED, vec![("self", range)])
+        };
+        baseline.try_seeds(vec![texts("10.0.0.1", "10.0.0.9")], 4);
+        assert!(baseline.seeds.is_empty(), "a range the API did not make seeded it");
+        let donors = [Value::Struct("args", vec![("n", Value::U64(7)), ("s", Value::Str("x".into()))])];
+        // Targets that return no `Range` are not run.
+        let calls = COUNTED_CALLS.load(std::sync::atomic::Ordering::SeqCst);
+        baseline.borrow_made(&[&COUNTED], &donors, Vec::new());
+        assert_eq!(COUNTED_CALLS.load(std::sync::atomic::Ordering::SeqCst), calls);
+        assert!(baseline.seeds.is_empty());
+        baseline.borrow_made(&[&COUNTED, &NET_HOSTS], &donors, Vec::new());
+        assert_eq!(baseline.seeds, [texts("10.0.0.1", "10.0.0.7")]);
+        assert_eq!(baseline.unseeded(), None);
+        // What another target's carved call returned seeds it as well.
+        let mut other = Baseline::replay(&registry, &RANGE_NEXT, &file, &dir, 1).unwrap();
+        other.sealed = Sealed::new(["Range"]);
+        let made = texts("10.0.0.1", "10.0.0.3");
+        let Value::Struct(_, fields) = &made else { unreachable!() };
+        other.sealed.add_made(&fields[0].1);
+        other.borrow_made(&[], &donors, vec![fields[0].1.clone()]);
+        assert_eq!(other.seeds, [made]);
+        drop(scratch);
+    }
 
     /// What generation stored counts as the worker traced it: the same
     /// coverage as replaying its entries, without running a call.
