@@ -488,29 +488,25 @@ impl Closest {
         if !goals {
             return (outcomes, [NONE; slot::COUNT as usize]);
         }
-        // [less, equal, greater, boundary, below, above] at each side: d < 0,
-        // d = 0 and d > 0 (`goal_distances` with `Step::Integer`, K = 1).
-        let relational = op.is_relational();
-        let side = |d: f64, order| -> [f64; slot::COUNT as usize] {
-            let less = if order == Less { 0.0 } else { d.max(0.0) + 1.0 };
-            let equal = if order == Equal { 0.0 } else { d.abs() };
-            let greater = if order == Greater { 0.0 } else { (-d).max(0.0) + 1.0 };
-            if relational {
-                [less, equal, greater, d.abs(), NONE, NONE]
-            } else {
-                [less, equal, greater, NONE, (d + 1.0).abs(), (d - 1.0).abs()]
-            }
+        // [less, equal, greater, boundary, below, above] at each side (d < 0,
+        // d = 0, d > 0) are `goal_distances` with `Step::Integer` and K = 1:
+        // below, `[0, -d, 1 - d, -d, |d + 1|, |d - 1|]`; at 0, `[1, 0, 1, 0,
+        // 1, 1]`; above, `[d + 1, d, 0, d, |d + 1|, |d - 1|]` (the boundary
+        // for relational operators, the two steps for the others). Their
+        // smallest over the sides seen, written out: a side not seen is at
+        // an infinite difference, where each is infinite.
+        let (low, high) = (self.below, self.above);
+        let at_zero = if self.zero { 1.0 } else { NONE };
+        let less = if below.is_some() { 0.0 } else { at_zero.min(high + 1.0) };
+        let equal = if self.zero { 0.0 } else { (-low).min(high) };
+        let greater = if above.is_some() { 0.0 } else { at_zero.min(-low + 1.0) };
+        let kept = if op.is_relational() {
+            [less, equal, greater, equal, NONE, NONE]
+        } else {
+            let step_below = (low + 1.0).abs().min(at_zero).min((high + 1.0).abs());
+            let step_above = (low - 1.0).abs().min(at_zero).min((high - 1.0).abs());
+            [less, equal, greater, NONE, step_below, step_above]
         };
-        let mut kept = [NONE; slot::COUNT as usize];
-        if let Some(d) = below {
-            smallest(&mut kept, side(d, Less));
-        }
-        if self.zero {
-            smallest(&mut kept, side(0.0, Equal));
-        }
-        if let Some(d) = above {
-            smallest(&mut kept, side(d, Greater));
-        }
         (outcomes, kept)
     }
 }
