@@ -446,23 +446,7 @@ fn settle_integers(state: &mut State) {
     let mut sites = std::mem::take(&mut state.integers_touched);
     for site in sites.drain(..) {
         let closest = std::mem::replace(&mut state.integers[site.first as usize], Closest::NONE);
-        let seen = [
-            (closest.below > f64::NEG_INFINITY).then_some(closest.below),
-            closest.zero.then_some(0.0),
-            (closest.above < f64::INFINITY).then_some(closest.above),
-        ];
-        // The smallest of each distance over the (up to) three
-        // differences, then kept once.
-        let mut outcomes = [f64::INFINITY; 2];
-        let mut goals = [f64::INFINITY; slot::COUNT as usize];
-        for d in seen.into_iter().flatten() {
-            let cmp = Cmp::numeric(d);
-            let value = cmp.order.is_some_and(|order| site.op.holds(order));
-            smallest(&mut outcomes, branch_distances(value, site.op, Some(cmp)));
-            if site.goals {
-                smallest(&mut goals, goal_distances(site.op, value, Some(cmp), cmp.order));
-            }
-        }
+        let (outcomes, goals) = closest.distances(site.op, site.goals);
         state.slots.keep_smallest(site.outcome as usize, outcomes);
         if site.goals {
             state.slots.keep_smallest(site.first as usize, goals);
@@ -470,6 +454,61 @@ fn settle_integers(state: &mut State) {
     }
     // The emptied list goes back, so that its room is reused.
     state.integers_touched = sites;
+}
+
+impl Closest {
+    /// The smallest distances of the comparison's two outcomes and, when
+    /// `goals`, of its goal slots ([`slot`]) over the call, as recording
+    /// each evaluation with [`branch_distances`] and [`goal_distances`]
+    /// would have kept them: their values at the (up to) three differences
+    /// kept. The goal slots of an integer comparison have a closed form on
+    /// each side of 0 (the table of [`distance`] with a step of 1), written
+    /// out here rather than computed through the general table per
+    /// difference, which was most of what ending a call cost (callgrind).
+    #[inline]
+    fn distances(self, op: Op, goals: bool) -> ([f64; 2], [f64; slot::COUNT as usize]) {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        const NONE: f64 = f64::INFINITY;
+        let below = (self.below > f64::NEG_INFINITY).then_some(self.below);
+        let above = (self.above < f64::INFINITY).then_some(self.above);
+        let mut outcomes = [NONE; 2];
+        let mut each = |d: f64, order| {
+            let cmp = Cmp { diff: d, dist: d.abs(), order: Some(order), step: distance::Step::Integer };
+            smallest(&mut outcomes, branch_distances(op.holds(order), op, Some(cmp)));
+        };
+        if let Some(d) = below {
+            each(d, Less);
+        }
+        if self.zero {
+            each(0.0, Equal);
+        }
+        if let Some(d) = above {
+            each(d, Greater);
+        }
+        if !goals {
+            return (outcomes, [NONE; slot::COUNT as usize]);
+        }
+        // [less, equal, greater, boundary, below, above] at each side (d < 0,
+        // d = 0, d > 0) are `goal_distances` with `Step::Integer` and K = 1:
+        // below, `[0, -d, 1 - d, -d, |d + 1|, |d - 1|]`; at 0, `[1, 0, 1, 0,
+        // 1, 1]`; above, `[d + 1, d, 0, d, |d + 1|, |d - 1|]` (the boundary
+        // for relational operators, the two steps for the others). Their
+        // smallest over the sides seen, written out: a side not seen is at
+        // an infinite difference, where each is infinite.
+        let (low, high) = (self.below, self.above);
+        let at_zero = if self.zero { 1.0 } else { NONE };
+        let less = if below.is_some() { 0.0 } else { at_zero.min(high + 1.0) };
+        let equal = if self.zero { 0.0 } else { (-low).min(high) };
+        let greater = if above.is_some() { 0.0 } else { at_zero.min(-low + 1.0) };
+        let kept = if op.is_relational() {
+            [less, equal, greater, equal, NONE, NONE]
+        } else {
+            let step_below = (low + 1.0).abs().min(at_zero).min((high + 1.0).abs());
+            let step_above = (low - 1.0).abs().min(at_zero).min((high - 1.0).abs());
+            [less, equal, greater, NONE, step_below, step_above]
+        };
+        (outcomes, kept)
+    }
 }
 
 /// Records that the function of `sites` was entered (its instrumented twin

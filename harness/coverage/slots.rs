@@ -147,7 +147,7 @@ mod tests {
             let mut expected = BTreeMap::<u32, f64>::new();
             for _ in 0..rng.random_range(0..90) {
                 let first = rng.random_range(0..span);
-                let distances: [f64; 3] = std::array::from_fn(|_| match rng.random_range(0..4) {
+                let distances: [f64; 6] = std::array::from_fn(|_| match rng.random_range(0..4) {
                     0 => f64::INFINITY,
                     1 => 0.0,
                     _ => f64::from(rng.random_range(0..50u8)),
@@ -158,7 +158,7 @@ mod tests {
                         *slot = slot.min(d);
                     }
                 };
-                match rng.random_range(0..3) {
+                match rng.random_range(0..4) {
                     0 => {
                         slots.keep_smallest(first, [distances[0]]);
                         keep(first, distances[0]);
@@ -167,9 +167,14 @@ mod tests {
                         slots.keep_smallest(first, [distances[0], distances[1]]);
                         (0..2).for_each(|i| keep(first + i, distances[i]));
                     }
+                    2 => {
+                        slots.keep_smallest(first, [distances[0], distances[1], distances[2]]);
+                        (0..3).for_each(|i| keep(first + i, distances[i]));
+                    }
+                    // A comparison's goal block, across a word's end too.
                     _ => {
                         slots.keep_smallest(first, distances);
-                        (0..3).for_each(|i| keep(first + i, distances[i]));
+                        (0..6).for_each(|i| keep(first + i, distances[i]));
                     }
                 }
             }

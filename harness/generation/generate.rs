@@ -814,7 +814,7 @@ impl Generator<'_> {
             // (`call` keeps them): the grammar's other calls are as close
             // to a goal as the carved ones at best, and worse starts
             // (longer, random) for the AVM.
-            self.call(&args, key);
+            self.call_unread(&args, key);
         }
     }
 
@@ -822,15 +822,28 @@ impl Generator<'_> {
     /// failure (minimized). Returns what it reached and whether it failed;
     /// `None` when the call could not run.
     fn call(&mut self, args: &Value, key: Key) -> Option<(Trace, bool)> {
+        self.call_noted(args, key, true)
+    }
+
+    /// [`Generator::call`] for a caller that reads nothing of what the call
+    /// reached (the grammar phase): its trace is moved to the repeats, not
+    /// cloned for both.
+    fn call_unread(&mut self, args: &Value, key: Key) {
+        self.call_noted(args, key, false);
+    }
+
+    /// [`Generator::call`], which returns what the call reached only when
+    /// `read`.
+    fn call_noted(&mut self, args: &Value, key: Key, read: bool) -> Option<(Trace, bool)> {
         let met = self.run.after.len();
         let called = self.call_once(args);
-        let ran = called.as_ref().map(|(trace, failed)| (trace, *failed));
-        self.repeats.ran(key, ran);
+        let back = if read { called.clone() } else { None };
+        self.repeats.ran(key, called);
         // Goals are only ever added here: a count tells.
         if self.run.after.len() != met {
             self.record_what_open_goals_read();
         }
-        called
+        back
     }
 
     /// [`Generator::call`], before the goal slots to skip are updated.

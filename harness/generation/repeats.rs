@@ -15,7 +15,7 @@
 //! let mut repeats = Repeats::default();
 //! let key = Repeats::key(&Value::Str("%4".into()));
 //! assert!(matches!(repeats.known(key), Known::New));
-//! repeats.ran(key, Some((&Trace::default(), true)));
+//! repeats.ran(key, Some((Trace::default(), true)));
 //! assert!(matches!(repeats.known(key), Known::Ran(_, true)));
 //! ```
 
@@ -79,6 +79,42 @@ impl Hasher for KeyHasher {
     }
 }
 
+/// The bytes a `Hash` writes, as SipHash reads them: integers as their
+/// little-endian bytes (SipHash's own `write_u8` … `write_usize` read them
+/// so), everything else as the standard `Hasher` passes it to `write`.
+struct Bytes<'a>(&'a mut Vec<u8>);
+
+impl Hasher for Bytes<'_> {
+    /// Never read: [`Repeats::key`] hashes the bytes.
+    fn finish(&self) -> u64 {
+        0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.0.push(i);
+    }
+
+    fn write_u16(&mut self, i: u16) {
+        self.0.extend_from_slice(&i.to_le_bytes());
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.0.extend_from_slice(&i.to_le_bytes());
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0.extend_from_slice(&i.to_le_bytes());
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.0.extend_from_slice(&i.to_le_bytes());
+    }
+}
+
 #[derive(Debug)]
 enum Ran {
     /// Ran: what it reached and whether it failed.
@@ -125,9 +161,22 @@ impl Repeats {
     /// The key of `args`: SipHash-1-3 with fixed keys and a 128-bit output,
     /// so the same arguments give the same key in every process, and two
     /// different arguments one key with negligible odds.
+    ///
+    /// The bytes the value's `Hash` writes are gathered first and hashed in
+    /// one `write`: the same bytes in the same order, so the same key as
+    /// hashing them as they come, for less (SipHash pays for each of the
+    /// small writes a value makes, a tag or a length at a time; callgrind,
+    /// the `loop` mode of `benches/instructions.rs`).
     pub fn key(args: &Value) -> Key {
+        thread_local! {
+            static BYTES: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+        }
+        let mut bytes = BYTES.take();
+        bytes.clear();
+        args.hash(&mut Bytes(&mut bytes));
         let mut hasher = SipHasher13::new();
-        args.hash(&mut hasher);
+        hasher.write(&bytes);
+        BYTES.set(bytes);
         Key(hasher.finish128().as_u128())
     }
 
@@ -142,8 +191,9 @@ impl Repeats {
     }
 
     /// Notes that the arguments of `key` ran and reached `trace` (failing
-    /// or not), or could not run (`None`).
-    pub fn ran(&mut self, key: Key, result: Option<(&Trace, bool)>) {
+    /// or not), or could not run (`None`). The trace is kept as given: a
+    /// caller that reads it too clones it first.
+    pub fn ran(&mut self, key: Key, result: Option<(Trace, bool)>) {
         if self.calls.len() >= KEYS && !self.calls.contains_key(&key) {
             return;
         }
@@ -156,7 +206,7 @@ impl Repeats {
                     }
                 }
                 self.kept.push_back(key);
-                Ran::Traced(trace.clone(), failed)
+                Ran::Traced(trace, failed)
             }
         };
         // A forgotten call run again is kept again: its old place in
@@ -175,7 +225,7 @@ mod tests {
         let args = |i: usize| Repeats::key(&value(i));
         let mut repeats = Repeats::default();
         assert!(matches!(repeats.known(args(0)), Known::New));
-        repeats.ran(args(0), Some((&Trace::default(), false)));
+        repeats.ran(args(0), Some((Trace::default(), false)));
         assert!(matches!(repeats.known(args(0)), Known::Ran(_, false)));
         // Equal values are one call; a different value is not.
         assert_eq!(Repeats::key(&value(0).clone()), args(0));
@@ -184,13 +234,13 @@ mod tests {
         assert!(matches!(repeats.known(args(1)), Known::NotRun));
         // The oldest trace goes once more are kept than there is room for.
         for i in 2..TRACES + 2 {
-            repeats.ran(args(i), Some((&Trace::default(), i % 2 == 0)));
+            repeats.ran(args(i), Some((Trace::default(), i % 2 == 0)));
         }
         assert!(matches!(repeats.known(args(0)), Known::Forgotten));
         assert!(matches!(repeats.known(args(2)), Known::Ran(_, true)));
         assert!(matches!(repeats.known(args(TRACES + 1)), Known::Ran(_, false)));
         // Run again, a forgotten call is kept again, and the next oldest goes.
-        repeats.ran(args(0), Some((&Trace::default(), false)));
+        repeats.ran(args(0), Some((Trace::default(), false)));
         assert!(matches!(repeats.known(args(0)), Known::Ran(..)));
         assert!(matches!(repeats.known(args(2)), Known::Forgotten));
         assert_eq!(repeats.kept.len(), TRACES);
@@ -218,6 +268,55 @@ mod tests {
         assert_ne!(hasher.finish(), other.finish());
     }
 
+    /// A value of every kind, nested up to `depth`.
+    fn any_value(rng: &mut rand::rngs::StdRng, depth: u32) -> Value {
+        use rand::RngExt;
+        let leaf = depth == 0;
+        let text = |rng: &mut rand::rngs::StdRng| -> String {
+            (0..rng.random_range(0..20)).map(|_| rng.random_range('\u{0}'..='\u{3ff}')).collect()
+        };
+        let many = |rng: &mut rand::rngs::StdRng| -> Vec<Value> {
+            (0..rng.random_range(0..4)).map(|_| any_value(rng, depth - 1)).collect()
+        };
+        match rng.random_range(0..if leaf { 13 } else { 22 }) {
+            0 => Value::Unit,
+            1 => Value::Bool(rng.random()),
+            2 => Value::I64(rng.random()),
+            3 => Value::U64(rng.random()),
+            4 => Value::I128(rng.random()),
+            5 => Value::U128(rng.random()),
+            6 => Value::F32(rng.random()),
+            7 => Value::F64(rng.random()),
+            8 => Value::Char(rng.random_range('\u{0}'..='\u{10ffff}')),
+            9 => Value::Str(text(rng)),
+            10 => Value::Bytes((0..rng.random_range(0..20)).map(|_| rng.random()).collect()),
+            11 => Value::None,
+            12 => Value::UnitVariant { name: "E", index: 1, variant: "A" },
+            13 => Value::Some(Box::new(any_value(rng, depth - 1))),
+            14 => Value::NewtypeStruct("N", Box::new(any_value(rng, depth - 1))),
+            15 => Value::NewtypeVariant { name: "E", index: 0, variant: "B", value: Box::new(any_value(rng, depth - 1)) },
+            16 => Value::Seq(many(rng)),
+            17 => Value::Tuple(many(rng)),
+            18 => Value::TupleStruct("T", many(rng)),
+            19 => Value::TupleVariant { name: "E", index: 2, variant: "C", fields: many(rng) },
+            20 => Value::Map(many(rng).into_iter().zip(many(rng)).collect()),
+            _ => Value::Struct("S", many(rng).into_iter().map(|v| ("f", v)).collect()),
+        }
+    }
+
+    #[test]
+    fn a_key_is_the_siphash_of_the_value_as_its_hash_writes_it() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        for _ in 0..2000 {
+            let value = any_value(&mut rng, 3);
+            // The value hashed straight into SipHash, write by write.
+            let mut hasher = SipHasher13::new();
+            value.hash(&mut hasher);
+            assert_eq!(Repeats::key(&value), Key(hasher.finish128().as_u128()), "{value:?}");
+        }
+    }
+
     #[test]
     fn arguments_past_the_limit_are_not_remembered() {
         let mut repeats = Repeats::default();
@@ -225,11 +324,11 @@ mod tests {
             repeats.calls.insert(Key(i), Ran::NotRun);
         }
         let past = Key(u128::MAX);
-        repeats.ran(past, Some((&Trace::default(), false)));
+        repeats.ran(past, Some((Trace::default(), false)));
         assert!(matches!(repeats.known(past), Known::New));
         assert_eq!(repeats.calls.len(), KEYS);
         // Those remembered are still told.
-        repeats.ran(Key(0), Some((&Trace::default(), true)));
+        repeats.ran(Key(0), Some((Trace::default(), true)));
         assert!(matches!(repeats.known(Key(0)), Known::Ran(_, true)));
     }
 }
