@@ -133,14 +133,15 @@ impl Param {
         }
     }
 
-    /// The capture of this parameter's value bound to `binding`, as a
-    /// `Result<Value, CaptureError>`.
+    /// The capture of this parameter's value bound to `binding`, made when
+    /// the recorder asks: a `Deferred` (the runtime keys a repeated call
+    /// from the value itself, and builds its `Value` only for a new one).
     pub fn capture(&self, view: TokenStream) -> TokenStream {
         match self.pass {
             Pass::Format => quote!(::carve::_macro_support::FormatSpec::capture(#view)),
             _ => {
                 let form = self.form();
-                quote!(#form.capture(#view))
+                quote!(#form.defer(#view))
             }
         }
     }

@@ -7,7 +7,10 @@
 //! each system test owns a thread-local [`TestRecording`], so tests running in
 //! parallel threads never share a buffer and their calls cannot interleave.
 //! Calls are kept as [`Value`]s, not RON text: text is written once per
-//! distinct call, by the store, after the tests ran.
+//! distinct call, by the store, after the tests ran. Most calls repeat one
+//! already kept: a call is found by its key ([`key`](crate::value::key)),
+//! made from its arguments themselves ([`ArgsBuilder::key`]), and their
+//! [`Value`] is built only for arguments not seen before on the thread.
 //!
 //! Generated code calls [`begin`] before the body and [`CallFrame::finish`]
 //! after it. Only what replay can rebuild is carved: each distinct set of
@@ -43,7 +46,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -51,6 +54,8 @@ use serde::{Deserialize, Serialize};
 use crate::call::{ArgsInput, ReplayError};
 use crate::outcome::{panic_message, quietly, Observation, Outcome};
 use crate::registry::Target;
+use crate::value::form::Deferred;
+use crate::value::key::{encode, encode_bytes, patch_len, start_struct};
 use crate::value::text::{read_ron, shorten, to_one_line_ron, to_ron, UNNAMED};
 use crate::value::{depth, CaptureError, Value};
 
@@ -119,12 +124,18 @@ pub struct TestRecording {
     pub calls: Vec<Call>,
     /// The keys of `calls` ([`TestRecording::push`]).
     seen: Distinct,
+    /// This recording's number, unique in the process (0: none).
+    id: u64,
 }
+
+/// The number of the next [`TestRecording`].
+static NEXT_RECORDING: AtomicU64 = AtomicU64::new(1);
 
 impl TestRecording {
     fn new(test: &str) -> Self {
         TestRecording {
             test: test.to_owned(),
+            id: NEXT_RECORDING.fetch_add(1, Ordering::Relaxed),
             ..Default::default()
         }
     }
@@ -141,10 +152,23 @@ impl TestRecording {
 
     /// [`TestRecording::push`] with the key's hash given.
     fn push_hashed(&mut self, call: Call, key: &[u8], hash: u64) {
-        if self.seen.find(hash, key).is_none() {
-            self.seen.insert(hash, key, self.calls.len());
-            self.calls.push(call);
+        self.push_new(key, hash, || Some(call));
+    }
+
+    /// [`TestRecording::push_hashed`] of the call `call` makes, made only
+    /// when its key is new (a repeated call builds nothing); `None` for a
+    /// call that is not kept after all. Whether the call is kept now (new,
+    /// or kept before).
+    fn push_new(&mut self, key: &[u8], hash: u64, call: impl FnOnce() -> Option<Call>) -> bool {
+        if self.seen.find(hash, key).is_some() {
+            return true;
         }
+        let Some(call) = call() else {
+            return false;
+        };
+        self.seen.insert(hash, key, self.calls.len());
+        self.calls.push(call);
+        true
     }
 }
 
@@ -208,24 +232,76 @@ pub fn record_test<R>(test: &str, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Collects the named arguments of a call.
+/// Collects the named arguments of a call: their values, or (keying) the
+/// bytes of their key, without their values.
 #[derive(Debug, Default)]
 pub struct ArgsBuilder {
     fields: Vec<(&'static str, Value)>,
     error: Option<(&'static str, CaptureError)>,
+    keying: Option<Keying>,
+}
+
+/// The key an [`ArgsBuilder`] appends arguments to instead of capturing
+/// them: [`encode`] of the `(name: value, …)` struct their values make.
+#[derive(Debug)]
+struct Keying {
+    key: Vec<u8>,
+    /// Where the count of arguments goes.
+    count_at: usize,
+    count: u64,
+    /// Whether every argument so far could be keyed without its value.
+    whole: bool,
 }
 
 impl ArgsBuilder {
     /// Adds argument `name`, captured in its form (see
-    /// [`form`](crate::value::form)).
-    pub fn arg(&mut self, name: &'static str, captured: Result<Value, CaptureError>) {
+    /// [`form`](crate::value::form)) when the builder asks: a value
+    /// captured already (`Result<Value, CaptureError>`) or a form's
+    /// `defer`.
+    pub fn arg(&mut self, name: &'static str, captured: impl Deferred) {
+        if let Some(keying) = &mut self.keying {
+            if keying.whole {
+                encode_bytes(name.as_bytes(), &mut keying.key);
+                keying.whole = captured.encode(&mut keying.key);
+                keying.count += 1;
+            }
+            return;
+        }
         if self.error.is_some() {
             return;
         }
-        match captured {
+        match captured.value() {
             Ok(v) => self.fields.push((name, v)),
             Err(e) => self.error = Some((name, e)),
         }
+    }
+
+    /// Appends to `key` the [`encode`]ing of the arguments `capture`
+    /// names, made from the arguments themselves: `false` (with `key` as it
+    /// was) when one of them can only be keyed from its value.
+    fn key(key: &mut Vec<u8>, capture: &impl Fn(&mut ArgsBuilder)) -> bool {
+        let start = key.len();
+        let count_at = start_struct(UNNAMED, key);
+        let mut keying = ArgsBuilder {
+            keying: Some(Keying {
+                key: std::mem::take(key),
+                count_at,
+                count: 0,
+                whole: true,
+            }),
+            ..Default::default()
+        };
+        capturing(|| capture(&mut keying));
+        let Some(keying) = keying.keying else {
+            return false;
+        };
+        *key = keying.key;
+        if !keying.whole {
+            key.truncate(start);
+            return false;
+        }
+        patch_len(key, keying.count_at, keying.count);
+        true
     }
 
     /// The arguments as a struct value `(name: value, …)`.
@@ -252,10 +328,30 @@ impl ArgsBuilder {
 #[must_use = "finish the frame with the call's result"]
 pub struct CallFrame {
     target: &'static Target,
-    args: Value,
+    args: FrameArgs,
     /// The target's address and the [`encode`]ing of `args`: the start of
     /// the call's key ([`TestRecording::push`]).
     key: Vec<u8>,
+}
+
+/// The arguments of a call in progress: captured, or (arguments seen
+/// before on this thread, keyed without capturing them) the number of
+/// their entry in [`Checked`], which keeps their value.
+enum FrameArgs {
+    Captured(Value),
+    Checked(usize),
+}
+
+impl FrameArgs {
+    /// The arguments' value (`None` only if the entry kept none).
+    fn into_value(self) -> Option<Value> {
+        match self {
+            FrameArgs::Captured(args) => Some(args),
+            FrameArgs::Checked(number) => {
+                CHECKED.with(|c| c.borrow().args.get(number).cloned())
+            }
+        }
+    }
 }
 
 /// Starts carving a call of `target` if this thread records for a system
@@ -263,9 +359,15 @@ pub struct CallFrame {
 /// captures each argument; `check` rebuilds each from its captured form
 /// (once per distinct set of arguments): a call whose arguments do not
 /// rebuild is not carved.
+///
+/// `capture` runs first to key the arguments ([`ArgsBuilder::key`]):
+/// arguments seen before on this thread are found by their key, and not
+/// captured again (their value is kept with their verdict). Only new
+/// arguments (or ones that can only be keyed from their value) are
+/// captured, by a second run of `capture`.
 pub fn begin(
     target: &'static Target,
-    capture: impl FnOnce(&mut ArgsBuilder),
+    capture: impl Fn(&mut ArgsBuilder),
     check: impl FnOnce(&mut RebuildCheck<'_>),
 ) -> Option<CallFrame> {
     // A call made while a value is captured or rebuilt (a `Display` calling
@@ -289,18 +391,43 @@ pub fn begin(
         }
         return None;
     }
-    let args = capturing(|| {
+    let mut key = SCRATCH.with(Cell::take);
+    key.clear();
+    key.extend_from_slice(&(target as *const Target as usize).to_le_bytes());
+    if ArgsBuilder::key(&mut key, &capture) {
+        match checked(target, Side::Before, &mut key) {
+            Some(Ok(number)) => {
+                return Some(CallFrame {
+                    target,
+                    args: FrameArgs::Checked(number),
+                    key,
+                })
+            }
+            Some(Err(())) => {
+                SCRATCH.with(|s| s.set(key));
+                return None;
+            }
+            None => {}
+        }
+    }
+    let Some(args) = capturing(|| {
         let mut args = ArgsBuilder::default();
         capture(&mut args);
         args.finish_or_warn(target)
-    })?;
-    let mut key = SCRATCH.with(Cell::take);
+    }) else {
+        SCRATCH.with(|s| s.set(key));
+        return None;
+    };
     start_key(target, &args, &mut key);
     if !rebuilds(target, Side::Before, &args, &mut key, check) {
         SCRATCH.with(|s| s.set(key));
         return None;
     }
-    Some(CallFrame { target, args, key })
+    Some(CallFrame {
+        target,
+        args: FrameArgs::Captured(args),
+        key,
+    })
 }
 
 /// Runs `f`, a capture or rebuild of a value by carve, marked as such on
@@ -359,13 +486,9 @@ impl CallFrame {
             (Ok(outcome), Some(after)) => {
                 let observation = Observation { outcome, after };
                 let mut key = self.key;
+                let args_end = key.len();
                 encode_observation(&observation, &mut key);
-                let call = Call {
-                    target: self.target,
-                    args: self.args,
-                    observation,
-                };
-                store(call, key)
+                store(self.target, self.args, observation, key, args_end)
             }
             (Err(e), _) => eprintln!(
                 "carve: not carving a call of `{}`: its result: {e}",
@@ -391,15 +514,26 @@ impl CallFrame {
         result: std::thread::Result<R>,
         capture: impl FnOnce(&R) -> Result<Value, CaptureError>,
     ) -> R {
-        let target = self.target;
-        let args = self.args.clone();
-        let after = capturing(|| quietly(|| (target.replay)(ArgsInput::Value(&args))));
-        match after {
-            Ok(replayed) => {
+        let CallFrame { target, args, key } = self;
+        let args = args.into_value();
+        let after = args.as_ref().map(|args| {
+            capturing(|| quietly(|| (target.replay)(ArgsInput::Value(args))))
+        });
+        match (args, after) {
+            (Some(args), Some(Ok(replayed))) => {
                 let outcome = capture_outcome(&result, capture);
-                self.conclude(result, outcome, Some(replayed.observation.after))
+                let frame = CallFrame {
+                    target,
+                    args: FrameArgs::Captured(args),
+                    key,
+                };
+                frame.conclude(result, outcome, Some(replayed.observation.after))
             }
-            Err(e) => {
+            (None, _) | (_, None) => match result {
+                Ok(value) => value,
+                Err(payload) => panic::resume_unwind(payload),
+            },
+            (_, Some(Err(e))) => {
                 let why = match e {
                     ReplayError::Args { message, .. } => message,
                     ReplayError::Capture(e) => e.to_string(),
@@ -503,16 +637,68 @@ impl RebuildCheck<'_> {
     }
 }
 
-/// The verdict of every set of values checked: by the key of (target,
-/// side, values), the index of its failure in `failures`, or [`REBUILDS`].
+/// The verdict of every set of values checked, by the key of (target,
+/// side, values): a number that says it ([`Checked::verdict`]), so that a
+/// repeated call reads nothing but the set's table and keys.
 #[derive(Default)]
 struct Checked {
     seen: Distinct,
+    /// Values that do not rebuild: why, numbered [`FAILED`]` | index`.
     failures: Vec<NotRebuilt>,
+    /// Arguments that rebuild, kept for calls keyed without capturing
+    /// them ([`FrameArgs`]), numbered by index.
+    args: Vec<Value>,
+    /// By the same index, the last call kept or found with these
+    /// arguments ([`repeats_last`]).
+    last: Vec<LastCall>,
 }
 
-/// [`Checked`]'s mark of values that rebuild.
-const REBUILDS: usize = usize::MAX;
+/// The last call with some arguments that a recording kept or found kept:
+/// the recording's number and what the call did (its
+/// [`encode_observation`]).
+#[derive(Default)]
+struct LastCall {
+    recording: u64,
+    observation: Vec<u8>,
+}
+
+/// The bit of [`Checked`]'s numbers of values that do not rebuild.
+const FAILED: usize = 1 << (usize::BITS - 1);
+/// [`Checked`]'s number of a state after a call that rebuilds (no
+/// arguments kept).
+const REBUILDS: usize = FAILED - 1;
+
+impl Checked {
+    /// The failure numbered `number`, if it is one.
+    fn verdict(&self, number: usize) -> Option<NotRebuilt> {
+        match number & FAILED {
+            0 => None,
+            _ => self.failures.get(number & !FAILED).cloned(),
+        }
+    }
+}
+
+/// The verdict on the values of a call of `target` keyed `key` (the
+/// target's address and their [`encode`]ing, left as it was), if they were
+/// checked on this thread: the number of their entry when they rebuild,
+/// `Err` (the call counted in [`take_skipped`]) when they do not.
+fn checked(target: &'static Target, side: Side, key: &mut Vec<u8>) -> Option<Result<usize, ()>> {
+    key.push(side as u8);
+    let hash = hash_bytes(key);
+    let found = CHECKED.with(|c| {
+        let c = c.borrow();
+        let number = c.seen.find(hash, key)?;
+        Some((number, c.verdict(number)))
+    });
+    key.pop();
+    match found? {
+        (number, None) => Some(Ok(number)),
+        (_, Some(failure)) => {
+            skip(target, side, failure);
+            Some(Err(()))
+        }
+    }
+}
 
 /// Whether `values` (`(name: value, …)`) of a call of `target` rebuild,
 /// checked by `check` the first time these values are seen on this thread;
@@ -532,8 +718,7 @@ fn rebuilds(
     let hash = hash_bytes(key);
     let known = CHECKED.with(|c| {
         let c = c.borrow();
-        // `REBUILDS` is no failure's index.
-        Some(c.failures.get(c.seen.find(hash, key)?).cloned())
+        Some(c.verdict(c.seen.find(hash, key)?))
     });
     let verdict = match known {
         Some(verdict) => verdict,
@@ -546,14 +731,21 @@ fn rebuilds(
             let verdict = checking.failure;
             CHECKED.with(|c| {
                 let mut c = c.borrow_mut();
-                let found = match &verdict {
-                    None => REBUILDS,
-                    Some(failure) => {
+                let number = match (&verdict, side) {
+                    (Some(failure), _) => {
                         c.failures.push(failure.clone());
-                        c.failures.len() - 1
+                        FAILED | (c.failures.len() - 1)
                     }
+                    // Arguments that rebuild are kept for calls keyed
+                    // without them.
+                    (None, Side::Before) => {
+                        c.args.push(values.clone());
+                        c.last.push(LastCall::default());
+                        c.args.len() - 1
+                    }
+                    (None, Side::After) => REBUILDS,
                 };
-                c.seen.insert(hash, key, found);
+                c.seen.insert(hash, key, number);
             });
             verdict
         }
@@ -762,19 +954,61 @@ pub fn take_unlisted() -> Vec<Unlisted> {
         .collect()
 }
 
-/// Keeps `call` (of key `key`, see [`TestRecording::push`]) in the
-/// recording of the test it belongs to.
-fn store(call: Call, key: Vec<u8>) {
+/// Keeps the call of `target` with `args` that did `observation` (of key
+/// `key`, see [`TestRecording::push`]) in the recording of the test it
+/// belongs to; a call that repeats one kept there is dropped as it is,
+/// without its [`Call`] being made.
+///
+/// `key[args_end..]` is what the call did: a call with arguments keyed
+/// without capturing them that did what the last one with these
+/// arguments did ([`repeats_last`]) is known to repeat without looking its
+/// key up.
+fn store(
+    target: &'static Target,
+    args: FrameArgs,
+    observation: Observation,
+    key: Vec<u8>,
+    args_end: usize,
+) {
+    let checked = match args {
+        FrameArgs::Checked(number) => Some(number),
+        FrameArgs::Captured(_) => None,
+    };
+    let recording = CURRENT.with(|c| c.borrow().as_ref().map(|r| r.id));
+    if let (Some(number), Some(recording)) = (checked, recording) {
+        if repeats_last(number, recording, &key[args_end..]) {
+            SCRATCH.with(|s| s.set(key));
+            return;
+        }
+    }
+    let hash = hash_bytes(&key);
     let unowned = CURRENT.with(|c| match c.borrow_mut().as_mut() {
         Some(rec) => {
-            rec.push(call, &key);
+            let kept = rec.push_new(&key, hash, || {
+                Some(Call {
+                    target,
+                    args: args.into_value()?,
+                    observation,
+                })
+            });
+            if let (true, Some(number)) = (kept, checked) {
+                remember_last(number, rec.id, &key[args_end..]);
+            }
             None
         }
-        None => Some(call),
+        None => Some((args, observation)),
     });
     match unowned {
         None => SCRATCH.with(|s| s.set(key)),
-        Some(call) => {
+        Some((args, observation)) => {
+            let Some(args) = args.into_value() else {
+                return;
+            };
+            let call = Call {
+                target,
+                args,
+                observation,
+            };
             if let [only] = lock(&ACTIVE).as_mut_slice() {
                 only.foreign_calls.push((call, key));
             }
@@ -782,114 +1016,29 @@ fn store(call: Call, key: Vec<u8>) {
     }
 }
 
-/// Appends to `out` the bytes of `value` that tell it apart as `Value`'s
-/// `==` does: its kind, then its content, names and strings as their
-/// length and text (names are compared as text), floats as their bits, a
-/// variant's index left out. No value's bytes are the start of another's,
-/// so two runs of encodings are equal exactly when each value is.
-///
-/// A repeated call is told from a new one by its bytes, found by their hash
-/// and compared with the first call's in full: one contiguous slice, where
-/// comparing with the first call's value tree (and the rebuild check's
-/// copy of it) walked a dozen heap blocks gone cold, most of what a
-/// repeated call cost (18.8 D1 misses of 1.6 for the plain call,
-/// callgrind's cache simulation).
-fn encode(value: &Value, out: &mut Vec<u8>) {
-    use Value::*;
-    out.push(value.discriminant());
-    match value {
-        Unit | None => {}
-        Bool(v) => out.push(u8::from(*v)),
-        I64(v) => out.extend_from_slice(&v.to_le_bytes()),
-        U64(v) => out.extend_from_slice(&v.to_le_bytes()),
-        I128(v) => out.extend_from_slice(&v.to_le_bytes()),
-        U128(v) => out.extend_from_slice(&v.to_le_bytes()),
-        F32(v) => out.extend_from_slice(&v.to_bits().to_le_bytes()),
-        F64(v) => out.extend_from_slice(&v.to_bits().to_le_bytes()),
-        Char(v) => out.extend_from_slice(&u32::from(*v).to_le_bytes()),
-        Str(v) => encode_bytes(v.as_bytes(), out),
-        Bytes(v) => encode_bytes(v, out),
-        Some(v) => encode(v, out),
-        UnitStruct(name) => encode_bytes(name.as_bytes(), out),
-        UnitVariant { name, variant, .. } => {
-            encode_bytes(name.as_bytes(), out);
-            encode_bytes(variant.as_bytes(), out);
-        }
-        NewtypeStruct(name, v) => {
-            encode_bytes(name.as_bytes(), out);
-            encode(v, out);
-        }
-        NewtypeVariant {
-            name,
-            variant,
-            value,
-            ..
-        } => {
-            encode_bytes(name.as_bytes(), out);
-            encode_bytes(variant.as_bytes(), out);
-            encode(value, out);
-        }
-        Seq(items) | Tuple(items) => encode_items(items, out),
-        TupleStruct(name, items) => {
-            encode_bytes(name.as_bytes(), out);
-            encode_items(items, out);
-        }
-        TupleVariant {
-            name,
-            variant,
-            fields,
-            ..
-        } => {
-            encode_bytes(name.as_bytes(), out);
-            encode_bytes(variant.as_bytes(), out);
-            encode_items(fields, out);
-        }
-        Map(entries) => {
-            encode_len(entries.len(), out);
-            for (key, value) in entries {
-                encode(key, out);
-                encode(value, out);
-            }
-        }
-        Struct(name, fields) => {
-            encode_bytes(name.as_bytes(), out);
-            encode_fields(fields, out);
-        }
-        StructVariant {
-            name,
-            variant,
-            fields,
-            ..
-        } => {
-            encode_bytes(name.as_bytes(), out);
-            encode_bytes(variant.as_bytes(), out);
-            encode_fields(fields, out);
-        }
-    }
+/// Whether the last call with the arguments numbered `number` in
+/// [`Checked`] was kept (or found kept) by the recording numbered
+/// `recording` and did `observation` (its [`encode_observation`]): then a
+/// call with these arguments that did it too repeats one kept there.
+fn repeats_last(number: usize, recording: u64, observation: &[u8]) -> bool {
+    CHECKED.with(|c| {
+        let c = c.borrow();
+        c.last.get(number).is_some_and(|last| {
+            last.recording == recording && last.observation == observation
+        })
+    })
 }
 
-fn encode_len(len: usize, out: &mut Vec<u8>) {
-    out.extend_from_slice(&(len as u64).to_le_bytes());
-}
-
-fn encode_bytes(bytes: &[u8], out: &mut Vec<u8>) {
-    encode_len(bytes.len(), out);
-    out.extend_from_slice(bytes);
-}
-
-fn encode_items(items: &[Value], out: &mut Vec<u8>) {
-    encode_len(items.len(), out);
-    for item in items {
-        encode(item, out);
-    }
-}
-
-fn encode_fields(fields: &[(&'static str, Value)], out: &mut Vec<u8>) {
-    encode_len(fields.len(), out);
-    for (name, value) in fields {
-        encode_bytes(name.as_bytes(), out);
-        encode(value, out);
-    }
+/// Notes that the recording numbered `recording` keeps a call with the
+/// arguments numbered `number` that did `observation` ([`repeats_last`]).
+fn remember_last(number: usize, recording: u64, observation: &[u8]) {
+    CHECKED.with(|c| {
+        if let Some(last) = c.borrow_mut().last.get_mut(number) {
+            last.recording = recording;
+            last.observation.clear();
+            last.observation.extend_from_slice(observation);
+        }
+    });
 }
 
 /// [`encode`] of what a call did: equal bytes exactly when the
@@ -1261,6 +1410,221 @@ mod tests {
         }
     }
 
+    /// An argument that counts how often the recorder builds its value
+    /// and keys it; `keyed: false` makes it one keyed from its value only
+    /// (as a hash map is).
+    struct Counted<'a> {
+        value: Value,
+        keyed: bool,
+        built: &'a Cell<usize>,
+    }
+
+    impl Deferred for Counted<'_> {
+        fn value(self) -> Result<Value, CaptureError> {
+            self.built.set(self.built.get() + 1);
+            Ok(self.value)
+        }
+        fn encode(&self, out: &mut Vec<u8>) -> bool {
+            if self.keyed {
+                encode(&self.value, out);
+            }
+            self.keyed
+        }
+    }
+
+    /// A call of `half` as generated code makes it, with argument `e`
+    /// given as `arg` makes it and `returned` as its outcome.
+    fn call_half<'a>(arg: impl Fn() -> Counted<'a>, returned: Value) {
+        let frame = begin(&HALF, |args| args.arg("e", arg()), |_| {});
+        if let Some(frame) = frame {
+            frame.finish(Ok(()), |_| Ok(returned), |_| {}, |_| {});
+        }
+    }
+
+    /// The `(argument, outcome)` of each call `test` carved.
+    fn carved(recordings: &[TestRecording], test: &str) -> Vec<(Value, Outcome)> {
+        let mine = recordings.iter().find(|r| r.test == test).unwrap();
+        mine.calls
+            .iter()
+            .map(|c| match &c.args {
+                Value::Struct(_, fields) => (fields[0].1.clone(), c.observation.outcome.clone()),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_call_is_keyed_from_its_arguments_without_building_them() {
+        let _turn = lock(&TURNS);
+        for keyed in [true, false] {
+            start();
+            let built = Cell::new(0);
+            let test = format!("keyed {keyed}");
+            let es = [4, 6, 4, 4, 8, 6];
+            record_test(&test, || {
+                for e in es {
+                    let arg = || Counted {
+                        value: Value::U64(e),
+                        keyed,
+                        built: &built,
+                    };
+                    call_half(arg, Value::U64(e / 2));
+                }
+            });
+            let kept = carved(&stop(), &test);
+            let first: Vec<(Value, Outcome)> = [4, 6, 8]
+                .map(|e| (Value::U64(e), Outcome::Returned(Value::U64(e / 2))))
+                .into();
+            assert_eq!(kept, first);
+            // Keyed on the way, each distinct argument is built once;
+            // keyed from its value, every time.
+            let builds = if keyed { 3 } else { es.len() };
+            assert_eq!(built.get(), builds, "keyed: {keyed}");
+        }
+    }
+
+    #[test]
+    fn a_call_repeated_in_the_next_test_on_the_thread_is_carved_in_it_too() {
+        let _turn = lock(&TURNS);
+        start();
+        let built = Cell::new(0);
+        for test in ["first", "second"] {
+            record_test(test, || {
+                for _ in 0..3 {
+                    let arg = || Counted {
+                        value: Value::U64(4),
+                        keyed: true,
+                        built: &built,
+                    };
+                    call_half(arg, Value::U64(2));
+                }
+            });
+        }
+        let recordings = stop();
+        let once = vec![(Value::U64(4), Outcome::Returned(Value::U64(2)))];
+        assert_eq!(carved(&recordings, "first"), once);
+        assert_eq!(carved(&recordings, "second"), once);
+        assert_eq!(built.get(), 1, "checked once on this thread");
+    }
+
+    #[test]
+    fn a_repeated_argument_with_a_new_outcome_is_carved_with_the_argument_kept() {
+        let _turn = lock(&TURNS);
+        start();
+        let built = Cell::new(0);
+        record_test("outcomes", || {
+            for (e, returned) in [(10, 5), (10, 6), (10, 5), (12, 6), (10, 6)] {
+                let arg = || Counted {
+                    value: Value::Str(format!("{e}")),
+                    keyed: true,
+                    built: &built,
+                };
+                call_half(arg, Value::U64(returned));
+            }
+        });
+        let kept = carved(&stop(), "outcomes");
+        let expected: Vec<(Value, Outcome)> = [("10", 5), ("10", 6), ("12", 6)]
+            .map(|(e, r)| (Value::Str(e.into()), Outcome::Returned(Value::U64(r))))
+            .into();
+        assert_eq!(kept, expected);
+        assert_eq!(built.get(), 2, "10 and 12");
+    }
+
+    #[test]
+    fn hash_maps_and_odd_floats_are_keyed_as_their_captured_values_are() {
+        use crate::value::form::{ArgProbe, ViaSerde as _};
+        let _turn = lock(&TURNS);
+        start();
+        record_test("odd values", || {
+            // Equal maps whose iteration orders differ: one call, as their
+            // captured values are sorted.
+            let maps: Vec<HashMap<String, u32>> = (0..4)
+                .map(|n| (0..8).map(|i| (format!("k{}", (i + n) % 8), 1)).collect())
+                .collect();
+            for map in &maps {
+                let form = (&&&&ArgProbe::<HashMap<String, u32>>::new()).arg_form();
+                let frame = begin(&HALF, |args| args.arg("e", form.defer(map)), |_| {});
+                if let Some(frame) = frame {
+                    frame.finish(Ok(()), |_| Ok(Value::Unit), |_| {}, |_| {});
+                }
+            }
+            // Floats by their bits: NaN is itself, -0.0 is not 0.0.
+            for x in [0.0, -0.0, f64::NAN, f64::NAN, 0.0, -0.0] {
+                let form = (&&&&ArgProbe::<f64>::new()).arg_form();
+                let frame = begin(&HALF, |args| args.arg("e", form.defer(&x)), |_| {});
+                if let Some(frame) = frame {
+                    frame.finish(Ok(()), |_| Ok(Value::Unit), |_| {}, |_| {});
+                }
+            }
+        });
+        let kept = carved(&stop(), "odd values");
+        let texts: Vec<String> = kept.iter().map(|(v, _)| v.to_compact_ron()).collect();
+        assert_eq!(
+            texts,
+            [
+                r#"{"k0":1,"k1":1,"k2":1,"k3":1,"k4":1,"k5":1,"k6":1,"k7":1}"#,
+                "0.0",
+                "-0.0",
+                "NaN"
+            ]
+        );
+    }
+
+    /// Whatever the mix of calls, of arguments keyed on the way or from
+    /// their values: the calls carved are the distinct ones (by `Value`'s
+    /// `==` of arguments and outcome), each once, in first-seen order.
+    #[test]
+    fn calls_carved_are_the_distinct_calls_in_first_seen_order() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let _turn = lock(&TURNS);
+        let mut rng = StdRng::seed_from_u64(25);
+        let args = [
+            Value::F64(0.0),
+            Value::F64(-0.0),
+            Value::F64(f64::NAN),
+            Value::Str("a".into()),
+            Value::Str("ab".into()),
+            Value::Seq(vec![Value::Str("a".into()), Value::Str("b".into())]),
+            Value::Seq(vec![Value::Str("ab".into())]),
+            Value::UnitStruct("A"),
+            Value::UnitStruct(String::leak("A".to_owned())),
+        ];
+        let outcomes = [Value::U64(1), Value::U64(2), Value::F32(-0.0)];
+        for round in 0..20 {
+            let calls: Vec<(usize, usize, bool)> = (0..60)
+                .map(|_| {
+                    let arg = rng.random_range(0..args.len());
+                    let outcome = rng.random_range(0..outcomes.len());
+                    (arg, outcome, rng.random_bool(0.7))
+                })
+                .collect();
+            start();
+            let built = Cell::new(0);
+            let test = format!("round {round}");
+            record_test(&test, || {
+                for &(arg, outcome, keyed) in &calls {
+                    let value = args[arg].clone();
+                    let make = || Counted {
+                        value: value.clone(),
+                        keyed,
+                        built: &built,
+                    };
+                    call_half(make, outcomes[outcome].clone());
+                }
+            });
+            let kept = carved(&stop(), &test);
+            let mut expected: Vec<(Value, Outcome)> = Vec::new();
+            for &(arg, outcome, _) in &calls {
+                let call = (args[arg].clone(), Outcome::Returned(outcomes[outcome].clone()));
+                if !expected.contains(&call) {
+                    expected.push(call);
+                }
+            }
+            assert_eq!(kept, expected, "round {round}");
+        }
+    }
+
     #[test]
     fn calls_that_do_not_rebuild_are_skipped_and_each_distinct_one_is_rebuilt_once() {
         let _turn = lock(&TURNS);
@@ -1310,7 +1674,7 @@ mod tests {
             let refuse = |check: &mut RebuildCheck<'_>| {
                 check.param("e", |_| Err::<u64, _>(ron::Error::ExpectedUnit), |_, _| Ok(()))
             };
-            assert!(begin(&HALF, |args| args.arg("e", Ok(buffer)), refuse).is_none());
+            assert!(begin(&HALF, |args| args.arg("e", Ok(buffer.clone())), refuse).is_none());
         });
         stop();
         let skipped = take_skipped();

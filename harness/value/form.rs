@@ -185,6 +185,11 @@ impl<T: Serialize + DeserializeOwned> SerdeForm<T> {
         Value::capture(value)
     }
 
+    /// [`SerdeForm::capture`], made when the recorder asks (see [`Deferred`]).
+    pub fn defer<'a, V: Serialize + ?Sized>(&self, value: &'a V) -> SerdeArg<'a, V> {
+        SerdeArg(value)
+    }
+
     /// Serializes a value (for `#[serde(serialize_with)]`).
     pub fn serialize<S: Serializer>(&self, value: &T, s: S) -> Result<S::Ok, S::Error> {
         value.serialize(s)
@@ -221,6 +226,11 @@ impl<T: Serialize + Deserialize<'static>> BorrowedSerdeForm<T> {
     /// Captures a value, or a view of one.
     pub fn capture<V: Serialize + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
         Value::capture(value)
+    }
+
+    /// [`SerdeForm::capture`], made when the recorder asks (see [`Deferred`]).
+    pub fn defer<'a, V: Serialize + ?Sized>(&self, value: &'a V) -> SerdeArg<'a, V> {
+        SerdeArg(value)
     }
 
     /// Serializes a value (for `#[serde(serialize_with)]`).
@@ -275,6 +285,11 @@ where
     /// unsized type lent from `T`, see [`crate::Twin`]).
     pub fn capture<V: Display + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
         Ok(Value::Str(value.to_string()))
+    }
+
+    /// [`TextForm::capture`], made when the recorder asks (see [`Deferred`]).
+    pub fn defer<'a, V: Display + ?Sized>(&self, value: &'a V) -> TextArg<'a, V> {
+        TextArg(value)
     }
 
     /// Serializes a value as its text.
@@ -337,6 +352,11 @@ impl<T, Why> Unsupported<T, Why> {
     }
 
     /// Never runs: the crate does not compile.
+    pub fn defer<V: ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
+        self.capture(value)
+    }
+
+    /// Never runs: the crate does not compile.
     pub fn serialize<S: Serializer>(&self, _value: &T, _s: S) -> Result<S::Ok, S::Error> {
         Err(serde::ser::Error::custom("this type cannot be carved"))
     }
@@ -368,6 +388,11 @@ impl<T: ByteString> BytesForm<T> {
     /// Captures a byte string (or a `&[u8]` view of one).
     pub fn capture<V: AsRef<[u8]> + ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
         capture_bytes(value)
+    }
+
+    /// [`BytesForm::capture`], made when the recorder asks (see [`Deferred`]).
+    pub fn defer<'a, V: AsRef<[u8]> + ?Sized>(&self, value: &'a V) -> BytesArg<'a, V> {
+        BytesArg(value)
     }
 
     /// Serializes a byte string as bytes.
@@ -698,6 +723,72 @@ impl<T: ?Sized> Carvable for UnsupportedOutcome<T> {
 /// (`|v: &Part| (&&&&&OutcomeProbe(v)).outcome_form()`).
 pub fn lacks<A, F: Carvable>(_pick: fn(A) -> F) -> Option<&'static str> {
     F::LACKS
+}
+
+/// An argument captured when the recorder asks, as its [`Value`] or
+/// straight to the bytes of its key ([`key`](crate::value::key)): a call
+/// that repeats one already carved is found by its key, and its values are
+/// built only when the key is new. Each form's `defer` makes one.
+pub trait Deferred {
+    /// The value, as the form's `capture` makes it.
+    fn value(self) -> Result<Value, CaptureError>;
+    /// Appends [`key::encode`](crate::value::key::encode) of
+    /// [`Deferred::value`] to `out`: `false` (with `out` as it was) when the
+    /// key is made from the value instead.
+    fn encode(&self, out: &mut Vec<u8>) -> bool;
+}
+
+/// A value captured already (`Ok`), or its capture's error.
+impl Deferred for Result<Value, CaptureError> {
+    fn value(self) -> Result<Value, CaptureError> {
+        self
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        match self {
+            Ok(value) => {
+                crate::value::key::encode(value, out);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// A serde argument, captured when asked ([`SerdeForm::defer`]).
+pub struct SerdeArg<'a, V: ?Sized>(&'a V);
+
+impl<V: Serialize + ?Sized> Deferred for SerdeArg<'_, V> {
+    fn value(self) -> Result<Value, CaptureError> {
+        Value::capture(self.0)
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        crate::value::key::encode_serialize(self.0, out)
+    }
+}
+
+/// An argument carved as its text, captured when asked ([`TextForm::defer`]).
+pub struct TextArg<'a, V: ?Sized>(&'a V);
+
+impl<V: Display + ?Sized> Deferred for TextArg<'_, V> {
+    fn value(self) -> Result<Value, CaptureError> {
+        Ok(Value::Str(self.0.to_string()))
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        crate::value::key::encode_display(self.0, out)
+    }
+}
+
+/// A byte string argument, captured when asked ([`BytesForm::defer`]).
+pub struct BytesArg<'a, V: ?Sized>(&'a V);
+
+impl<V: AsRef<[u8]> + ?Sized> Deferred for BytesArg<'_, V> {
+    fn value(self) -> Result<Value, CaptureError> {
+        capture_bytes(self.0)
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        crate::value::key::encode_byte_string(self.0.as_ref(), out);
+        true
+    }
 }
 
 /// A byte string returned (`Vec<u8>`, `&[u8]`, `[u8; N]`), as RON bytes.

@@ -21,6 +21,7 @@ mod lend;
 pub mod depth;
 pub mod form;
 pub mod format_spec;
+pub mod key;
 pub mod leak;
 pub mod text;
 pub mod tracer;
@@ -539,7 +540,7 @@ struct Capture;
 /// run to run (std's `HashMap`, `HashSet` and their iterators, hashbrown's,
 /// and `…HashMap`/`…HashSet` types of other crates). Only the outermost
 /// type counts: a `Vec` of hash maps keeps its order.
-fn in_hash_order<I>() -> bool {
+pub(crate) fn in_hash_order<I>() -> bool {
     let name = std::any::type_name::<I>();
     let outer = name.trim_start_matches('&').trim_start_matches("mut ");
     let outer = outer.split('<').next().unwrap_or(outer);
