@@ -13,7 +13,6 @@
 //! );
 //! ```
 
-use std::any::Any;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::str::FromStr;
@@ -402,18 +401,7 @@ impl Serialize for Observation {
 // The panic hook lives below the value model, which traces types under it;
 // its functions are named here too, where the callers that observe calls
 // look for them.
-pub use crate::panics::{last_panic_location, quietly};
-
-/// The message a panic payload carries.
-pub fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<panic with a non-string payload>".to_owned()
-    }
-}
+pub use crate::panics::{last_panic_location, panic_message, quietly};
 
 /// Calls `f` quietly and captures how it ended; `capture` captures a
 /// returned value in its form (see [`form`](crate::value::form)). Capturing

@@ -25,6 +25,17 @@ pub fn last_panic_location() -> Option<String> {
     LAST_PANIC_LOCATION.with(|l| l.borrow_mut().take())
 }
 
+/// The message a panic payload carries.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<panic with a non-string payload>".to_owned()
+    }
+}
+
 /// Runs `f` with the panic hook silenced on this thread (see [`install_panic_hook`]).
 pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
     struct Reset(bool);

@@ -36,6 +36,7 @@ use crate::generation::shrink::shrink;
 use crate::value::types::ParamTypes;
 use crate::outcome::{last_panic_location, quietly, Failure, Observation, Outcome, Site};
 use crate::registry::{Sites, Target};
+use crate::value::text::shorten;
 use crate::value::Value;
 
 /// A generated call that panicked or crashed, minimized.
@@ -378,6 +379,8 @@ pub fn generate(
         all_open: false,
         existing_seen: Seen::default(),
         outside: BTreeSet::new(),
+        name: name.to_owned(),
+        unstable_noted: false,
     };
     // Whatever ends the run, later collections on this thread (a replay
     // for the report) record every comparison in full again.
@@ -583,6 +586,11 @@ struct Generator<'o> {
     /// The outcomes of functions outside the reach that kept calls took
     /// ([`Reach::outside`]): a call that takes another is kept.
     outside: BTreeSet<(usize, u32)>,
+    /// The target's name, for notes.
+    name: String,
+    /// Whether a call was left out because its outcome changed when it ran
+    /// again ([`Generator::all_features`]): said once.
+    unstable_noted: bool,
 }
 
 /// Calls that weakly kill a mutant goal and are checked against the mutant
@@ -910,7 +918,7 @@ impl Generator<'_> {
                 if added.is_empty() && edges.is_empty() && outside.is_empty() {
                     return Some((trace, failed));
                 }
-                let (kept, edges) = self.minimize_kept(
+                let (kept, edges, fingerprint) = self.minimize_kept(
                     Kept {
                         args: args.clone(),
                         observation,
@@ -920,13 +928,28 @@ impl Generator<'_> {
                         features: Vec::new(),
                     },
                     &strong,
-                    edges,
+                    (edges, fingerprint),
                     &outside,
                 );
-                let kept = Kept {
-                    features: self.all_features(&kept.args, &edges),
-                    ..kept
-                };
+                let (features, again) = self.all_features(&kept.args, &edges);
+                // It ran once more and did something else: what it returns
+                // depends on more than its arguments (url's `origin()` of
+                // an opaque URL counts up a global), so its replay could
+                // never match what would be stored. Not kept.
+                if again.is_some_and(|again| again != fingerprint) {
+                    if !self.unstable_noted {
+                        self.unstable_noted = true;
+                        self.observer.note(format!(
+                            "carve: {}: not keeping calls whose outcome changes when they run \
+                             again with the same arguments (first: {}): replay could not check \
+                             them against a snapshot",
+                            self.name,
+                            shorten(&kept.args.to_compact_ron())
+                        ));
+                    }
+                    return Some((trace, failed));
+                }
+                let kept = Kept { features, ..kept };
                 let outside_before = self.outside.len();
                 self.outside.extend(self.reach.outside(&kept.trace));
                 self.run.reach_grew |= self.outside.len() > outside_before;
@@ -1106,12 +1129,12 @@ impl Generator<'_> {
         &mut self,
         kept: Kept,
         strong: &[(&'static Sites, Mutation)],
-        edges: Vec<u32>,
+        (edges, fingerprint): (Vec<u32>, u64),
         outside: &[(usize, u32)],
-    ) -> (Kept, Vec<u32>) {
+    ) -> (Kept, Vec<u32>, u64) {
         let limit = self.kept_shrink_allowance();
         if limit == 0 {
-            return (kept, edges);
+            return (kept, edges, fingerprint);
         }
         let start = Instant::now();
         let needed: BTreeSet<u32> = kept.added.iter().copied().collect();
@@ -1177,7 +1200,7 @@ impl Generator<'_> {
         self.shrinking.1 += start.elapsed();
         // The start value comes back when no smaller candidate held.
         let Some(smallest) = smallest.filter(|_| shrunk.value != kept.args) else {
-            return (kept, edges);
+            return (kept, edges, fingerprint);
         };
         // A mutant the smallest call weakly kills beyond those it was
         // kept for is checked against it now: named if it kills it (as
@@ -1194,7 +1217,7 @@ impl Generator<'_> {
             trace: smallest.trace,
             features: Vec::new(),
         };
-        (kept, smallest.edges)
+        (kept, smallest.edges, smallest.fingerprint)
     }
 
     /// Every edge feature the call with `args`, about to be kept, reaches:
@@ -1202,23 +1225,25 @@ impl Generator<'_> {
     /// own, as a strong check does), with no feature counted as seen.
     /// `edges`, the features it reached first, are among them whatever the
     /// second run shows. Without the counters, or past the budget: `edges`.
-    fn all_features(&mut self, args: &Value, edges: &[u32]) -> Vec<u32> {
+    /// Also the [`fingerprint`] of what the second run did, when it ran.
+    fn all_features(&mut self, args: &Value, edges: &[u32]) -> (Vec<u32>, Option<u64>) {
         if counters::total() == 0 || self.run.executions >= self.run.limit {
-            return edges.to_vec();
+            return (edges.to_vec(), None);
         }
         let key = Value::Tuple(vec![args.clone(), Value::Str("every edge feature".into())]);
         self.run.executions += 1;
         let target = self.target;
         let none = Seen::default();
         let mut call = || run_call(target, args, Some(&none));
-        let mut features = match self.observer.execute(self.run.executions, &key, &mut call) {
-            Ok(executed) if executed.failure.is_none() => executed.edges,
-            _ => Vec::new(),
+        let (mut features, again) = match self.observer.execute(self.run.executions, &key, &mut call) {
+            Ok(executed) if executed.failure.is_none() => (executed.edges, Some(executed.fingerprint)),
+            Ok(executed) => (Vec::new(), Some(executed.fingerprint)),
+            Err(_) => (Vec::new(), None),
         };
         features.extend_from_slice(edges);
         features.sort_unstable();
         features.dedup();
-        features
+        (features, again)
     }
 
     /// Distils the calls this run kept ([`crate::generation::distil`]): those
