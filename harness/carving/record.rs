@@ -928,11 +928,19 @@ impl Unlisted {
             test,
             calls,
         } = self;
-        format!(
+        let seen = format!(
             "carve: not carving calls of `{function}` at `{bindings}`, an instantiation its \
-             attribute does not list (first seen in system test `{test}`; {calls} call(s)). \
-             Add `generics({bindings})` to its `#[carve::target(…)]` to carve them."
-        )
+             attribute does not list (first seen in system test `{test}`; {calls} call(s))."
+        );
+        // A closure's type has no name to write in `generics(…)`: the crate's
+        // own calls through `map(|…| …)` (shlex's `join`) reach it so.
+        match bindings.contains("{{closure}}") {
+            true => format!(
+                "{seen} Its type holds a closure, which no `generics(…)` can name: call it at a \
+                 type you can name in a system test to carve it."
+            ),
+            false => format!("{seen} Add `generics({bindings})` to its `#[carve::target(…)]` to carve them."),
+        }
     }
 
     /// Adds the calls of another run.
@@ -1753,5 +1761,18 @@ mod tests {
             calls: 2,
         };
         insta::assert_snapshot!(unlisted.message(), @"carve: not carving calls of `parse` at `S = Cow<str>`, an instantiation its attribute does not list (first seen in system test `reads`; 2 call(s)). Add `generics(S = Cow<str>)` to its `#[carve::target(…)]` to carve them.");
+    }
+
+    /// shlex's `try_join` reached from its own `join` through `map(|…| …)`:
+    /// a closure's type cannot be listed, so the message does not say to.
+    #[test]
+    fn an_instantiation_at_a_closure_type_is_not_said_to_be_listable() {
+        let unlisted = Unlisted {
+            function: "try_join".into(),
+            bindings: "I = Map<IntoIter<&str>, join<Vec<&str>>::{{closure}}>".into(),
+            test: "joins".into(),
+            calls: 1,
+        };
+        insta::assert_snapshot!(unlisted.message(), @"carve: not carving calls of `try_join` at `I = Map<IntoIter<&str>, join<Vec<&str>>::{{closure}}>`, an instantiation its attribute does not list (first seen in system test `joins`; 1 call(s)). Its type holds a closure, which no `generics(…)` can name: call it at a type you can name in a system test to carve it.");
     }
 }
