@@ -145,12 +145,7 @@ fn gathered(types: &ParamTypes, name: &'static str, ty: &Ty, values: &[&Value]) 
     };
     let admitted = |v: &Value| {
         let alone = Value::Struct(UNNAMED, vec![(name, Value::Seq(vec![v.clone()]))]);
-        // A text found inside another target's value was never read by
-        // this type's parser: one that panics on it says no.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::outcome::quietly(|| types.admits(&alone))
-        }))
-        .unwrap_or(false)
+        holds_quietly(|| types.admits(&alone))
     };
     let mut seen = BTreeSet::new();
     let items: Vec<Value> = values
@@ -219,7 +214,7 @@ pub fn kin(types: &ParamTypes, own: &[Value], donors: &[Value]) -> Vec<Value> {
                 Value::Str(text) => Some(text),
                 _ => None,
             })
-            .filter(|text| !seen.contains(*text) && parses_quietly(*parses, text) && seen.insert((*text).clone()))
+            .filter(|text| !seen.contains(*text) && holds_quietly(|| parses(text)) && seen.insert((*text).clone()))
             .take(PER_PARAM)
             .collect();
         for text in texts {
@@ -344,11 +339,11 @@ fn return_type(signature: &str) -> Option<&str> {
     None
 }
 
-/// Whether `text` parses, a parser that panics on it saying no: a text
-/// found inside another target's value was never read by this type's
-/// parser, and the parent process asks.
-fn parses_quietly(parses: fn(&str) -> bool, text: &str) -> bool {
-    std::panic::catch_unwind(|| crate::outcome::quietly(|| parses(text))).unwrap_or(false)
+/// Whether `check` (a text parses, a value deserializes) holds, a parser
+/// that panics saying no: a text found inside another target's value was
+/// never read by this type's parser, and the parent process asks.
+fn holds_quietly(check: impl FnOnce() -> bool) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::outcome::quietly(check))).unwrap_or(false)
 }
 
 /// The values of `donors` (argument structs): whole arguments first, a

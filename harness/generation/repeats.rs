@@ -151,7 +151,6 @@ pub enum Known<'a> {
 /// release build), paid on every execution a worker makes; this hash never
 /// leaves the run, so it need not match the carve file's identity.
 pub fn args_hash(args: &Value) -> u64 {
-    use std::hash::Hasher;
     let mut hasher = std::hash::DefaultHasher::new();
     args.hash(&mut hasher);
     hasher.finish()

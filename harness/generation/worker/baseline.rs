@@ -352,7 +352,8 @@ impl Baseline {
     }
 
     /// Replays one call of `called`: its arguments, if they deserialized,
-    /// and the functions it entered. A passing call's trace is kept.
+    /// the functions it entered, and what it returned, if it did. A passing
+    /// call's trace is kept.
     #[allow(clippy::type_complexity)]
     fn replay_one(
         &mut self,

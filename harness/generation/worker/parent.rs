@@ -222,7 +222,7 @@ fn generate_in_workers(
                 if let Some(phase) = phase.filter(|_| new) {
                     history.push(Point {
                         phase,
-                        executions: round.spent + executions,
+                        executions: executions_in_run,
                         covered: covered as u64,
                     });
                 }
