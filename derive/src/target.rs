@@ -709,11 +709,19 @@ impl TargetFn {
         let forms: Vec<_> = params.iter().map(|p| p.form()).collect();
         let lent = params.iter().zip(&fields).filter_map(|(p, f)| p.lent(f));
         let pass = params.iter().zip(&fields).map(|(p, f)| p.pass(f));
-        let afters = params.iter().zip(&fields).filter_map(|(p, f)| {
-            let (name, form) = (&p.name, p.form());
-            self.records_after_of(p)
-                .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
-        });
+        let afters: Vec<TokenStream> = params
+            .iter()
+            .zip(&fields)
+            .filter_map(|(p, f)| {
+                let (name, form) = (&p.name, p.form());
+                self.records_after_of(p)
+                    .then(|| quote!(__carve_after.arg(#name, #form.capture(&#f));))
+            })
+            .collect();
+        // No state after the call to capture: no setup to run for it (each
+        // costs a generation execution a few thread-local accesses).
+        let capture_after = (!afters.is_empty())
+            .then(|| quote!(::carve::_macro_support::setup(|| { #(#afters)* });));
         let capture = capture_closure(i.ret.as_ref(), false, Checks::None);
         let has_after = self.records_after;
         let line = quote_spanned!(self.sig.ident.span()=> ::core::line!());
@@ -779,7 +787,7 @@ impl TargetFn {
                         #(#lent)*
                         let __carve_outcome = ::carve::_macro_support::observe(|| #call, #capture);
                         let mut __carve_after = ::carve::_macro_support::ArgsBuilder::default();
-                        ::carve::_macro_support::setup(|| { #(#afters)* });
+                        #capture_after
                         ::carve::_macro_support::replayed(__carve_args_value, __carve_outcome, __carve_after, #has_after)
                     }
                     __carve_replay

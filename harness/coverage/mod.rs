@@ -116,8 +116,24 @@ thread_local! {
     #[allow(clippy::vec_box)]
     static RETIRED: RefCell<Vec<Box<State>>> = const { RefCell::new(Vec::new()) };
     /// This thread's copy of [`REGISTRY`].
-    static TABLES: RefCell<Vec<(u32, &'static Sites)>> = const { RefCell::new(Vec::new()) };
+    static TABLES: RefCell<Tables> = const { RefCell::new(Tables { list: Vec::new(), in_address_order: true }) };
+    /// The room of a dropped [`Trace`], which the next collection on this
+    /// thread fills instead of allocating its own (most traces of a
+    /// generation run are dropped as soon as they are read).
+    static TRACE_ROOM: Cell<Vec<(&'static Sites, u32, f64)>> = const { Cell::new(Vec::new()) };
 }
+
+/// A thread's copy of [`REGISTRY`], and whether its tables' base indices
+/// ascend with their addresses (then a trace in global index order is
+/// already in the order of [`Trace`], table address then id).
+struct Tables {
+    list: Vec<(u32, &'static Sites)>,
+    in_address_order: bool,
+}
+
+/// A trace's room kept for reuse at most this large (entries): a call that
+/// reached far more does not keep that much memory for the next.
+const TRACE_ROOM_MAX: usize = 1 << 12;
 
 #[derive(Default)]
 struct State {
@@ -828,6 +844,21 @@ pub struct Trace {
     reached: Vec<(&'static Sites, u32, f64)>,
 }
 
+impl Drop for Trace {
+    fn drop(&mut self) {
+        let room = self.reached.capacity();
+        if room == 0 || room > TRACE_ROOM_MAX {
+            return;
+        }
+        let mut reached = std::mem::take(&mut self.reached);
+        reached.clear();
+        // Kept for the next collection on this thread (as it ends, a thread
+        // drops what it still holds; the room of a trace dropped after that
+        // is freed here).
+        let _ = TRACE_ROOM.try_with(|r| r.set(reached));
+    }
+}
+
 impl PartialEq for Trace {
     fn eq(&self, other: &Self) -> bool {
         self.reached.len() == other.reached.len()
@@ -952,11 +983,11 @@ fn smallest<const N: usize>(kept: &mut [f64; N], new: [f64; N]) {
     }
 }
 
-/// What the call reached, `(table, outcome id, distance)` in ascending
-/// global index (table by table, ids ascending), the slots reset for the
-/// next call.
-fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots) -> Vec<(&'static Sites, u32, f64)> {
-    let mut reached = Vec::with_capacity(slots.count());
+/// Appends what the call reached to `reached`, `(table, outcome id,
+/// distance)` in ascending global index (table by table, ids ascending),
+/// the slots reset for the next call.
+fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots, reached: &mut Vec<(&'static Sites, u32, f64)>) {
+    reached.reserve(slots.count());
     // Indices ascend, so they come table by table (bases ascend): a table
     // is looked up when an index passes the end of the last one's.
     let (mut base, mut end, mut sites) = (0, 0, None);
@@ -964,6 +995,7 @@ fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots) -> Vec<(&'sta
         if index >= end {
             let at = tables.partition_point(|(b, _)| *b <= index).saturating_sub(1);
             let Some(&(b, s)) = tables.get(at) else {
+                sites = None;
                 return;
             };
             base = b;
@@ -974,7 +1006,6 @@ fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots) -> Vec<(&'sta
             reached.push((sites, index - base, d));
         }
     });
-    reached
 }
 
 /// Runs `f` with coverage collected on this thread and returns what it reached.
@@ -1011,12 +1042,16 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
     let value = f();
     drop(stop);
     settle_integers(&mut state);
-    let mut reached: Vec<(&'static Sites, u32, f64)> = TABLES.with(|tables| {
+    let mut reached = TRACE_ROOM.with(Cell::take);
+    let in_address_order = TABLES.with(|tables| {
         let mut tables = tables.borrow_mut();
-        if tables.len() != REGISTERED.load(Ordering::Acquire) {
-            tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
+        if tables.list.len() != REGISTERED.load(Ordering::Acquire) {
+            let Tables { list, in_address_order } = &mut *tables;
+            list.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
+            *in_address_order = list.is_sorted_by_key(|(_, sites)| *sites as *const Sites);
         }
-        reached_of(&tables, &mut state.slots)
+        reached_of(&tables.list, &mut state.slots, &mut reached);
+        tables.in_address_order
     });
     SPARE.with(|s| {
         if let Some(other) = s.borrow_mut().replace(state) {
@@ -1026,7 +1061,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
     // The trace is ordered by table address, then id: a stable sort by
     // address keeps the ids in order, and is not needed at all when the
     // tables were registered in address order (one table always is).
-    if !reached.is_sorted_by_key(|(sites, _, _)| *sites as *const Sites) {
+    if !in_address_order {
         reached.sort_by_key(|(sites, _, _)| *sites as *const Sites);
     }
     (value, Trace { reached })
@@ -1197,6 +1232,53 @@ mod tests {
             assert_eq!(entries, expected);
             assert!(trace.entries().iter().all(|(_, _, d)| *d == 0.0));
             assert_eq!(trace.functions().collect::<Vec<_>>().len(), 1, "only `second` was entered");
+        }
+    }
+
+    #[test]
+    fn a_trace_made_in_the_room_of_a_dropped_one_holds_only_its_own_call() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        const BRANCH: Branch = Branch {
+            kind: BranchKind::Condition,
+            condition: "c",
+            side: Side::True,
+            line: 1,
+            col: 1,
+            parent: u32::MAX,
+        };
+        static ONE: Sites = Sites::new("t::m", "one", "f.rs", (1, 1), &[BRANCH; 70], &[]);
+        static TWO: Sites = Sites::new("t::m", "two", "f.rs", (1, 1), &[BRANCH; 3], &[]);
+        let mut rng = StdRng::seed_from_u64(9);
+        let mut kept = Vec::new();
+        for round in 0..300 {
+            let hits: Vec<(&'static Sites, u32)> = (0..rng.random_range(0..40))
+                .map(|_| match rng.random_range(0..3) {
+                    0 => (&TWO, rng.random_range(0..3)),
+                    _ => (&ONE, rng.random_range(0..70)),
+                })
+                .collect();
+            let (_, trace) = collect(|| hits.iter().for_each(|&(sites, id)| hit(sites, id)));
+            // Each outcome once, at distance 0, whatever the order of the hits.
+            let mut once: Vec<(&'static Sites, u32, f64)> = Vec::new();
+            for &(sites, id) in &hits {
+                if !once.iter().any(|(s, i, _)| std::ptr::eq(*s, sites) && *i == id) {
+                    once.push((sites, id, 0.0));
+                }
+            }
+            let expected = Trace::from_entries(once);
+            assert_eq!(trace, expected, "round {round}");
+            // Some traces are kept past the next call, most are dropped
+            // (their room reused), some cloned.
+            match round % 3 {
+                0 => kept.push((trace.clone(), expected)),
+                1 => kept.push((trace, expected)),
+                _ => drop(trace),
+            }
+        }
+        // What was kept is what its call reached, whatever the calls after it.
+        for (trace, expected) in &kept {
+            assert_eq!(trace, expected);
         }
     }
 

@@ -83,6 +83,10 @@ impl Slots {
 
     /// Calls `each` with every reached index and its distance, in ascending
     /// order, and resets them for the next call.
+    // Always inlined: as a function of its own it kept what `each` captures
+    // (the current table, the trace's length) in memory, loaded and stored
+    // per index.
+    #[inline(always)]
     pub(super) fn drain(&mut self, mut each: impl FnMut(u32, f64)) {
         let Slots { distance, bits, words } = self;
         sort_small(words);
