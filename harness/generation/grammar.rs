@@ -600,6 +600,32 @@ fn sum_costs(symbols: &[usize], costs: &[u64]) -> u64 {
         .fold(1, |sum: u64, &s| sum.saturating_add(costs[s]))
 }
 
+/// The [`Node::Symbol::place`] of a derivation's root.
+const ROOT_PLACE: u64 = 0x243f_6a88_85a3_08d3;
+
+/// SplitMix64's finalizer: a bijection of 64-bit words whose every output
+/// bit depends on every input bit.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The place of the `index`th child of a node at `place`: a digest of the
+/// path from the root, child index by child index.
+fn child_place(place: u64, index: usize) -> u64 {
+    mix(place.wrapping_add((index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+}
+
+/// What choosing expansion `chosen` at `place` adds to a derivation's key
+/// ([`Derived::derivation_key`]): two digests of both, side by side.
+fn choice_digest(place: u64, chosen: usize) -> u128 {
+    let chosen = chosen as u64 + 1;
+    let low = mix(place ^ chosen.wrapping_mul(0x6a09_e667_f3bc_c909));
+    let high = mix(place.rotate_left(32) ^ chosen.wrapping_mul(0xbb67_ae85_84ca_a73b));
+    (u128::from(high) << 64) | u128::from(low)
+}
+
 /// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by
 /// id, and per node how many below it wait for their expansion, so that
 /// finding one is not a walk of the tree. The nodes of a derivation live in
@@ -609,12 +635,14 @@ enum Node {
     /// Terminal text, by its index in [`Compiled::texts`].
     Text(usize),
     /// A nonterminal; `children` (the range of its children in the
-    /// vector) is `None` until it is expanded, and `open` counts the
-    /// unexpanded nodes below it (itself, 1, until then).
+    /// vector) is `None` until it is expanded, `open` counts the
+    /// unexpanded nodes below it (itself, 1, until then), and `place`
+    /// digests where in the tree it is ([`child_place`]).
     Symbol {
         id: usize,
         children: Option<(usize, usize)>,
         open: usize,
+        place: u64,
     },
 }
 
@@ -637,6 +665,8 @@ pub struct Derived<'a> {
     grammar: &'a Compiled,
     nodes: &'a [Node],
     at: usize,
+    /// [`Derived::derivation_key`].
+    key: u128,
 }
 
 impl<'a> Derived<'a> {
@@ -656,8 +686,8 @@ impl<'a> Derived<'a> {
             Node::Text(_) => (0, 0),
             Node::Symbol { children, .. } => children?,
         };
-        let (grammar, nodes) = (self.grammar, self.nodes);
-        Some((start..end).map(move |at| Derived { grammar, nodes, at }))
+        let (grammar, nodes, key) = (self.grammar, self.nodes, self.key);
+        Some((start..end).map(move |at| Derived { grammar, nodes, at, key }))
     }
 }
 
@@ -677,6 +707,17 @@ impl Derived<'_> {
 }
 
 impl<'a> Derived<'a> {
+    /// A key of the whole derivation this node is part of (the same for
+    /// each of its nodes): the same for the same tree, and different for
+    /// different trees but with negligible odds, like a 128-bit digest of
+    /// the tree. It is cheaper than reading the tree: the sum of a digest
+    /// of each expansion chosen and where in the tree it was chosen (the
+    /// place of each node being a digest of its path from the root), added
+    /// up as the fuzzer expands.
+    pub fn derivation_key(&self) -> u128 {
+        self.key
+    }
+
     /// Whether the node is a nonterminal, expanded or not (not text).
     pub fn is_symbol(&self) -> bool {
         matches!(self.nodes[self.at], Node::Symbol { .. })
@@ -803,6 +844,8 @@ pub struct GrammarFuzzer {
     nodes: Vec<Node>,
     /// The nodes above the one [`GrammarFuzzer::expand_once`] expands.
     path: Vec<usize>,
+    /// The key of the last derivation ([`Derived::derivation_key`]).
+    key: u128,
 }
 
 impl GrammarFuzzer {
@@ -833,6 +876,7 @@ impl GrammarFuzzer {
             coverage: BTreeSet::new(),
             nodes: Vec::new(),
             path: Vec::new(),
+            key: 0,
         })
     }
 
@@ -872,7 +916,9 @@ impl GrammarFuzzer {
             id: 0,
             children: None,
             open: 1,
+            place: ROOT_PLACE,
         });
+        self.key = 0;
         let mut unexpanded = 1;
         let phases = [
             (Phase::MaxCost, Some(self.min_nonterminals)),
@@ -888,6 +934,7 @@ impl GrammarFuzzer {
             grammar: &self.grammar,
             nodes: &self.nodes,
             at: 0,
+            key: self.key,
         }
     }
 
@@ -897,13 +944,13 @@ impl GrammarFuzzer {
     fn expand_once(&mut self, phase: Phase) -> usize {
         self.path.clear();
         let mut at = 0;
-        let (symbol, _) = loop {
-            let Node::Symbol { id, children, .. } = self.nodes[at] else {
+        let (symbol, place) = loop {
+            let Node::Symbol { id, children, place, .. } = self.nodes[at] else {
                 // Text has nothing to expand, and no parent descends into it.
                 return 0;
             };
             let Some((start, end)) = children else {
-                break (id, at);
+                break (id, place);
             };
             self.path.push(at);
             // A pick among the children that have an unexpanded node, each
@@ -917,22 +964,27 @@ impl GrammarFuzzer {
             at = next;
         };
         let (chosen, added) = self.expand_id(symbol, phase);
+        self.key = self.key.wrapping_add(choice_digest(place, chosen));
         let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
         let start = self.nodes.len();
-        let expansion = pieces.iter().map(|piece| match *piece {
-            Piece::Text(text) => Node::Text(text),
-            Piece::Symbol(id) => Node::Symbol {
-                id,
-                children: None,
-                open: 1,
-            },
-        });
-        self.nodes.extend(expansion);
+        self.nodes.reserve(pieces.len());
+        for (i, piece) in pieces.iter().enumerate() {
+            self.nodes.push(match *piece {
+                Piece::Text(text) => Node::Text(text),
+                Piece::Symbol(id) => Node::Symbol {
+                    id,
+                    children: None,
+                    open: 1,
+                    place: child_place(place, i),
+                },
+            });
+        }
         let end = self.nodes.len();
         self.nodes[at] = Node::Symbol {
             id: symbol,
             children: Some((start, end)),
             open: added,
+            place,
         };
         for &above in &self.path {
             if let Node::Symbol { open, .. } = &mut self.nodes[above] {

@@ -266,6 +266,35 @@ fn derivations_read_in_place_are_the_fuzzed_trees() {
     }
 }
 
+#[test]
+fn a_derivations_key_tells_its_tree_apart_from_every_other() {
+    // Trees of one text that differ (`x` by way of `<a>` or `<b>`), lists
+    // of several lengths, and one expansion at several places.
+    let same_text = Grammar::new(&[
+        ("<start>", &["<a>", "<b>", "<a><start>", "<b><b>", "<b><a>"]),
+        ("<a>", &["x", "<b>", ""]),
+        ("<b>", &["x", "y"]),
+    ]);
+    for grammar in [cgi(), expr(), same_text] {
+        for strategy in [Strategy::Random, Strategy::DeepForesight] {
+            let mut fuzzer = fuzzer(&grammar, strategy, 9);
+            let mut trees: HashMap<u128, DerivationTree> = HashMap::new();
+            let mut keys: HashMap<String, u128> = HashMap::new();
+            for _ in 0..1000 {
+                let derived = fuzzer.derive();
+                let (key, tree) = (derived.derivation_key(), derived.tree());
+                // Every node tells the key of the whole derivation.
+                let child = derived.children().and_then(|mut c| c.next()).expect("a child");
+                assert_eq!(child.derivation_key(), key);
+                assert_eq!(trees.entry(key).or_insert_with(|| tree.clone()), &tree);
+                assert_eq!(keys.entry(format!("{tree:?}")).or_insert(key), &key);
+            }
+            // Trees were derived again, and different ones too.
+            assert!(trees.len() > 5 && trees.len() < 1000, "{} trees", trees.len());
+        }
+    }
+}
+
 /// Decodes a CGI-encoded string, or says why it is not one.
 fn cgi_decode(input: &str) -> Result<String, String> {
     let mut decoded = String::new();
