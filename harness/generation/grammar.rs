@@ -54,7 +54,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 
 /// The start symbol of a [`Grammar`] unless [`Grammar::with_start`] says
 /// otherwise.
@@ -374,6 +374,9 @@ struct Compiled {
     symbol_keys: Vec<Vec<usize>>,
     /// The symbol of each key.
     key_symbols: Vec<usize>,
+    /// Per symbol: the symbols that lead to it (in any number of
+    /// expansions, itself included), whose choices read its coverage.
+    led_from: Vec<Vec<usize>>,
     /// `distances[from][to]`: the fewest expansions that lead from `from` to
     /// `to`, or [`UNREACHABLE`].
     distances: Vec<Vec<usize>>,
@@ -485,10 +488,17 @@ impl Compiled {
             symbol_keys,
             key_symbols,
             distances: Vec::new(),
+            led_from: Vec::new(),
         };
         compiled.compute_costs();
         compiled.distances = (0..compiled.len())
             .map(|s| compiled.distances_from(s))
+            .collect();
+        compiled.led_from = (0..compiled.len())
+            .map(|to| {
+                let from = 0..compiled.len();
+                from.filter(|&from| compiled.distances[from][to] != UNREACHABLE).collect()
+            })
             .collect();
         compiled.compute_reach();
         Ok(compiled)
@@ -624,6 +634,20 @@ fn choice_digest(place: u64, chosen: usize) -> u128 {
     let low = mix(place ^ chosen.wrapping_mul(0x6a09_e667_f3bc_c909));
     let high = mix(place.rotate_left(32) ^ chosen.wrapping_mul(0xbb67_ae85_84ca_a73b));
     (u128::from(high) << 64) | u128::from(low)
+}
+
+/// A draw below `n` (at least 1), as `rng.random_range(0..n)` draws it, the
+/// same number from the same state to the same state after: with a single
+/// choice that is still one 32-bit draw (so that later draws stay those
+/// the fuzzer always made), without the arithmetic. Most choices of a
+/// derivation have one candidate (the only child left to expand, the only
+/// expansion of a symbol).
+fn draw_below(rng: &mut StdRng, n: usize) -> usize {
+    if n == 1 {
+        rng.next_u32();
+        return 0;
+    }
+    rng.random_range(0..n)
 }
 
 /// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by
@@ -881,6 +905,7 @@ impl GrammarFuzzer {
     }
 
     /// Forgets the preferred alternatives: coverage changed.
+    #[cfg(any(test, feature = "_internals"))]
     fn coverage_changed(&mut self) {
         for preferred in &mut self.preferred {
             *preferred = [None, None, None];
@@ -953,15 +978,30 @@ impl GrammarFuzzer {
                 break (id, place);
             };
             self.path.push(at);
+            if end - start == 1 {
+                // An only child has the unexpanded node: drawn all the same.
+                self.rng.next_u32();
+                at = start;
+                continue;
+            }
             // A pick among the children that have an unexpanded node, each
             // keeping its count: no walk of the subtrees, no list of them.
-            let children = &self.nodes[start..end];
-            let expandable = children.iter().filter(|c| c.open() > 0).count();
-            let pick = self.rng.random_range(0..expandable);
-            let Some(next) = (start..end).filter(|&c| self.nodes[c].open() > 0).nth(pick) else {
-                return 0;
+            let (mut expandable, mut first) = (0, start);
+            for (c, child) in (start..end).zip(&self.nodes[start..end]) {
+                if child.open() > 0 {
+                    if expandable == 0 {
+                        first = c;
+                    }
+                    expandable += 1;
+                }
+            }
+            at = match draw_below(&mut self.rng, expandable) {
+                0 => first,
+                pick => match (start..end).filter(|&c| self.nodes[c].open() > 0).nth(pick) {
+                    Some(next) => next,
+                    None => return 0,
+                },
             };
-            at = next;
         };
         let (chosen, added) = self.expand_id(symbol, phase);
         self.key = self.key.wrapping_add(choice_digest(place, chosen));
@@ -1024,9 +1064,15 @@ impl GrammarFuzzer {
     fn cover(&mut self, key: usize) {
         if !self.covered[key] {
             self.covered[key] = true;
-            self.uncovered[self.grammar.key_symbols[key]] -= 1;
+            let symbol = self.grammar.key_symbols[key];
+            self.uncovered[symbol] -= 1;
             self.coverage.insert(self.grammar.keys[key].clone());
-            self.coverage_changed();
+            // What a symbol prefers reads the coverage of its own
+            // expansions and of the symbols it leads to only: the others'
+            // preferences stand.
+            for &watcher in &self.grammar.led_from[symbol] {
+                self.preferred[watcher] = [None, None, None];
+            }
         }
     }
 
@@ -1035,7 +1081,13 @@ impl GrammarFuzzer {
     fn choose(&mut self, symbol: usize, phase: Phase) -> usize {
         let at = phase as usize;
         if self.preferred[symbol][at].is_none() {
-            let preferred = self.prefer(symbol, &self.allowed[symbol][at]);
+            // A single candidate is the pick whatever the strategy prefers:
+            // no lookahead.
+            let candidates = &self.allowed[symbol][at];
+            let preferred = match candidates.len() {
+                1 => None,
+                _ => self.prefer(symbol, candidates),
+            };
             self.preferred[symbol][at] = Some(preferred);
         }
         let candidates = &self.allowed[symbol][at];
@@ -1043,7 +1095,7 @@ impl GrammarFuzzer {
             Some(Some(preferred)) => preferred,
             _ => candidates,
         };
-        pool[self.rng.random_range(0..pool.len())]
+        pool[draw_below(&mut self.rng, pool.len())]
     }
 
     /// The `candidates` alternatives of `symbol` the strategy prefers, given
