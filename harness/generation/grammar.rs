@@ -766,9 +766,9 @@ impl<'a> Derived<'a> {
                 _ => break at,
             }
         };
-        let mut len = 0;
-        self.each_text(several, &mut |text| len += text.len());
-        let mut out = String::with_capacity(len);
+        // One walk: growing a short text costs less than walking it twice
+        // to size it first.
+        let mut out = String::with_capacity(16);
         self.each_text(several, &mut |text| out.push_str(text));
         Cow::Owned(out)
     }
