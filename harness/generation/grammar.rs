@@ -1128,31 +1128,24 @@ impl GrammarFuzzer {
             return None;
         }
         let alternatives = &self.grammar.alternatives[symbol];
-        // The uncovered expansions of `target` that choosing `alternative`
-        // leads to: all but the alternative's own, counted at depth 0.
-        let below = |alternative: &Alternative, target: usize| {
-            let own = target == symbol && !self.covered[alternative.key];
-            self.uncovered[target] - usize::from(own)
-        };
-        let nearest = |alternative: &Alternative| {
-            if !self.covered[alternative.key] {
-                return Some(0);
-            }
-            let mut reach = alternative.reach.iter();
-            reach.find(|&&(target, _)| below(alternative, target) > 0).map(|&(_, depth)| depth)
-        };
         let uncovered = |c: &&usize| !self.covered[alternatives[**c].key];
         if candidates.iter().any(|c| uncovered(&c)) {
             // Depth 0: each candidate gains its own expansion if uncovered,
             // nothing below counts (every reach is 1 deep or more).
             return Some(candidates.iter().filter(uncovered).copied().collect());
         }
+        // Every candidate's own expansion is covered: what one leads to is
+        // the uncovered expansions of the symbols it reaches (its own
+        // symbol's included, since its own is not among them).
+        let uncovered_of = |&(target, _): &(usize, usize)| self.uncovered[target];
+        let nearest = |alternative: &Alternative| {
+            let mut reach = alternative.reach.iter();
+            reach.find(|r| uncovered_of(r) > 0).map(|&(_, depth)| depth)
+        };
         let depth = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min()?;
         let gain = |&c: &usize| {
-            let alternative = &alternatives[c];
-            let own = usize::from(!self.covered[alternative.key]);
-            let within = alternative.reach.iter().take_while(|&&(_, d)| d <= depth);
-            own + within.map(|&(target, _)| below(alternative, target)).sum::<usize>()
+            let within = alternatives[c].reach.iter().take_while(|&&(_, d)| d <= depth);
+            within.map(uncovered_of).sum::<usize>()
         };
         let gains: Vec<usize> = candidates.iter().map(gain).collect();
         with_most(candidates, &gains)
