@@ -216,9 +216,9 @@ impl Repeats {
     }
 }
 
-/// How many derivations [`Derivations`] remembers at most (about 32 MB);
-/// those past it are read as values again.
-const DERIVATIONS: usize = 1 << 19;
+/// How many derivations [`Derivations`] remembers at most (about 26 MB:
+/// 2^19 slots of 49 bytes); those past it are read as values again.
+const DERIVATIONS: usize = 1 << 18;
 
 /// What the grammar's derivations read as, by their keys
 /// ([`Derived::derivation_key`]): the [`Key`] of the arguments a derivation
