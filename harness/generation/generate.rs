@@ -25,7 +25,7 @@ use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
 use crate::generation::distil;
-use crate::generation::repeats::{args_hash, Key, Known, Repeats};
+use crate::generation::repeats::{args_hash, Derivations, Key, Known, Repeats};
 pub use crate::generation::kept::Kept;
 use crate::generation::grammar::{GrammarFuzzer, Strategy};
 use crate::coverage::history::Phase;
@@ -364,6 +364,7 @@ pub fn generate(
         patience: u64::MAX,
         unfit_in_turn: 0,
         repeats: Repeats::default(),
+        derivations: Derivations::default(),
         last_gain: 0,
         last_find: 0,
         aimed_outcomes: BTreeSet::new(),
@@ -542,6 +543,8 @@ struct Generator<'o> {
     unfit_in_turn: u64,
     /// The arguments run so far, so that none runs twice.
     repeats: Repeats,
+    /// What the grammar's derivations read as, by their keys.
+    derivations: Derivations,
     /// The [`Generator::attempts`] when the last gain (a new outcome or
     /// failure) was made, or the current strategy started.
     last_gain: u64,
@@ -796,28 +799,57 @@ impl Generator<'_> {
             patience => patience.saturating_mul(10).saturating_add(1000),
         };
         let max_index = self.index.saturating_add(bound);
+        // Without sealed structs, what a derivation reads as depends on its
+        // tree alone: a tree derived before is told by its key, not read
+        // again.
+        let by_key = self.run.sealed.is_empty();
         while !self.out_of_patience() && self.index < max_index {
             let derived = fuzzer.derive();
             self.index += 1;
+            let tree = derived.derivation_key();
+            let known = match by_key {
+                true => self.derivations.known(tree),
+                false => None,
+            };
+            let key = match known {
+                Some(None) => continue,
+                Some(Some(key)) => {
+                    if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
+                        self.run.repeated += 1;
+                        continue;
+                    }
+                    Some(key)
+                }
+                None => None,
+            };
             // Derivations outside the parameter types (a text that does not
             // parse, a value past a type's range) are not run, like those
             // that fit no value.
-            let Ok(args) = grammar.value_of_derived(derived) else {
+            let args = grammar.value_of_derived(derived).ok();
+            let Some(mut args) = args.filter(|args| self.types.admits(args)) else {
+                if by_key && known.is_none() {
+                    self.derivations.read(tree, None);
+                }
                 continue;
             };
-            if !self.types.admits(&args) {
-                continue;
-            }
             // Receivers and arguments of sealed structs: any value the API
             // made so far, also by calls of this run.
-            let mut args = args;
             self.run.sealed.redraw(&mut args, self.index);
-            // A repeat reaches what it reached: not run.
-            let key = Repeats::key(&args);
-            if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
-                self.run.repeated += 1;
-                continue;
-            }
+            let key = match key {
+                Some(key) => key,
+                None => {
+                    let key = Repeats::key(&args);
+                    if by_key {
+                        self.derivations.read(tree, Some(key));
+                    }
+                    // A repeat reaches what it reached: not run.
+                    if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
+                        self.run.repeated += 1;
+                        continue;
+                    }
+                    key
+                }
+            };
             // Only the calls that covered something new seed the search
             // (`call` keeps them): the grammar's other calls are as close
             // to a goal as the carved ones at best, and worse starts

@@ -54,7 +54,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 
 /// The start symbol of a [`Grammar`] unless [`Grammar::with_start`] says
 /// otherwise.
@@ -374,6 +374,9 @@ struct Compiled {
     symbol_keys: Vec<Vec<usize>>,
     /// The symbol of each key.
     key_symbols: Vec<usize>,
+    /// Per symbol: the symbols that lead to it (in any number of
+    /// expansions, itself included), whose choices read its coverage.
+    led_from: Vec<Vec<usize>>,
     /// `distances[from][to]`: the fewest expansions that lead from `from` to
     /// `to`, or [`UNREACHABLE`].
     distances: Vec<Vec<usize>>,
@@ -485,10 +488,17 @@ impl Compiled {
             symbol_keys,
             key_symbols,
             distances: Vec::new(),
+            led_from: Vec::new(),
         };
         compiled.compute_costs();
         compiled.distances = (0..compiled.len())
             .map(|s| compiled.distances_from(s))
+            .collect();
+        compiled.led_from = (0..compiled.len())
+            .map(|to| {
+                let from = 0..compiled.len();
+                from.filter(|&from| compiled.distances[from][to] != UNREACHABLE).collect()
+            })
             .collect();
         compiled.compute_reach();
         Ok(compiled)
@@ -600,6 +610,46 @@ fn sum_costs(symbols: &[usize], costs: &[u64]) -> u64 {
         .fold(1, |sum: u64, &s| sum.saturating_add(costs[s]))
 }
 
+/// The [`Node::Symbol::place`] of a derivation's root.
+const ROOT_PLACE: u64 = 0x243f_6a88_85a3_08d3;
+
+/// SplitMix64's finalizer: a bijection of 64-bit words whose every output
+/// bit depends on every input bit.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The place of the `index`th child of a node at `place`: a digest of the
+/// path from the root, child index by child index.
+fn child_place(place: u64, index: usize) -> u64 {
+    mix(place.wrapping_add((index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+}
+
+/// What choosing expansion `chosen` at `place` adds to a derivation's key
+/// ([`Derived::derivation_key`]): two digests of both, side by side.
+fn choice_digest(place: u64, chosen: usize) -> u128 {
+    let chosen = chosen as u64 + 1;
+    let low = mix(place ^ chosen.wrapping_mul(0x6a09_e667_f3bc_c909));
+    let high = mix(place.rotate_left(32) ^ chosen.wrapping_mul(0xbb67_ae85_84ca_a73b));
+    (u128::from(high) << 64) | u128::from(low)
+}
+
+/// A draw below `n` (at least 1), as `rng.random_range(0..n)` draws it, the
+/// same number from the same state to the same state after: with a single
+/// choice that is still one 32-bit draw (so that later draws stay those
+/// the fuzzer always made), without the arithmetic. Most choices of a
+/// derivation have one candidate (the only child left to expand, the only
+/// expansion of a symbol).
+fn draw_below(rng: &mut StdRng, n: usize) -> usize {
+    if n == 1 {
+        rng.next_u32();
+        return 0;
+    }
+    rng.random_range(0..n)
+}
+
 /// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by
 /// id, and per node how many below it wait for their expansion, so that
 /// finding one is not a walk of the tree. The nodes of a derivation live in
@@ -609,12 +659,14 @@ enum Node {
     /// Terminal text, by its index in [`Compiled::texts`].
     Text(usize),
     /// A nonterminal; `children` (the range of its children in the
-    /// vector) is `None` until it is expanded, and `open` counts the
-    /// unexpanded nodes below it (itself, 1, until then).
+    /// vector) is `None` until it is expanded, `open` counts the
+    /// unexpanded nodes below it (itself, 1, until then), and `place`
+    /// digests where in the tree it is ([`child_place`]).
     Symbol {
         id: usize,
         children: Option<(usize, usize)>,
         open: usize,
+        place: u64,
     },
 }
 
@@ -637,6 +689,8 @@ pub struct Derived<'a> {
     grammar: &'a Compiled,
     nodes: &'a [Node],
     at: usize,
+    /// [`Derived::derivation_key`].
+    key: u128,
 }
 
 impl<'a> Derived<'a> {
@@ -656,8 +710,8 @@ impl<'a> Derived<'a> {
             Node::Text(_) => (0, 0),
             Node::Symbol { children, .. } => children?,
         };
-        let (grammar, nodes) = (self.grammar, self.nodes);
-        Some((start..end).map(move |at| Derived { grammar, nodes, at }))
+        let (grammar, nodes, key) = (self.grammar, self.nodes, self.key);
+        Some((start..end).map(move |at| Derived { grammar, nodes, at, key }))
     }
 }
 
@@ -677,6 +731,17 @@ impl Derived<'_> {
 }
 
 impl<'a> Derived<'a> {
+    /// A key of the whole derivation this node is part of (the same for
+    /// each of its nodes): the same for the same tree, and different for
+    /// different trees but with negligible odds, like a 128-bit digest of
+    /// the tree. It is cheaper than reading the tree: the sum of a digest
+    /// of each expansion chosen and where in the tree it was chosen (the
+    /// place of each node being a digest of its path from the root), added
+    /// up as the fuzzer expands.
+    pub fn derivation_key(&self) -> u128 {
+        self.key
+    }
+
     /// Whether the node is a nonterminal, expanded or not (not text).
     pub fn is_symbol(&self) -> bool {
         matches!(self.nodes[self.at], Node::Symbol { .. })
@@ -701,9 +766,9 @@ impl<'a> Derived<'a> {
                 _ => break at,
             }
         };
-        let mut len = 0;
-        self.each_text(several, &mut |text| len += text.len());
-        let mut out = String::with_capacity(len);
+        // One walk: growing a short text costs less than walking it twice
+        // to size it first.
+        let mut out = String::with_capacity(16);
         self.each_text(several, &mut |text| out.push_str(text));
         Cow::Owned(out)
     }
@@ -803,6 +868,8 @@ pub struct GrammarFuzzer {
     nodes: Vec<Node>,
     /// The nodes above the one [`GrammarFuzzer::expand_once`] expands.
     path: Vec<usize>,
+    /// The key of the last derivation ([`Derived::derivation_key`]).
+    key: u128,
 }
 
 impl GrammarFuzzer {
@@ -833,10 +900,12 @@ impl GrammarFuzzer {
             coverage: BTreeSet::new(),
             nodes: Vec::new(),
             path: Vec::new(),
+            key: 0,
         })
     }
 
     /// Forgets the preferred alternatives: coverage changed.
+    #[cfg(any(test, feature = "_internals"))]
     fn coverage_changed(&mut self) {
         for preferred in &mut self.preferred {
             *preferred = [None, None, None];
@@ -872,7 +941,9 @@ impl GrammarFuzzer {
             id: 0,
             children: None,
             open: 1,
+            place: ROOT_PLACE,
         });
+        self.key = 0;
         let mut unexpanded = 1;
         let phases = [
             (Phase::MaxCost, Some(self.min_nonterminals)),
@@ -888,6 +959,7 @@ impl GrammarFuzzer {
             grammar: &self.grammar,
             nodes: &self.nodes,
             at: 0,
+            key: self.key,
         }
     }
 
@@ -897,42 +969,62 @@ impl GrammarFuzzer {
     fn expand_once(&mut self, phase: Phase) -> usize {
         self.path.clear();
         let mut at = 0;
-        let (symbol, _) = loop {
-            let Node::Symbol { id, children, .. } = self.nodes[at] else {
+        let (symbol, place) = loop {
+            let Node::Symbol { id, children, place, .. } = self.nodes[at] else {
                 // Text has nothing to expand, and no parent descends into it.
                 return 0;
             };
             let Some((start, end)) = children else {
-                break (id, at);
+                break (id, place);
             };
             self.path.push(at);
+            if end - start == 1 {
+                // An only child has the unexpanded node: drawn all the same.
+                self.rng.next_u32();
+                at = start;
+                continue;
+            }
             // A pick among the children that have an unexpanded node, each
             // keeping its count: no walk of the subtrees, no list of them.
-            let children = &self.nodes[start..end];
-            let expandable = children.iter().filter(|c| c.open() > 0).count();
-            let pick = self.rng.random_range(0..expandable);
-            let Some(next) = (start..end).filter(|&c| self.nodes[c].open() > 0).nth(pick) else {
-                return 0;
+            let (mut expandable, mut first) = (0, start);
+            for (c, child) in (start..end).zip(&self.nodes[start..end]) {
+                if child.open() > 0 {
+                    if expandable == 0 {
+                        first = c;
+                    }
+                    expandable += 1;
+                }
+            }
+            at = match draw_below(&mut self.rng, expandable) {
+                0 => first,
+                pick => match (start..end).filter(|&c| self.nodes[c].open() > 0).nth(pick) {
+                    Some(next) => next,
+                    None => return 0,
+                },
             };
-            at = next;
         };
         let (chosen, added) = self.expand_id(symbol, phase);
+        self.key = self.key.wrapping_add(choice_digest(place, chosen));
         let pieces = &self.grammar.alternatives[symbol][chosen].pieces;
         let start = self.nodes.len();
-        let expansion = pieces.iter().map(|piece| match *piece {
-            Piece::Text(text) => Node::Text(text),
-            Piece::Symbol(id) => Node::Symbol {
-                id,
-                children: None,
-                open: 1,
-            },
-        });
-        self.nodes.extend(expansion);
+        self.nodes.reserve(pieces.len());
+        for (i, piece) in pieces.iter().enumerate() {
+            self.nodes.push(match *piece {
+                Piece::Text(text) => Node::Text(text),
+                Piece::Symbol(id) => Node::Symbol {
+                    id,
+                    children: None,
+                    open: 1,
+                    place: child_place(place, i),
+                },
+            });
+        }
         let end = self.nodes.len();
         self.nodes[at] = Node::Symbol {
             id: symbol,
             children: Some((start, end)),
             open: added,
+            place,
         };
         for &above in &self.path {
             if let Node::Symbol { open, .. } = &mut self.nodes[above] {
@@ -972,9 +1064,15 @@ impl GrammarFuzzer {
     fn cover(&mut self, key: usize) {
         if !self.covered[key] {
             self.covered[key] = true;
-            self.uncovered[self.grammar.key_symbols[key]] -= 1;
+            let symbol = self.grammar.key_symbols[key];
+            self.uncovered[symbol] -= 1;
             self.coverage.insert(self.grammar.keys[key].clone());
-            self.coverage_changed();
+            // What a symbol prefers reads the coverage of its own
+            // expansions and of the symbols it leads to only: the others'
+            // preferences stand.
+            for &watcher in &self.grammar.led_from[symbol] {
+                self.preferred[watcher] = [None, None, None];
+            }
         }
     }
 
@@ -983,7 +1081,13 @@ impl GrammarFuzzer {
     fn choose(&mut self, symbol: usize, phase: Phase) -> usize {
         let at = phase as usize;
         if self.preferred[symbol][at].is_none() {
-            let preferred = self.prefer(symbol, &self.allowed[symbol][at]);
+            // A single candidate is the pick whatever the strategy prefers:
+            // no lookahead.
+            let candidates = &self.allowed[symbol][at];
+            let preferred = match candidates.len() {
+                1 => None,
+                _ => self.prefer(symbol, candidates),
+            };
             self.preferred[symbol][at] = Some(preferred);
         }
         let candidates = &self.allowed[symbol][at];
@@ -991,7 +1095,7 @@ impl GrammarFuzzer {
             Some(Some(preferred)) => preferred,
             _ => candidates,
         };
-        pool[self.rng.random_range(0..pool.len())]
+        pool[draw_below(&mut self.rng, pool.len())]
     }
 
     /// The `candidates` alternatives of `symbol` the strategy prefers, given
@@ -1024,31 +1128,24 @@ impl GrammarFuzzer {
             return None;
         }
         let alternatives = &self.grammar.alternatives[symbol];
-        // The uncovered expansions of `target` that choosing `alternative`
-        // leads to: all but the alternative's own, counted at depth 0.
-        let below = |alternative: &Alternative, target: usize| {
-            let own = target == symbol && !self.covered[alternative.key];
-            self.uncovered[target] - usize::from(own)
-        };
-        let nearest = |alternative: &Alternative| {
-            if !self.covered[alternative.key] {
-                return Some(0);
-            }
-            let mut reach = alternative.reach.iter();
-            reach.find(|&&(target, _)| below(alternative, target) > 0).map(|&(_, depth)| depth)
-        };
         let uncovered = |c: &&usize| !self.covered[alternatives[**c].key];
         if candidates.iter().any(|c| uncovered(&c)) {
             // Depth 0: each candidate gains its own expansion if uncovered,
             // nothing below counts (every reach is 1 deep or more).
             return Some(candidates.iter().filter(uncovered).copied().collect());
         }
+        // Every candidate's own expansion is covered: what one leads to is
+        // the uncovered expansions of the symbols it reaches (its own
+        // symbol's included, since its own is not among them).
+        let uncovered_of = |&(target, _): &(usize, usize)| self.uncovered[target];
+        let nearest = |alternative: &Alternative| {
+            let mut reach = alternative.reach.iter();
+            reach.find(|r| uncovered_of(r) > 0).map(|&(_, depth)| depth)
+        };
         let depth = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min()?;
         let gain = |&c: &usize| {
-            let alternative = &alternatives[c];
-            let own = usize::from(!self.covered[alternative.key]);
-            let within = alternative.reach.iter().take_while(|&&(_, d)| d <= depth);
-            own + within.map(|&(target, _)| below(alternative, target)).sum::<usize>()
+            let within = alternatives[c].reach.iter().take_while(|&&(_, d)| d <= depth);
+            within.map(uncovered_of).sum::<usize>()
         };
         let gains: Vec<usize> = candidates.iter().map(gain).collect();
         with_most(candidates, &gains)

@@ -1593,6 +1593,40 @@ mod tests {
         assert!(kinds.len() >= 15, "{} kinds", kinds.len());
     }
 
+    /// The generation loop tells a derivation it derived before by its
+    /// key ([`Derivations`]) and takes what it read as then: over
+    /// grammars of every shape and several seeds, that is the key of the
+    /// value it reads as now (or no value both times), and most repeated
+    /// trees are told so.
+    ///
+    /// [`Derivations`]: crate::generation::repeats::Derivations
+    #[test]
+    fn derivations_told_by_their_keys_read_as_the_arguments_they_read_as_before() {
+        use crate::generation::repeats::{Derivations, Repeats};
+        let (mut hits, mut misses) = (0, 0);
+        for grammar in grammars_of_every_shape() {
+            for seed in 0..4 {
+                let mut fuzzer = GrammarFuzzer::new(grammar.grammar(), Strategy::DeepForesight, seed).expect("usable");
+                let mut derivations = Derivations::default();
+                for _ in 0..300 {
+                    let derived = fuzzer.derive();
+                    let read = grammar.value_of_derived(derived).ok().map(|v| Repeats::key(&v));
+                    match derivations.known(derived.derivation_key()) {
+                        Some(before) => {
+                            assert_eq!(before, read, "{derived}");
+                            hits += 1;
+                        }
+                        None => {
+                            derivations.read(derived.derivation_key(), read);
+                            misses += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(hits > 500 && misses > 500, "{hits} told, {misses} read");
+    }
+
     /// An untagged enum's values serialize as the variant's payload: a
     /// number in one call, a string in another. The grammar replays them,
     /// where it used to lose both and never terminate.

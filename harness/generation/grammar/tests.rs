@@ -266,6 +266,35 @@ fn derivations_read_in_place_are_the_fuzzed_trees() {
     }
 }
 
+#[test]
+fn a_derivations_key_tells_its_tree_apart_from_every_other() {
+    // Trees of one text that differ (`x` by way of `<a>` or `<b>`), lists
+    // of several lengths, and one expansion at several places.
+    let same_text = Grammar::new(&[
+        ("<start>", &["<a>", "<b>", "<a><start>", "<b><b>", "<b><a>"]),
+        ("<a>", &["x", "<b>", ""]),
+        ("<b>", &["x", "y"]),
+    ]);
+    for grammar in [cgi(), expr(), same_text] {
+        for strategy in [Strategy::Random, Strategy::DeepForesight] {
+            let mut fuzzer = fuzzer(&grammar, strategy, 9);
+            let mut trees: HashMap<u128, DerivationTree> = HashMap::new();
+            let mut keys: HashMap<String, u128> = HashMap::new();
+            for _ in 0..1000 {
+                let derived = fuzzer.derive();
+                let (key, tree) = (derived.derivation_key(), derived.tree());
+                // Every node tells the key of the whole derivation.
+                let child = derived.children().and_then(|mut c| c.next()).expect("a child");
+                assert_eq!(child.derivation_key(), key);
+                assert_eq!(trees.entry(key).or_insert_with(|| tree.clone()), &tree);
+                assert_eq!(keys.entry(format!("{tree:?}")).or_insert(key), &key);
+            }
+            // Trees were derived again, and different ones too.
+            assert!(trees.len() > 5 && trees.len() < 1000, "{} trees", trees.len());
+        }
+    }
+}
+
 /// Decodes a CGI-encoded string, or says why it is not one.
 fn cgi_decode(input: &str) -> Result<String, String> {
     let mut decoded = String::new();
@@ -468,14 +497,18 @@ fn derivations_are_pinned_by_seed() {
 }
 
 /// Every preference remembered after a derivation (the cache `choose`
-/// reads) is what the strategy would prefer afresh.
+/// reads) is what the strategy would prefer afresh: the same alternatives
+/// to pick among. A covered expansion forgets the preferences of the
+/// symbols that lead to its symbol only, and a single candidate is picked
+/// without asking the strategy.
 #[test]
 fn remembered_preferences_are_those_computed_afresh() {
-    for grammar in [cgi(), expr()] {
+    let grammars = [cgi(), expr(), duplicate_context(&expr(), "<factor>", None)];
+    for grammar in &grammars {
         for strategy in STRATEGIES {
-            let mut fuzzer = fuzzer(&grammar, strategy, 2);
+            let mut fuzzer = fuzzer(grammar, strategy, 2);
             let mut checked = 0;
-            for _ in 0..40 {
+            for _ in 0..60 {
                 fuzzer.fuzz();
                 for symbol in 0..fuzzer.grammar.len() {
                     for phase in PHASES {
@@ -483,8 +516,14 @@ fn remembered_preferences_are_those_computed_afresh() {
                         let Some(remembered) = &fuzzer.preferred[symbol][at] else {
                             continue;
                         };
-                        let afresh = fuzzer.prefer(symbol, &fuzzer.allowed[symbol][at]);
-                        assert_eq!(remembered, &afresh, "{strategy:?} symbol {symbol} {phase:?}");
+                        let candidates = &fuzzer.allowed[symbol][at];
+                        let afresh = fuzzer.prefer(symbol, candidates);
+                        assert_eq!(
+                            remembered.as_ref().unwrap_or(candidates),
+                            afresh.as_ref().unwrap_or(candidates),
+                            "{strategy:?} {} {phase:?}",
+                            fuzzer.grammar.names[symbol]
+                        );
                         checked += 1;
                     }
                 }
@@ -686,6 +725,23 @@ fn duplicated_contexts_are_covered_separately() {
     }
     assert_eq!(whole.len(), 10, "{inputs:?}");
     assert_eq!(fraction.len(), 10, "{inputs:?}");
+}
+
+#[test]
+fn a_draw_below_is_the_draw_of_a_random_range() {
+    // One choice or many, the same number and the same state after.
+    let (mut ours, mut theirs) = (StdRng::seed_from_u64(3), StdRng::seed_from_u64(3));
+    let mut sizes = StdRng::seed_from_u64(4);
+    for _ in 0..10_000 {
+        let n = match sizes.random_range(0..4) {
+            0 => 1,
+            1 => sizes.random_range(2..5),
+            2 => sizes.random_range(1..1000),
+            _ => sizes.random_range(1..usize::MAX),
+        };
+        assert_eq!(draw_below(&mut ours, n), theirs.random_range(0..n), "below {n}");
+    }
+    assert_eq!(ours.random::<u64>(), theirs.random::<u64>());
 }
 
 #[test]
