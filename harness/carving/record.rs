@@ -43,8 +43,8 @@
 //! ```
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -1267,61 +1267,97 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 
 /// A set of distinct keys (byte strings), each with a number: found by
 /// their hash and compared in full, so that keys with one hash are told
-/// apart. The keys are kept end to end in one buffer: a lookup reads the
-/// table's slot and the key's bytes.
+/// apart. The keys are kept end to end in one buffer; the table is open
+/// addressed by the hash's top bits (linear probing, at most half full),
+/// each slot holding the hash beside its key's entry: a lookup reads the
+/// slot, the entry and the key's bytes.
 #[derive(Debug, Default)]
 struct Distinct {
-    /// The first key of each hash.
-    first: HashMap<u64, Entry, BuildHasherDefault<FastHasher>>,
-    /// The other keys of a hash, chained from its first by `next`.
-    more: Vec<Entry>,
+    /// A power of two of slots (or none yet).
+    slots: Vec<Slot>,
+    entries: Vec<Entry>,
     bytes: Vec<u8>,
 }
 
-/// A key of [`Distinct`]: `bytes[start..end]`, its number, and the next
-/// key of its hash (`more[next - 1]`; none when 0).
+/// A slot of [`Distinct`]'s table: a key's hash and its entry's index + 1
+/// (empty when 0).
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    hash: u64,
+    entry: u32,
+}
+
+/// A key of [`Distinct`]: `bytes[start..end]`, and its number.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     start: usize,
     end: usize,
     number: usize,
-    next: usize,
 }
 
 impl Distinct {
     /// The number of `key` (of hash `hash`), if it is in the set.
     fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
-        let mut entry = self.first.get(&hash)?;
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(hash);
         loop {
-            if self.bytes[entry.start..entry.end] == *key {
-                return Some(entry.number);
+            let slot = self.slots[at];
+            let entry = slot.entry.checked_sub(1)? as usize;
+            if slot.hash == hash {
+                let entry = self.entries[entry];
+                if self.bytes[entry.start..entry.end] == *key {
+                    return Some(entry.number);
+                }
             }
-            entry = self.more.get(entry.next.checked_sub(1)?)?;
+            at = (at + 1) & mask;
         }
     }
 
     /// Adds `key` (of hash `hash`, not in the set) with its number.
     fn insert(&mut self, hash: u64, key: &[u8], number: usize) {
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(key);
-        let entry = Entry {
+        self.entries.push(Entry {
             start,
             end: self.bytes.len(),
             number,
-            next: 0,
-        };
-        match self.first.entry(hash) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(entry);
-            }
-            std::collections::hash_map::Entry::Occupied(mut slot) => {
-                let first = slot.get_mut();
-                self.more.push(Entry {
-                    next: first.next,
-                    ..entry
-                });
-                first.next = self.more.len();
-            }
+        });
+        let entry = u32::try_from(self.entries.len()).expect("fewer than 2^32 keys");
+        self.place(Slot { hash, entry });
+    }
+
+    /// Where the probe for `hash` starts: its top bits (the mixing's
+    /// best).
+    fn home(&self, hash: u64) -> usize {
+        let bits = self.slots.len().trailing_zeros();
+        match bits {
+            0 => 0,
+            _ => (hash >> (64 - bits)) as usize,
+        }
+    }
+
+    /// Puts `slot` in the first empty slot from its hash's home.
+    fn place(&mut self, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(slot.hash);
+        while self.slots[at].entry != 0 {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = slot;
+    }
+
+    /// Doubles the table (16 slots at first), placing each key again.
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
+        for slot in old.into_iter().filter(|s| s.entry != 0) {
+            self.place(slot);
         }
     }
 }
@@ -1361,6 +1397,7 @@ impl Hasher for FastHasher {
 mod tests {
     use super::*;
     use crate::registry::Sites;
+    use std::collections::HashMap;
 
     /// The recorder is process-wide: its tests take turns.
     static TURNS: Mutex<()> = Mutex::new(());
@@ -1536,6 +1573,39 @@ mod tests {
         assert_eq!(set.find(2, b"c"), Some(9));
         assert_eq!(set.find(1, b"c"), None);
         assert_eq!(set.find(1, b"abc"), None);
+    }
+
+    /// Over many keys (the table grows) with hashes that often collide,
+    /// and in the top bits that place them: each key is found with its
+    /// number, by its hash only, as a map from (hash, key) finds it.
+    #[test]
+    fn a_set_of_keys_finds_each_key_as_a_map_does() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(5);
+        for round in 0..20 {
+            let mut set = Distinct::default();
+            let mut map: HashMap<(u64, Vec<u8>), usize> = HashMap::new();
+            let hashes: Vec<u64> = (0..rng.random_range(1..40))
+                .map(|_| match rng.random_bool(0.5) {
+                    true => rng.random(),
+                    false => rng.random_range(0..4u64) << 62 | rng.random_range(0..3u64),
+                })
+                .collect();
+            for number in 0..rng.random_range(0..300) {
+                let hash = hashes[rng.random_range(0..hashes.len())];
+                let key: Vec<u8> = (0..rng.random_range(0..4)).map(|_| rng.random_range(0..3)).collect();
+                let found = set.find(hash, &key);
+                assert_eq!(found, map.get(&(hash, key.clone())).copied(), "round {round}");
+                if found.is_none() {
+                    set.insert(hash, &key, number);
+                    map.insert((hash, key), number);
+                }
+            }
+            for ((hash, key), number) in &map {
+                assert_eq!(set.find(*hash, key), Some(*number), "round {round}");
+            }
+        }
     }
 
     #[test]
