@@ -1269,30 +1269,39 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 /// their hash and compared in full, so that keys with one hash are told
 /// apart. The keys are kept end to end in one buffer; the table is open
 /// addressed by the hash's top bits (linear probing, at most half full),
-/// each slot holding the hash beside its key's entry: a lookup reads the
-/// slot, the entry and the key's bytes.
+/// each slot holding a key's hash, where its bytes are and its number: a
+/// lookup reads the slot and the key's bytes.
 #[derive(Debug, Default)]
 struct Distinct {
     /// A power of two of slots (or none yet).
     slots: Vec<Slot>,
-    entries: Vec<Entry>,
+    /// How many slots are filled.
+    len: usize,
     bytes: Vec<u8>,
 }
 
-/// A slot of [`Distinct`]'s table: a key's hash and its entry's index + 1
-/// (empty when 0).
-#[derive(Debug, Clone, Copy, Default)]
+/// A slot of [`Distinct`]'s table: a key's hash, its bytes
+/// (`bytes[start..end]`) and its number; empty when `start > end`
+/// ([`Slot::EMPTY`]).
+#[derive(Debug, Clone, Copy)]
 struct Slot {
     hash: u64,
-    entry: u32,
-}
-
-/// A key of [`Distinct`]: `bytes[start..end]`, and its number.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
     start: usize,
     end: usize,
     number: usize,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        hash: 0,
+        start: 1,
+        end: 0,
+        number: 0,
+    };
+
+    fn is_empty(&self) -> bool {
+        self.start > self.end
+    }
 }
 
 impl Distinct {
@@ -1304,13 +1313,12 @@ impl Distinct {
         let mask = self.slots.len() - 1;
         let mut at = self.home(hash);
         loop {
-            let slot = self.slots[at];
-            let entry = slot.entry.checked_sub(1)? as usize;
-            if slot.hash == hash {
-                let entry = self.entries[entry];
-                if self.bytes[entry.start..entry.end] == *key {
-                    return Some(entry.number);
-                }
+            let slot = &self.slots[at];
+            if slot.is_empty() {
+                return None;
+            }
+            if slot.hash == hash && self.bytes.get(slot.start..slot.end) == Some(key) {
+                return Some(slot.number);
             }
             at = (at + 1) & mask;
         }
@@ -1318,18 +1326,18 @@ impl Distinct {
 
     /// Adds `key` (of hash `hash`, not in the set) with its number.
     fn insert(&mut self, hash: u64, key: &[u8], number: usize) {
-        if (self.entries.len() + 1) * 2 > self.slots.len() {
+        if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(key);
-        self.entries.push(Entry {
+        self.place(Slot {
+            hash,
             start,
             end: self.bytes.len(),
             number,
         });
-        let entry = u32::try_from(self.entries.len()).expect("fewer than 2^32 keys");
-        self.place(Slot { hash, entry });
+        self.len += 1;
     }
 
     /// Where the probe for `hash` starts: its top bits (the mixing's
@@ -1346,7 +1354,7 @@ impl Distinct {
     fn place(&mut self, slot: Slot) {
         let mask = self.slots.len() - 1;
         let mut at = self.home(slot.hash);
-        while self.slots[at].entry != 0 {
+        while !self.slots[at].is_empty() {
             at = (at + 1) & mask;
         }
         self.slots[at] = slot;
@@ -1355,8 +1363,8 @@ impl Distinct {
     /// Doubles the table (16 slots at first), placing each key again.
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(16);
-        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
-        for slot in old.into_iter().filter(|s| s.entry != 0) {
+        let old = std::mem::replace(&mut self.slots, vec![Slot::EMPTY; size]);
+        for slot in old.into_iter().filter(|s| !s.is_empty()) {
             self.place(slot);
         }
     }
