@@ -15,7 +15,10 @@
 //! captured), `loop` (the in-process generation loop, seed 7, the count
 //! as its execution budget), `record` (a carved call while a test records,
 //! over the overhead bench's 1000 distinct inputs) and `distinct` (the
-//! untouched copy over the same inputs). The count of a call is the
+//! untouched copy over the same inputs), `replay` (the dogfood's 12 carved
+//! calls of cgi_decode replayed from their RON in turn, as the overhead
+//! bench's "replay throughput" line: count 1200 against 0, over 1200). The
+//! count of a call is the
 //! difference of runs with 1000 and 0 iterations, over 1000.
 //!
 //! Which mode matches which line of `cargo bench --bench overhead`: its
@@ -79,6 +82,19 @@ fn main() {
         };
         let run = generate(target, "cgi::cgi_decode", &existing, settings, &mut Quiet);
         eprintln!("executions {}", run.executions);
+        return;
+    }
+    if mode == "replay" {
+        // As the overhead bench's replay throughput: the dogfood's carved
+        // calls of cgi_decode from their RON, in turn.
+        use carve::_internals::carving::store::CarveFile;
+        let carved = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("carved");
+        let file =
+            CarveFile::load(&carved, &CarveFile::path_for(&carved, "cgi::cgi_decode")).unwrap();
+        for i in 0..n as usize {
+            let entry = &file.entries[i % file.entries.len()];
+            black_box((target.replay)(ArgsInput::Ron(black_box(&entry.args)))).ok();
+        }
         return;
     }
     if mode == "record" || mode == "distinct" {

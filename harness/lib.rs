@@ -177,7 +177,7 @@ pub mod _macro_support {
     use crate::outcome::{Observation, Outcome};
 
     pub use crate::call::{parse_args, ArgsInput, ReplayError, ReplayResult};
-    pub use crate::carving::record::{begin, is_recording, unlisted, ArgsBuilder};
+    pub use crate::carving::record::{begin, is_recording, unlisted, ArgsBuilder, OutcomeSink};
     pub use crate::value::format_spec::{format_with, FormatError, FormatSpec};
     pub use crate::value::types::ParamTypes;
     /// Branch recording and the site tables it records into.
@@ -205,10 +205,10 @@ pub mod _macro_support {
         block_on, block_on_tokio, cast_ref, future_of, is_type, leak, same_type, CatchUnwind,
     };
     pub use crate::value::form::{
-        capture_bytes, err_variant, lacks, ok_variant, some_value, tuple_value, ArgProbe,
-        BytesForm, OutcomeProbe, SameByDebug, SameByForm, SameProbe, ViaBorrowedSerde, ViaDebug,
-        ViaDisplay, ViaDisplayDebug, ViaNeither, ViaNothing, ViaSerde, ViaSerialize,
-        ViaSerializeOnly, ViaText,
+        capture_bytes, defer_bytes, err_variant, lacks, ok_variant, some_value, tuple_value,
+        ArgProbe, BytesForm, OptionParts, OutcomeProbe, ResultParts, SameByDebug, SameByForm,
+        SameProbe, TupleParts, ViaBorrowedSerde, ViaDebug, ViaDisplay, ViaDisplayDebug, ViaNeither,
+        ViaNothing, ViaSerde, ViaSerialize, ViaSerializeOnly, ViaText,
     };
     pub use crate::value::{CaptureError, Value};
 

@@ -20,7 +20,12 @@ use crate::params::{is_byte_string, is_u8, type_args};
 /// span; generated code checks once per target.
 pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: Checks) -> TokenStream {
     let value = format_ident!("__carve_v");
-    let body = Capture { check, bindings: 0 }.expr(ty, &value);
+    let body = Capture {
+        check,
+        bindings: 0,
+        deferred: false,
+    }
+    .expr(ty, &value);
     let param = match ty {
         Some(ty) if annotate => quote!(#value: &#ty),
         None if annotate => quote!(#value: &()),
@@ -28,6 +33,30 @@ pub fn capture_closure(ty: Option<&Type>, annotate: bool, check: Checks) -> Toke
     };
     quote!(|#param| -> ::core::result::Result<::carve::_macro_support::Value, ::carve::_macro_support::CaptureError> { #body })
 }
+
+/// A closure that puts a return value of type `ty` (a reference to it) in
+/// the recorder's `OutcomeSink`, taken apart as [`capture_closure`] takes it,
+/// each part deferred (`Deferred`): the recorder keys a repeated call from
+/// the value itself, and builds its `Value` only for a new call.
+pub fn sink_closure(ty: Option<&Type>, check: Checks) -> TokenStream {
+    let value = format_ident!("__carve_v");
+    let body = Capture {
+        check,
+        bindings: 0,
+        deferred: true,
+    }
+    .expr(ty, &value);
+    let param = match ty {
+        Some(ty) => quote!(#value: &#ty),
+        None => quote!(#value: &()),
+    };
+    quote!(|#param, __carve_sink: &mut ::carve::_macro_support::OutcomeSink<'_>| -> ::core::result::Result<(), ::carve::_macro_support::CaptureError> {
+        __carve_sink.put(#body)
+    })
+}
+
+/// The most parts of a tuple a deferred capture takes apart (`TupleParts`).
+const DEFERRED_TUPLE: usize = 12;
 
 /// Which parts of a return value [`capture_closure`] checks.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -91,6 +120,9 @@ struct Capture {
     check: Checks,
     /// How many match bindings were made, for their names.
     bindings: usize,
+    /// Whether the expression is a `Deferred` ([`sink_closure`]) rather
+    /// than a captured `Result<Value, CaptureError>`.
+    deferred: bool,
 }
 
 impl Capture {
@@ -101,7 +133,10 @@ impl Capture {
         };
         let ty = peel(ty);
         if is_byte_string(ty) || is_byte_slice_ref(ty) {
-            return quote!(::carve::_macro_support::capture_bytes(#value));
+            return match self.deferred {
+                true => quote!(::carve::_macro_support::defer_bytes(#value)),
+                false => quote!(::carve::_macro_support::capture_bytes(#value)),
+            };
         }
         match ty {
             Type::Path(p) if p.qself.is_none() => {
@@ -121,6 +156,12 @@ impl Capture {
                             false => self.expr(Some(ok), &o),
                         };
                         let err = self.expr(rest.first().copied(), &e);
+                        if self.deferred {
+                            return quote!(match #value {
+                                ::core::result::Result::Ok(#o) => ::carve::_macro_support::ResultParts::Ok(#ok),
+                                ::core::result::Result::Err(#e) => ::carve::_macro_support::ResultParts::Err(#err),
+                            });
+                        }
                         quote!(match #value {
                             ::core::result::Result::Ok(#o) => ::carve::_macro_support::ok_variant(#ok),
                             ::core::result::Result::Err(#e) => ::carve::_macro_support::err_variant(#err),
@@ -129,6 +170,12 @@ impl Capture {
                     ("Option", [some]) => {
                         let s = self.binding();
                         let inner = self.expr(Some(some), &s);
+                        if self.deferred {
+                            return quote!(match #value {
+                                ::core::option::Option::Some(#s) => ::carve::_macro_support::OptionParts::Some(#inner),
+                                ::core::option::Option::None => ::carve::_macro_support::OptionParts::None,
+                            });
+                        }
                         quote!(match #value {
                             ::core::option::Option::Some(#s) => ::carve::_macro_support::some_value(#inner),
                             ::core::option::Option::None => ::core::result::Result::Ok(::carve::_macro_support::Value::None),
@@ -138,6 +185,10 @@ impl Capture {
                 }
             }
             Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+                // A tuple too long for `TupleParts` is captured whole (a
+                // captured value is a `Deferred` too).
+                let deferred = self.deferred;
+                self.deferred = deferred && tuple.elems.len() <= DEFERRED_TUPLE;
                 let parts = tuple.elems.iter().enumerate().map(|(i, elem)| {
                     let part = self.binding();
                     let index = syn::Index::from(i);
@@ -145,7 +196,12 @@ impl Capture {
                     quote!({ let #part = &#value.#index; #inner })
                 });
                 let parts: Vec<_> = parts.collect();
-                quote!(::carve::_macro_support::tuple_value([#(#parts),*]))
+                let expr = match self.deferred {
+                    true => quote!(::carve::_macro_support::TupleParts((#(#parts,)*))),
+                    false => quote!(::carve::_macro_support::tuple_value([#(#parts),*])),
+                };
+                self.deferred = deferred;
+                expr
             }
             _ => self.leaf(Some(ty), value),
         }
@@ -160,6 +216,10 @@ impl Capture {
             Checks::None => false,
         }
         .then(|| quote_spanned!(span=> __carve_form.check();));
+        let method = match self.deferred {
+            true => format_ident!("defer"),
+            false => format_ident!("capture"),
+        };
         quote_spanned!(span=> {
             #[allow(unused_imports)]
             use ::carve::_macro_support::{
@@ -167,7 +227,7 @@ impl Capture {
             };
             let __carve_form = (&&&&&::carve::_macro_support::OutcomeProbe(#value)).outcome_form();
             #check
-            __carve_form.capture(#value)
+            __carve_form.#method(#value)
         })
     }
 

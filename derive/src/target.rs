@@ -12,7 +12,7 @@ use syn::{
 use crate::generics::{has_impl_trait, parse_args, Inst, TargetArgs};
 use crate::instrument::{instrument_fn, Instrumented};
 use crate::names::{self_type_name, short_type};
-use crate::outcome::{capture_closure, typed_parts, Checks};
+use crate::outcome::{capture_closure, sink_closure, typed_parts, Checks};
 use crate::params::{analyze, display_signature, Param, Pass};
 use crate::Errors;
 
@@ -439,7 +439,33 @@ impl TargetFn {
             if self.after_by_replay {
                 return quote!(__carve_frame.finish_replaying_after(__carve_result, #capture));
             }
-            quote!(__carve_frame.finish(
+            // Put in the recorder's sink, deferred: a repeated call is keyed
+            // from the returned value without building its `Value`.
+            let capture = match (&i.ret, &self.sig.output) {
+                (Some(text), _) if self.formatter(i).is_some() => {
+                    let f = self.formatter(i).map(|p| &p.binding);
+                    let inner = sink_closure(Some(text), self.checks());
+                    quote!(|_: &_, __carve_sink: &mut ::carve::_macro_support::OutcomeSink<'_>| {
+                        let __carve_spec = ::carve::_macro_support::FormatSpec::of(&*#f)?;
+                        let __carve_written = ::carve::_macro_support::format_with(
+                            &__carve_spec,
+                            |#f: &mut ::core::fmt::Formatter<'_>| -> ::core::fmt::Result #block,
+                        );
+                        (#inner)(&__carve_written, __carve_sink)
+                    })
+                }
+                (Some(concrete), ReturnType::Type(_, written)) if generic => {
+                    let inner = sink_closure(Some(concrete), self.checks());
+                    quote!(|__carve_g: &#written, __carve_sink: &mut ::carve::_macro_support::OutcomeSink<'_>| {
+                        (#inner)(::carve::_macro_support::cast_ref::<_, #concrete>(__carve_g), __carve_sink)
+                    })
+                }
+                _ => sink_closure(
+                    i.ret.as_ref().map(|t| with_lifetimes(t, "'_")).as_ref(),
+                    self.checks(),
+                ),
+            };
+            quote!(__carve_frame.finish_keyed(
                 __carve_result,
                 #capture,
                 |__carve_after| { #(#afters)* },

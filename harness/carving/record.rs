@@ -43,8 +43,8 @@
 //! ```
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -458,20 +458,62 @@ impl CallFrame {
         check: impl FnOnce(&mut RebuildCheck<'_>),
     ) -> R {
         let outcome = capture_outcome(&result, capture);
-        let after = capturing(|| {
-            let mut after_args = ArgsBuilder::default();
-            after(&mut after_args);
-            if after_args.fields.is_empty() && after_args.error.is_none() {
-                Some(None)
-            } else {
-                after_args.finish_or_warn(self.target).map(Some)
-            }
-        });
-        let after = match after {
-            Some(Some(state)) if !rebuilds_after(self.target, &state, check) => None,
-            other => other,
-        };
+        let after = capture_after(self.target, after, check);
         self.conclude(result, outcome, after)
+    }
+
+    /// [`CallFrame::finish`] that keys the call's outcome straight from the
+    /// returned value (`capture` puts it in an [`OutcomeSink`], as a
+    /// [`Deferred`]): a call that repeats one kept already is found by its
+    /// key and dropped without its outcome's [`Value`] being built. Only a
+    /// new call (or one whose returned value can only be keyed from its
+    /// `Value`: a hash table, a `Serialize` that fails or panics) runs
+    /// `capture` again to build it, and is keyed from that, as
+    /// [`CallFrame::finish`] keys every call.
+    pub fn finish_keyed<R>(
+        self,
+        result: std::thread::Result<R>,
+        capture: impl Fn(&R, &mut OutcomeSink<'_>) -> Result<(), CaptureError>,
+        after: impl FnOnce(&mut ArgsBuilder),
+        check: impl FnOnce(&mut RebuildCheck<'_>),
+    ) -> R {
+        let CallFrame {
+            target,
+            args,
+            mut key,
+        } = self;
+        let args_end = key.len();
+        let keyed = key_outcome(&result, &capture, &mut key);
+        let after = capture_after(target, after, check);
+        if let (OutcomeKey::Keyed, Some(state)) = (&keyed, &after) {
+            encode_after(state, &mut key);
+            if kept_already(&args, &key, args_end) {
+                SCRATCH.with(|s| s.set(key));
+                return match result {
+                    Ok(value) => value,
+                    Err(payload) => panic::resume_unwind(payload),
+                };
+            }
+        }
+        key.truncate(args_end);
+        let outcome = match keyed {
+            // Capturing the returned value panicked: the call's outcome,
+            // as `capture_outcome` makes it.
+            OutcomeKey::Panicked(message) => Ok(Outcome::Panicked(message)),
+            OutcomeKey::Keyed | OutcomeKey::Unkeyed => capture_outcome(&result, |value| {
+                let mut sink = OutcomeSink {
+                    key: None,
+                    keyed: false,
+                    value: None,
+                };
+                capture(value, &mut sink)?;
+                sink.value.unwrap_or_else(|| {
+                    Err(serde::ser::Error::custom("the returned value was not put"))
+                })
+            }),
+        };
+        let frame = CallFrame { target, args, key };
+        frame.conclude(result, outcome, after)
     }
 
     /// Stores the call (unless `after` is `None`: its state after the call
@@ -550,6 +592,136 @@ impl CallFrame {
             }
         }
     }
+}
+
+/// The state of a call's `&mut` arguments after it, as `after` captures
+/// it: `Some(None)` when it has none, `None` when it is not carvable (a
+/// capture failed, or it does not rebuild as `check` finds).
+fn capture_after(
+    target: &'static Target,
+    after: impl FnOnce(&mut ArgsBuilder),
+    check: impl FnOnce(&mut RebuildCheck<'_>),
+) -> Option<Option<Value>> {
+    let after = capturing(|| {
+        let mut after_args = ArgsBuilder::default();
+        after(&mut after_args);
+        if after_args.fields.is_empty() && after_args.error.is_none() {
+            Some(None)
+        } else {
+            after_args.finish_or_warn(target).map(Some)
+        }
+    });
+    match after {
+        Some(Some(state)) if !rebuilds_after(target, &state, check) => None,
+        other => other,
+    }
+}
+
+/// Where generated code puts a call's returned value while it is recorded
+/// ([`CallFrame::finish_keyed`]): straight into the bytes of the call's key,
+/// or, for a call that is new, into its [`Value`].
+pub struct OutcomeSink<'a> {
+    /// Keying: the key the value's bytes are appended to.
+    key: Option<&'a mut Vec<u8>>,
+    /// Whether the value could be keyed without building it.
+    keyed: bool,
+    /// Capturing: the value.
+    value: Option<Result<Value, CaptureError>>,
+}
+
+impl OutcomeSink<'_> {
+    /// Takes the returned value, as a [`Deferred`] of its form (`Ok(…)` of
+    /// a `Result` taken apart, and so on).
+    pub fn put(&mut self, value: impl Deferred) -> Result<(), CaptureError> {
+        match &mut self.key {
+            Some(key) => self.keyed = value.encode(key),
+            None => self.value = Some(value.value()),
+        }
+        Ok(())
+    }
+}
+
+/// What [`key_outcome`] made of a call's outcome.
+enum OutcomeKey {
+    /// Its bytes are in the key.
+    Keyed,
+    /// They can only be made from its [`Value`].
+    Unkeyed,
+    /// Reading the returned value panicked (its `Serialize` or `Display`):
+    /// the call's outcome, with this message, as [`capture_outcome`] makes
+    /// it (the value is not read again).
+    Panicked(String),
+}
+
+/// Appends to `key` the outcome part of [`encode_observation`] of the call
+/// that ended with `result`, made from the returned value itself by
+/// `capture` (see [`OutcomeSink`]); `key` is left as it was unless
+/// [`OutcomeKey::Keyed`].
+fn key_outcome<R>(
+    result: &std::thread::Result<R>,
+    capture: &impl Fn(&R, &mut OutcomeSink<'_>) -> Result<(), CaptureError>,
+    key: &mut Vec<u8>,
+) -> OutcomeKey {
+    let start = key.len();
+    let keyed = match result {
+        Ok(value) => {
+            key.push(OUTCOME_RETURNED);
+            let keyed = capturing(|| {
+                quietly(|| {
+                    panic::catch_unwind(AssertUnwindSafe(|| {
+                        let mut sink = OutcomeSink {
+                            key: Some(&mut *key),
+                            keyed: false,
+                            value: None,
+                        };
+                        capture(value, &mut sink).is_ok() && sink.keyed
+                    }))
+                })
+            });
+            match keyed {
+                Ok(true) => OutcomeKey::Keyed,
+                Ok(false) => OutcomeKey::Unkeyed,
+                Err(payload) => OutcomeKey::Panicked(panic_message(&*payload)),
+            }
+        }
+        Err(payload) => {
+            key.push(OUTCOME_PANICKED);
+            encode_bytes(panic_message(&**payload).as_bytes(), key);
+            OutcomeKey::Keyed
+        }
+    };
+    if !matches!(keyed, OutcomeKey::Keyed) {
+        key.truncate(start);
+    }
+    keyed
+}
+
+/// Whether the call of key `key` (arguments up to `args_end`, see
+/// [`TestRecording::push`]) repeats one the recording on this thread kept
+/// already (as [`store`] finds it, noting it as [`store`] does).
+fn kept_already(args: &FrameArgs, key: &[u8], args_end: usize) -> bool {
+    let checked = match args {
+        FrameArgs::Checked(number) => Some(*number),
+        FrameArgs::Captured(_) => None,
+    };
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let Some(rec) = c.as_ref() else {
+            return false;
+        };
+        if let Some(number) = checked {
+            if repeats_last(number, rec.id, &key[args_end..]) {
+                return true;
+            }
+        }
+        if rec.seen.find(hash_bytes(key), key).is_none() {
+            return false;
+        }
+        if let Some(number) = checked {
+            remember_last(number, rec.id, &key[args_end..]);
+        }
+        true
+    })
 }
 
 /// How a call ended, its returned value captured by `capture`.
@@ -1054,11 +1226,11 @@ fn remember_last(number: usize, recording: u64, observation: &[u8]) {
 fn encode_observation(observation: &Observation, out: &mut Vec<u8>) {
     match &observation.outcome {
         Outcome::Returned(value) => {
-            out.push(0);
+            out.push(OUTCOME_RETURNED);
             encode(value, out);
         }
         Outcome::Panicked(message) => {
-            out.push(1);
+            out.push(OUTCOME_PANICKED);
             encode_bytes(message.as_bytes(), out);
         }
         Outcome::Crashed(message) => {
@@ -1066,7 +1238,18 @@ fn encode_observation(observation: &Observation, out: &mut Vec<u8>) {
             encode_bytes(message.as_bytes(), out);
         }
     }
-    match &observation.after {
+    encode_after(&observation.after, out);
+}
+
+/// The first byte of [`encode_observation`] of a call that returned.
+const OUTCOME_RETURNED: u8 = 0;
+/// The first byte of [`encode_observation`] of a call that panicked.
+const OUTCOME_PANICKED: u8 = 1;
+
+/// The part of [`encode_observation`] that says the state of a call's
+/// `&mut` arguments after it.
+fn encode_after(after: &Option<Value>, out: &mut Vec<u8>) {
+    match after {
         None => out.push(0),
         Some(after) => {
             out.push(1);
@@ -1084,61 +1267,105 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 
 /// A set of distinct keys (byte strings), each with a number: found by
 /// their hash and compared in full, so that keys with one hash are told
-/// apart. The keys are kept end to end in one buffer: a lookup reads the
-/// table's slot and the key's bytes.
+/// apart. The keys are kept end to end in one buffer; the table is open
+/// addressed by the hash's top bits (linear probing, at most half full),
+/// each slot holding a key's hash, where its bytes are and its number: a
+/// lookup reads the slot and the key's bytes.
 #[derive(Debug, Default)]
 struct Distinct {
-    /// The first key of each hash.
-    first: HashMap<u64, Entry, BuildHasherDefault<FastHasher>>,
-    /// The other keys of a hash, chained from its first by `next`.
-    more: Vec<Entry>,
+    /// A power of two of slots (or none yet).
+    slots: Vec<Slot>,
+    /// How many slots are filled.
+    len: usize,
     bytes: Vec<u8>,
 }
 
-/// A key of [`Distinct`]: `bytes[start..end]`, its number, and the next
-/// key of its hash (`more[next - 1]`; none when 0).
+/// A slot of [`Distinct`]'s table: a key's hash, its bytes
+/// (`bytes[start..end]`) and its number; empty when `start > end`
+/// ([`Slot::EMPTY`]).
 #[derive(Debug, Clone, Copy)]
-struct Entry {
+struct Slot {
+    hash: u64,
     start: usize,
     end: usize,
     number: usize,
-    next: usize,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        hash: 0,
+        start: 1,
+        end: 0,
+        number: 0,
+    };
+
+    fn is_empty(&self) -> bool {
+        self.start > self.end
+    }
 }
 
 impl Distinct {
     /// The number of `key` (of hash `hash`), if it is in the set.
     fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
-        let mut entry = self.first.get(&hash)?;
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(hash);
         loop {
-            if self.bytes[entry.start..entry.end] == *key {
-                return Some(entry.number);
+            let slot = &self.slots[at];
+            if slot.is_empty() {
+                return None;
             }
-            entry = self.more.get(entry.next.checked_sub(1)?)?;
+            if slot.hash == hash && self.bytes.get(slot.start..slot.end) == Some(key) {
+                return Some(slot.number);
+            }
+            at = (at + 1) & mask;
         }
     }
 
     /// Adds `key` (of hash `hash`, not in the set) with its number.
     fn insert(&mut self, hash: u64, key: &[u8], number: usize) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(key);
-        let entry = Entry {
+        self.place(Slot {
+            hash,
             start,
             end: self.bytes.len(),
             number,
-            next: 0,
-        };
-        match self.first.entry(hash) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(entry);
-            }
-            std::collections::hash_map::Entry::Occupied(mut slot) => {
-                let first = slot.get_mut();
-                self.more.push(Entry {
-                    next: first.next,
-                    ..entry
-                });
-                first.next = self.more.len();
-            }
+        });
+        self.len += 1;
+    }
+
+    /// Where the probe for `hash` starts: its top bits (the mixing's
+    /// best).
+    fn home(&self, hash: u64) -> usize {
+        let bits = self.slots.len().trailing_zeros();
+        match bits {
+            0 => 0,
+            _ => (hash >> (64 - bits)) as usize,
+        }
+    }
+
+    /// Puts `slot` in the first empty slot from its hash's home.
+    fn place(&mut self, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(slot.hash);
+        while !self.slots[at].is_empty() {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = slot;
+    }
+
+    /// Doubles the table (16 slots at first), placing each key again.
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::EMPTY; size]);
+        for slot in old.into_iter().filter(|s| !s.is_empty()) {
+            self.place(slot);
         }
     }
 }
@@ -1178,6 +1405,7 @@ impl Hasher for FastHasher {
 mod tests {
     use super::*;
     use crate::registry::Sites;
+    use std::collections::HashMap;
 
     /// The recorder is process-wide: its tests take turns.
     static TURNS: Mutex<()> = Mutex::new(());
@@ -1353,6 +1581,39 @@ mod tests {
         assert_eq!(set.find(2, b"c"), Some(9));
         assert_eq!(set.find(1, b"c"), None);
         assert_eq!(set.find(1, b"abc"), None);
+    }
+
+    /// Over many keys (the table grows) with hashes that often collide,
+    /// and in the top bits that place them: each key is found with its
+    /// number, by its hash only, as a map from (hash, key) finds it.
+    #[test]
+    fn a_set_of_keys_finds_each_key_as_a_map_does() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(5);
+        for round in 0..20 {
+            let mut set = Distinct::default();
+            let mut map: HashMap<(u64, Vec<u8>), usize> = HashMap::new();
+            let hashes: Vec<u64> = (0..rng.random_range(1..40))
+                .map(|_| match rng.random_bool(0.5) {
+                    true => rng.random(),
+                    false => rng.random_range(0..4u64) << 62 | rng.random_range(0..3u64),
+                })
+                .collect();
+            for number in 0..rng.random_range(0..300) {
+                let hash = hashes[rng.random_range(0..hashes.len())];
+                let key: Vec<u8> = (0..rng.random_range(0..4)).map(|_| rng.random_range(0..3)).collect();
+                let found = set.find(hash, &key);
+                assert_eq!(found, map.get(&(hash, key.clone())).copied(), "round {round}");
+                if found.is_none() {
+                    set.insert(hash, &key, number);
+                    map.insert((hash, key), number);
+                }
+            }
+            for ((hash, key), number) in &map {
+                assert_eq!(set.find(*hash, key), Some(*number), "round {round}");
+            }
+        }
     }
 
     #[test]
@@ -1630,6 +1891,181 @@ mod tests {
                 }
             }
             assert_eq!(kept, expected, "round {round}");
+        }
+    }
+
+    /// A returned value that counts how often the recorder builds its
+    /// `Value` and keys it; `keyed: false` makes it one keyed from its
+    /// value only (as a hash map is).
+    struct CountedOutcome<'a> {
+        value: Value,
+        keyed: bool,
+        built: &'a Cell<usize>,
+    }
+
+    impl Deferred for &CountedOutcome<'_> {
+        fn value(self) -> Result<Value, CaptureError> {
+            self.built.set(self.built.get() + 1);
+            Ok(self.value.clone())
+        }
+        fn encode(&self, out: &mut Vec<u8>) -> bool {
+            if self.keyed {
+                encode(&self.value, out);
+            }
+            self.keyed
+        }
+    }
+
+    #[test]
+    fn a_repeated_call_is_keyed_from_its_returned_value_without_building_it() {
+        let _turn = lock(&TURNS);
+        for keyed in [true, false] {
+            start();
+            let built = Cell::new(0);
+            let test = format!("outcome keyed {keyed}");
+            let calls = [(4, 2), (4, 2), (6, 3), (4, 2), (4, 5), (6, 3), (4, 5)];
+            record_test(&test, || {
+                for (e, returned) in calls {
+                    let frame = begin(&HALF, |args| args.arg("e", Ok(Value::U64(e))), |_| {});
+                    let outcome = CountedOutcome {
+                        value: Value::U64(returned),
+                        keyed,
+                        built: &built,
+                    };
+                    if let Some(frame) = frame {
+                        frame.finish_keyed(Ok(outcome), |v, sink| sink.put(v), |_| {}, |_| {});
+                    }
+                }
+            });
+            let kept = carved(&stop(), &test);
+            let distinct: Vec<(Value, Outcome)> = [(4, 2), (6, 3), (4, 5)]
+                .map(|(e, r)| (Value::U64(e), Outcome::Returned(Value::U64(r))))
+                .into();
+            assert_eq!(kept, distinct);
+            // Keyed on the way, each distinct outcome is built once (for
+            // the call that is kept); keyed from its value, every time.
+            let builds = if keyed { 3 } else { calls.len() };
+            assert_eq!(built.get(), builds, "keyed: {keyed}");
+        }
+    }
+
+    /// A returned value whose `Serialize` fails, or panics.
+    struct Refuses {
+        panics: bool,
+    }
+
+    impl Serialize for Refuses {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            match self.panics {
+                true => panic!("serialize panicked"),
+                false => Err(serde::ser::Error::custom("refused")),
+            }
+        }
+    }
+
+    /// Every kind of returned value, as a call of `half` returns it: by
+    /// its index in [`returned`]'s pool, or (`None`) a panic of the call.
+    fn returned(index: Option<usize>) -> std::thread::Result<Box<dyn erased::Returned>> {
+        let Some(index) = index else {
+            return Err(Box::new("the call panicked"));
+        };
+        let map = |n: usize| -> HashMap<String, u32> {
+            (0..8).map(|i| (format!("k{}", (i + n) % 8), i as u32)).collect()
+        };
+        let pool: Vec<Box<dyn erased::Returned>> = vec![
+            Box::new("a".to_owned()),
+            Box::new("b".to_owned()),
+            Box::new(Ok::<_, String>((1u8, Some("x".to_owned())))),
+            Box::new(Err::<(u8, Option<String>), _>("e".to_owned())),
+            Box::new(f64::NAN),
+            Box::new(0.0f64),
+            Box::new(-0.0f64),
+            // Equal maps that iterate in other orders: keyed from their
+            // sorted `Value`.
+            Box::new(map(0)),
+            Box::new(map(3)),
+            Box::new(Refuses { panics: false }),
+            Box::new(Refuses { panics: true }),
+            Box::new(vec![1u8, 2]),
+        ];
+        Ok(pool.into_iter().nth(index).expect("in the pool"))
+    }
+
+    /// A `Serialize` value of any type, for a pool of returned values.
+    mod erased {
+        pub trait Returned {
+            fn value(&self) -> Result<crate::value::Value, crate::value::CaptureError>;
+            fn sink(
+                &self,
+                sink: &mut super::OutcomeSink<'_>,
+            ) -> Result<(), crate::value::CaptureError>;
+        }
+
+        impl<T: serde::Serialize> Returned for T {
+            fn value(&self) -> Result<crate::value::Value, crate::value::CaptureError> {
+                crate::value::Value::capture(self)
+            }
+            fn sink(
+                &self,
+                sink: &mut super::OutcomeSink<'_>,
+            ) -> Result<(), crate::value::CaptureError> {
+                sink.put(crate::value::form::SerializeOutcome.defer(self))
+            }
+        }
+    }
+
+    /// Keyed from the returned value or from its `Value`, the same calls
+    /// are carved, in the same order: values that key only from their
+    /// `Value` (hash maps), floats by their bits, a `Serialize` that fails
+    /// (not carved) or panics (the call's outcome), a call that panicked,
+    /// `&mut` states after the call.
+    #[test]
+    fn calls_keyed_from_their_returned_values_are_carved_as_from_their_values() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let _turn = lock(&TURNS);
+        let mut rng = StdRng::seed_from_u64(17);
+        for round in 0..20 {
+            let calls: Vec<(u64, Option<usize>, Option<u64>)> = (0..40)
+                .map(|_| {
+                    let e = rng.random_range(0..3);
+                    let returned = rng.random_bool(0.9).then(|| rng.random_range(0..12));
+                    let after = rng.random_bool(0.2).then(|| rng.random_range(0..2));
+                    (e, returned, after)
+                })
+                .collect();
+            let mut carvings = Vec::new();
+            for keyed in [false, true] {
+                start();
+                let test = format!("returned {round} {keyed}");
+                record_test(&test, || {
+                    for &(e, returned_at, after) in &calls {
+                        let frame = begin(&HALF, |args| args.arg("e", Ok(Value::U64(e))), |_| {});
+                        let Some(frame) = frame else { continue };
+                        let result = returned(returned_at);
+                        let after = |state: &mut ArgsBuilder| {
+                            if let Some(after) = after {
+                                state.arg("e", Ok(Value::U64(after)));
+                            }
+                        };
+                        let ended = panic::catch_unwind(AssertUnwindSafe(|| match keyed {
+                            true => frame.finish_keyed(result, |v, sink| v.sink(sink), after, |_| {}),
+                            false => frame.finish(result, |v| v.value(), after, |_| {}),
+                        }));
+                        assert_eq!(ended.is_err(), returned_at.is_none());
+                    }
+                });
+                let recordings = stop();
+                let mine = recordings.iter().find(|r| r.test == test).unwrap();
+                let calls: Vec<(Value, Observation)> = mine
+                    .calls
+                    .iter()
+                    .map(|c| (c.args.clone(), c.observation.clone()))
+                    .collect();
+                carvings.push(calls);
+            }
+            assert_eq!(carvings[0], carvings[1], "round {round}");
+            assert!(!carvings[1].is_empty());
         }
     }
 

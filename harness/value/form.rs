@@ -643,6 +643,11 @@ impl SerializeOutcome {
     pub fn capture<T: Serialize + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
         Value::capture(value)
     }
+
+    /// The value, captured (or keyed) when the recorder asks.
+    pub fn defer<'a, T: Serialize + ?Sized>(&self, value: &'a T) -> SerdeArg<'a, T> {
+        SerdeArg(value)
+    }
 }
 
 /// A `Display` return value that is not `Serialize`, with its `Debug` text
@@ -665,12 +670,22 @@ impl DisplayOutcome<WithDebug> {
     pub fn capture<T: Display + Debug + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
         Ok(Value::display_text(value.to_string(), Some(format!("{value:#?}"))))
     }
+
+    /// The value, captured (or keyed) when the recorder asks.
+    pub fn defer<'a, T: Display + Debug + ?Sized>(&self, value: &'a T) -> DisplayArg<'a, T, WithDebug> {
+        DisplayArg(value, PhantomData)
+    }
 }
 
 impl DisplayOutcome<WithoutDebug> {
     /// Captures the value's text.
     pub fn capture<T: Display + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
         Ok(Value::display_text(value.to_string(), None))
+    }
+
+    /// The value, captured (or keyed) when the recorder asks.
+    pub fn defer<'a, T: Display + ?Sized>(&self, value: &'a T) -> DisplayArg<'a, T, WithoutDebug> {
+        DisplayArg(value, PhantomData)
     }
 }
 
@@ -684,6 +699,11 @@ impl DebugOutcome {
     /// Captures the value's `{:#?}` text.
     pub fn capture<T: Debug + ?Sized>(&self, value: &T) -> Result<Value, CaptureError> {
         Ok(Value::debug_text(format!("{value:#?}")))
+    }
+
+    /// The value, captured (or keyed) when the recorder asks.
+    pub fn defer<'a, T: Debug + ?Sized>(&self, value: &'a T) -> DebugArg<'a, T> {
+        DebugArg(value)
     }
 }
 
@@ -701,6 +721,11 @@ impl<T: ?Sized> UnsupportedOutcome<T> {
     /// Never runs: the crate does not compile.
     pub fn capture<V: ?Sized>(&self, _value: &V) -> Result<Value, CaptureError> {
         Err(CaptureError("this type cannot be carved".into()))
+    }
+
+    /// Never runs: the crate does not compile.
+    pub fn defer<V: ?Sized>(&self, value: &V) -> Result<Value, CaptureError> {
+        self.capture(value)
     }
 }
 
@@ -807,6 +832,184 @@ impl<V: AsRef<[u8]> + ?Sized> Deferred for BytesArg<'_, V> {
     }
 }
 
+/// A return value carved as its `Display` text (and its `{:#?}` text,
+/// [`WithDebug`]), captured when asked ([`DisplayOutcome::defer`]).
+pub struct DisplayArg<'a, V: ?Sized, D>(&'a V, PhantomData<D>);
+
+impl<V: Display + Debug + ?Sized> Deferred for DisplayArg<'_, V, WithDebug> {
+    fn value(self) -> Result<Value, CaptureError> {
+        DisplayOutcome::<WithDebug>(PhantomData).capture(self.0)
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        encode_display_text(self.0, Some(self.0), out)
+    }
+}
+
+impl<V: Display + ?Sized> Deferred for DisplayArg<'_, V, WithoutDebug> {
+    fn value(self) -> Result<Value, CaptureError> {
+        DisplayOutcome::<WithoutDebug>(PhantomData).capture(self.0)
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        encode_display_text(self.0, None::<&()>, out)
+    }
+}
+
+/// [`key::encode`](crate::value::key::encode) of
+/// [`Value::display_text`] of `value`'s text and `debug`'s `{:#?}` text.
+fn encode_display_text<V: Display + ?Sized, D: Debug + ?Sized>(
+    value: &V,
+    debug: Option<&D>,
+    out: &mut Vec<u8>,
+) -> bool {
+    use crate::value::key::{encode_bytes, encode_debug, encode_display, patch_len, start_struct};
+    let start = out.len();
+    let count_at = start_struct(crate::value::text::DISPLAY, out);
+    encode_bytes(b"text", out);
+    let mut whole = encode_display(value, out);
+    if let (true, Some(debug)) = (whole, debug) {
+        encode_bytes(b"debug", out);
+        whole = encode_debug(debug, out);
+    }
+    if !whole {
+        out.truncate(start);
+        return false;
+    }
+    patch_len(out, count_at, 1 + u64::from(debug.is_some()));
+    true
+}
+
+/// A return value carved as its `{:#?}` text, captured when asked
+/// ([`DebugOutcome::defer`]).
+pub struct DebugArg<'a, V: ?Sized>(&'a V);
+
+impl<V: Debug + ?Sized> Deferred for DebugArg<'_, V> {
+    fn value(self) -> Result<Value, CaptureError> {
+        DebugOutcome.capture(self.0)
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        let start = out.len();
+        crate::value::key::start_newtype_struct(crate::value::text::DEBUG, out);
+        if !crate::value::key::encode_debug(self.0, out) {
+            out.truncate(start);
+            return false;
+        }
+        true
+    }
+}
+
+/// A byte string returned, captured when asked: [`capture_bytes`]'s value.
+pub fn defer_bytes<V: AsRef<[u8]> + ?Sized>(value: &V) -> BytesArg<'_, V> {
+    BytesArg(value)
+}
+
+/// A returned `Result` whose `Ok` or `Err` value is captured when asked:
+/// [`ok_variant`] or [`err_variant`] of it.
+pub enum ResultParts<O, E> {
+    /// `Ok(value)`.
+    Ok(O),
+    /// `Err(value)`.
+    Err(E),
+}
+
+impl<O: Deferred, E: Deferred> Deferred for ResultParts<O, E> {
+    fn value(self) -> Result<Value, CaptureError> {
+        match self {
+            ResultParts::Ok(value) => ok_variant(value.value()),
+            ResultParts::Err(value) => err_variant(value.value()),
+        }
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        let start = out.len();
+        let whole = match self {
+            ResultParts::Ok(value) => {
+                crate::value::key::start_newtype_variant("Result", "Ok", out);
+                value.encode(out)
+            }
+            ResultParts::Err(value) => {
+                crate::value::key::start_newtype_variant("Result", "Err", out);
+                value.encode(out)
+            }
+        };
+        if !whole {
+            out.truncate(start);
+        }
+        whole
+    }
+}
+
+/// A returned `Option` whose value is captured when asked: [`some_value`]
+/// of it, or `Value::None`.
+pub enum OptionParts<D> {
+    /// `Some(value)`.
+    Some(D),
+    /// `None`.
+    None,
+}
+
+impl<D: Deferred> Deferred for OptionParts<D> {
+    fn value(self) -> Result<Value, CaptureError> {
+        match self {
+            OptionParts::Some(value) => some_value(value.value()),
+            OptionParts::None => Ok(Value::None),
+        }
+    }
+    fn encode(&self, out: &mut Vec<u8>) -> bool {
+        match self {
+            OptionParts::Some(value) => {
+                let start = out.len();
+                crate::value::key::start_some(out);
+                let whole = value.encode(out);
+                if !whole {
+                    out.truncate(start);
+                }
+                whole
+            }
+            OptionParts::None => {
+                crate::value::key::encode_none(out);
+                true
+            }
+        }
+    }
+}
+
+/// A returned tuple whose parts are captured when asked: [`tuple_value`]
+/// of them. Tuples of up to 12 parts.
+pub struct TupleParts<T>(pub T);
+
+macro_rules! tuple_parts {
+    ($($len:literal: $($part:ident $index:tt),*;)*) => {$(
+        impl<$($part: Deferred),*> Deferred for TupleParts<($($part,)*)> {
+            fn value(self) -> Result<Value, CaptureError> {
+                tuple_value([$(self.0.$index.value()),*])
+            }
+            fn encode(&self, out: &mut Vec<u8>) -> bool {
+                let start = out.len();
+                crate::value::key::start_tuple($len, out);
+                let whole = true $(&& self.0.$index.encode(out))*;
+                if !whole {
+                    out.truncate(start);
+                }
+                whole
+            }
+        }
+    )*};
+}
+
+tuple_parts! {
+    1: A 0;
+    2: A 0, B 1;
+    3: A 0, B 1, C 2;
+    4: A 0, B 1, C 2, D 3;
+    5: A 0, B 1, C 2, D 3, E 4;
+    6: A 0, B 1, C 2, D 3, E 4, F 5;
+    7: A 0, B 1, C 2, D 3, E 4, F 5, G 6;
+    8: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7;
+    9: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8;
+    10: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9;
+    11: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10;
+    12: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11;
+}
+
 /// A byte string returned (`Vec<u8>`, `&[u8]`, `[u8; N]`), as RON bytes.
 pub fn capture_bytes<V: AsRef<[u8]> + ?Sized>(value: &V) -> Result<Value, CaptureError> {
     Ok(Value::Bytes(value.as_ref().to_vec()))
@@ -907,6 +1110,68 @@ mod tests {
             let mut de = ron::Deserializer::from_str(&text).unwrap();
             assert_eq!(form.deserialize(&mut de).unwrap(), value, "{text}");
         }
+    }
+
+    /// `Display` that fails (a formatter error), or writes its text.
+    struct Shown(Option<&'static str>);
+
+    impl Display for Shown {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self.0 {
+                Some(text) => f.write_str(text),
+                None => Err(fmt::Error),
+            }
+        }
+    }
+
+    impl Debug for Shown {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_tuple("Shown").field(&self.0).finish()
+        }
+    }
+
+    /// Each deferred part of a returned value keys as its `Value` does, or
+    /// says it cannot (with the key left as it was).
+    #[test]
+    fn returned_values_deferred_key_as_their_values() {
+        fn keys_as_value<D: Deferred>(make: impl Fn() -> D) {
+            let (mut direct, mut via_value) = (vec![7], vec![7]);
+            if make().encode(&mut direct) {
+                let value = make().value().expect("a value keyed on the way is captured");
+                crate::value::key::encode(&value, &mut via_value);
+            }
+            assert_eq!(direct, via_value);
+        }
+        let version = Version(1, 2);
+        let shown = Shown(Some("text"));
+        keys_as_value(|| SerializeOutcome.defer(&(1u8, "a", -0.0f64)));
+        keys_as_value(|| DisplayOutcome::<WithDebug>(PhantomData).defer(&version));
+        keys_as_value(|| DisplayOutcome::<WithoutDebug>(PhantomData).defer(&version));
+        keys_as_value(|| DisplayOutcome::<WithDebug>(PhantomData).defer(&shown));
+        keys_as_value(|| DebugOutcome.defer(&version));
+        keys_as_value(|| defer_bytes(b"\x00\xff".as_slice()));
+        let parts = || {
+            TupleParts((
+                ResultParts::<_, SerdeArg<'_, str>>::Ok(OptionParts::Some(DebugOutcome.defer(&version))),
+                OptionParts::<SerdeArg<'_, u8>>::None,
+                ResultParts::<SerdeArg<'_, u8>, _>::Err(SerializeOutcome.defer("e")),
+                defer_bytes(&[1u8, 2][..]),
+            ))
+        };
+        keys_as_value(parts);
+        // A part that cannot be keyed on the way leaves the whole to its value.
+        let map: std::collections::HashMap<u8, u8> = [(1, 2), (3, 4)].into();
+        keys_as_value(|| TupleParts((SerializeOutcome.defer(&1u8), SerializeOutcome.defer(&map))));
+        keys_as_value(|| ResultParts::<_, SerdeArg<'_, u8>>::Ok(SerializeOutcome.defer(&map)));
+        let mut out = vec![1, 2];
+        assert!(!TupleParts((SerializeOutcome.defer(&1u8), SerializeOutcome.defer(&map))).encode(&mut out));
+        assert!(!OptionParts::Some(SerializeOutcome.defer(&map)).encode(&mut out));
+        // A `Display` that fails: not keyed (its capture panics, as
+        // `to_string` does).
+        let failing = Shown(None);
+        assert!(!DisplayOutcome::<WithDebug>(PhantomData).defer(&failing).encode(&mut out));
+        assert!(!DisplayOutcome::<WithoutDebug>(PhantomData).defer(&failing).encode(&mut out));
+        assert_eq!(out, [1, 2]);
     }
 
     struct Opaque;

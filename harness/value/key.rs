@@ -18,7 +18,7 @@
 //! assert_eq!(direct, via_tree);
 //! ```
 
-use std::fmt::{self, Display, Write as _};
+use std::fmt::{self, Debug, Display, Write as _};
 
 use serde::ser::{self, Serialize};
 
@@ -177,17 +177,61 @@ pub fn encode_serialize<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> 
 /// `to_string()`) to `out`. `false` (with `out` as it was) when its
 /// `Display` fails.
 pub fn encode_display<T: Display + ?Sized>(value: &T, out: &mut Vec<u8>) -> bool {
+    encode_text(format_args!("{value}"), out)
+}
+
+/// Appends [`encode`] of the string `{value:#?}` writes (`Value::Str` of
+/// `format!("{value:#?}")`) to `out`. `false` (with `out` as it was) when
+/// its `Debug` fails.
+pub fn encode_debug<T: Debug + ?Sized>(value: &T, out: &mut Vec<u8>) -> bool {
+    encode_text(format_args!("{value:#?}"), out)
+}
+
+/// [`encode_display`] of text made by `args`.
+fn encode_text(args: fmt::Arguments<'_>, out: &mut Vec<u8>) -> bool {
     let start = out.len();
     out.push(kind::STR);
     let at = reserve_len(out);
     let mut text = Text(out);
-    if write!(text, "{value}").is_err() {
+    if text.write_fmt(args).is_err() {
         out.truncate(start);
         return false;
     }
     let len = out.len() - at - 8;
     patch_len(out, at, len as u64);
     true
+}
+
+/// Starts [`encode`] of a `Value::NewtypeStruct` named `name`: its value's
+/// bytes come next.
+pub fn start_newtype_struct(name: &str, out: &mut Vec<u8>) {
+    out.push(kind::NEWTYPE_STRUCT);
+    encode_bytes(name.as_bytes(), out);
+}
+
+/// Starts [`encode`] of a `Value::NewtypeVariant` `name::variant`: its
+/// value's bytes come next.
+pub fn start_newtype_variant(name: &str, variant: &str, out: &mut Vec<u8>) {
+    out.push(kind::NEWTYPE_VARIANT);
+    encode_bytes(name.as_bytes(), out);
+    encode_bytes(variant.as_bytes(), out);
+}
+
+/// Appends [`encode`] of `Value::None`.
+pub fn encode_none(out: &mut Vec<u8>) {
+    out.push(kind::NONE);
+}
+
+/// Starts [`encode`] of a `Value::Some`: its value's bytes come next.
+pub fn start_some(out: &mut Vec<u8>) {
+    out.push(kind::SOME);
+}
+
+/// Starts [`encode`] of a `Value::Tuple` of `len` items: their bytes come
+/// next.
+pub fn start_tuple(len: usize, out: &mut Vec<u8>) {
+    out.push(kind::TUPLE);
+    encode_len(len, out);
 }
 
 /// Appends [`encode`] of `Value::Bytes` of `bytes` to `out`.
