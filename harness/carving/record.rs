@@ -1267,106 +1267,45 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 
 /// A set of distinct keys (byte strings), each with a number: found by
 /// their hash and compared in full, so that keys with one hash are told
-/// apart. The keys are kept end to end in one buffer; the table is open
-/// addressed by the hash's top bits (linear probing, at most half full),
-/// each slot holding a key's hash, where its bytes are and its number: a
-/// lookup reads the slot and the key's bytes.
+/// apart. The keys are kept end to end in one buffer; the table holds, per
+/// key, its hash, where its bytes are and its number, so that a lookup reads
+/// one entry and the key's bytes.
 #[derive(Debug, Default)]
 struct Distinct {
-    /// A power of two of slots (or none yet).
-    slots: Vec<Slot>,
-    /// How many slots are filled.
-    len: usize,
+    table: hashbrown::HashTable<Entry>,
     bytes: Vec<u8>,
 }
 
-/// A slot of [`Distinct`]'s table: a key's hash, its bytes
-/// (`bytes[start..end]`) and its number; empty when `start > end`
-/// ([`Slot::EMPTY`]).
+/// A key of [`Distinct`]: its hash, its bytes (`bytes[start..end]`) and
+/// its number.
 #[derive(Debug, Clone, Copy)]
-struct Slot {
+struct Entry {
     hash: u64,
     start: usize,
     end: usize,
     number: usize,
 }
 
-impl Slot {
-    const EMPTY: Slot = Slot {
-        hash: 0,
-        start: 1,
-        end: 0,
-        number: 0,
-    };
-
-    fn is_empty(&self) -> bool {
-        self.start > self.end
-    }
-}
-
 impl Distinct {
     /// The number of `key` (of hash `hash`), if it is in the set.
     fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(hash);
-        loop {
-            let slot = &self.slots[at];
-            if slot.is_empty() {
-                return None;
-            }
-            if slot.hash == hash && self.bytes.get(slot.start..slot.end) == Some(key) {
-                return Some(slot.number);
-            }
-            at = (at + 1) & mask;
-        }
+        let bytes = &self.bytes;
+        self.table
+            .find(hash, |e| e.hash == hash && bytes.get(e.start..e.end) == Some(key))
+            .map(|e| e.number)
     }
 
     /// Adds `key` (of hash `hash`, not in the set) with its number.
     fn insert(&mut self, hash: u64, key: &[u8], number: usize) {
-        if (self.len + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(key);
-        self.place(Slot {
+        let entry = Entry {
             hash,
             start,
             end: self.bytes.len(),
             number,
-        });
-        self.len += 1;
-    }
-
-    /// Where the probe for `hash` starts: its top bits (the mixing's
-    /// best).
-    fn home(&self, hash: u64) -> usize {
-        let bits = self.slots.len().trailing_zeros();
-        match bits {
-            0 => 0,
-            _ => (hash >> (64 - bits)) as usize,
-        }
-    }
-
-    /// Puts `slot` in the first empty slot from its hash's home.
-    fn place(&mut self, slot: Slot) {
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(slot.hash);
-        while !self.slots[at].is_empty() {
-            at = (at + 1) & mask;
-        }
-        self.slots[at] = slot;
-    }
-
-    /// Doubles the table (16 slots at first), placing each key again.
-    fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(16);
-        let old = std::mem::replace(&mut self.slots, vec![Slot::EMPTY; size]);
-        for slot in old.into_iter().filter(|s| !s.is_empty()) {
-            self.place(slot);
-        }
+        };
+        self.table.insert_unique(hash, entry, |e| e.hash);
     }
 }
 
