@@ -64,9 +64,9 @@ enum Command {
     /// (package."*".opt-level=1 package."*".debug=false). The crate itself
     /// is built as in dev, with its debug assertions and overflow checks, so
     /// that a call that overflows panics as under cargo test and generation
-    /// keeps the calls a dev build keeps. Generation runs about 6 to 10
-    /// times faster there than in dev; the first build of the dependencies
-    /// takes about twice as long. With --profile P or --release:
+    /// keeps the calls a dev build keeps. Generation runs about 6 times
+    /// faster there than in dev; the first build of the dependencies takes
+    /// about 2.5 times as long. With --profile P or --release:
     /// `carve-edges-P` or `carve-edges-release`, inheriting P or release as
     /// it is (--profile dev: unoptimized). With --no-edges: no counters, in
     /// cargo test's own profile.
