@@ -314,8 +314,11 @@ def main():
         if cargo_carve:
             # Built once more with the counters, in a profile of its own: not
             # part of the generate time, as the normal build before it is not.
+            # The profile as `cargo carve generate` configures it
+            # (cargo-carve/src/run.rs, EDGES_SETTINGS).
             field.run(["cargo", "test", "--no-run", "--features", "carve", "--test", "carve", "--config",
-                       'profile.carve-edges.inherits="dev"', "--profile", "carve-edges"],
+                       'profile.carve-edges.inherits="dev"', "--config", 'profile.carve-edges.package."*".opt-level=1',
+                       "--config", 'profile.carve-edges.package."*".debug=false', "--profile", "carve-edges"],
                       carve_dir, {**stable, "RUSTC_WORKSPACE_WRAPPER": cargo_carve})
             started = time.monotonic()
             generate = field.run([cargo_carve, "carve", "generate", "--seed", SEED], carve_dir, stable, check=False)

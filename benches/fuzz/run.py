@@ -5,14 +5,17 @@
 
 Prepares the pinned crate as the field test does (benches/field/field.py:
 feature-gated setup, `#[carve::target]` on its public API, one system test),
-adds the `[profile.carve]` recipe of the README, records, then measures for
-FUZZ_SECONDS each (default 20), one after the other:
+records, then measures for FUZZ_SECONDS each (default 20), one after the
+other:
 
-- carve: `CARVE=generate CARVE_BUDGET=<N>s CARVE_JOBS=1 cargo test --profile
-  carve` on the one target (humantime's `parse_duration`, semver's
-  `Version::parse`), executions per second = the executions its generation
-  line reports over the time budget; and the same under the default test
-  profile (debug), as carve ran before the recipe;
+- carve as users run it: `cargo carve generate --seed 1 --budget <N>s
+  --jobs 1 -- --exact generate::<target>` on the one target (humantime's
+  `parse_duration`, semver's `Version::parse`): built with edge counters in
+  the profile `cargo carve generate` chooses (`carve-edges`: dev with its
+  dependencies optimized); executions per second = the
+  executions its generation line reports over the time budget; and the same
+  with `--profile dev` (`carve-edges-dev`: dev as is, unoptimized), as
+  `cargo carve generate` built before it chose an optimized profile;
 - libFuzzer: `cargo +nightly fuzz run` (cargo-fuzz defaults: release,
   AddressSanitizer, one job) on a harness that calls the same function on
   every UTF-8 input, seeded with the system test's inputs, for the same
@@ -27,7 +30,9 @@ Exit status: 0 both halves measured; 3 the libFuzzer half was skipped
 (nightly or cargo-fuzz missing: said loudly, carve's half still printed);
 1 a step failed. Not run by CI (a few minutes, more on a cold target dir).
 Variables: FUZZ_SECONDS, FIELD_OUT (default target/field; the crate goes to
-$FIELD_OUT/fuzz-<crate>), CARGO_TARGET_DIR (default $FIELD_OUT/target).
+$FIELD_OUT/fuzz-<crate>), CARGO_TARGET_DIR (default $FIELD_OUT/target),
+CARGO_CARVE (the cargo-carve binary; default: `cargo-carve` on the PATH,
+else this checkout's, built with `cargo build -p cargo-carve`).
 """
 import importlib.util, os, pathlib, re, shutil, subprocess, sys
 
@@ -38,16 +43,6 @@ spec.loader.exec_module(field)
 sys.path.insert(0, str(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ left in the repository
 from harnesses import FUZZ_MANIFEST  # noqa: E402
-
-# The README's recipe (section "Speed of generation"): optimized, with the
-# test profile's debug assertions and overflow checks, so a call ends as it
-# does under `cargo test`.
-PROFILE = """
-[profile.carve]
-inherits = "test"
-opt-level = 3
-debug = false
-"""
 
 PARSERS = {
     "humantime": dict(target="duration::parse_duration", call="humantime::parse_duration(s)",
@@ -95,18 +90,35 @@ def reach(output, target):
     return "?", "?"
 
 
-def carve_generate(dir, parser, seconds, env, profile):
-    test = ["cargo", "test", "--features", "carve", "--test", "carve"] + (["--profile", profile] if profile else [])
+def cargo_carve(env):
+    """The cargo-carve to generate through: $CARGO_CARVE, the one on the
+    PATH, else this checkout's (built)."""
+    if os.environ.get("CARGO_CARVE"):
+        return os.environ["CARGO_CARVE"]
+    found = shutil.which("cargo-carve")
+    if found:
+        return found
+    field.run(["cargo", "build", "-p", "cargo-carve"], field.ROOT, env)
+    return str(pathlib.Path(env["CARGO_TARGET_DIR"]) / "debug" / "cargo-carve")
+
+
+def carve_generate(dir, parser, seconds, env, binary, profile):
+    """`cargo carve generate` on the one target for `seconds`, built first
+    (the build is not in the time); executions per second, the generation
+    line, and the target's reach after."""
     field.run(["git", "checkout", "-q", "--", "carved"], dir)
     field.run(["git", "clean", "-qfd", "--", "carved"], dir)
-    field.run(test + ["--no-run"], dir, env)
-    gen = field.run(test + ["--", "--exact", f"generate::{parser['target']}"], dir,
-                    {**env, "CARVE": "generate", "CARVE_BUDGET": f"{seconds}s", "CARVE_JOBS": "1"})
+    flags = ["--profile", profile] if profile else []
+    # Builds (a target no test matches generates nothing), so that the time
+    # budget is all generation.
+    field.run([binary, "carve", "generate", *flags, "--", "--exact", "no such test"], dir, env)
+    gen = field.run([binary, "carve", "generate", "--seed", "1", "--budget", f"{seconds}s", "--jobs", "1", *flags,
+                     "--", "--exact", f"generate::{parser['target']}"], dir, env)
     line = next((l for l in gen.stdout.splitlines() if l.startswith("carve: ") and "->" in l), "")
     m = re.search(r"in (\d+) executions", line)
     if not m:
         raise SystemExit(f"fuzz: no generation line in:\n{gen.stdout[-3000:]}")
-    table = field.run(test, dir, env).stdout
+    table = field.run(["cargo", "test", "--features", "carve", "--test", "carve"], dir, env).stdout
     return int(m.group(1)) / seconds, line, reach(table, parser["target"])
 
 
@@ -127,19 +139,18 @@ def main():
     seconds = int(os.environ.get("FUZZ_SECONDS", "20"))
     env = {"CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR", str(field.OUT / "target"))}
     dir = field.prepare(name, field.OUT / f"fuzz-{name}")
-    with open(dir / "Cargo.toml", "a") as f:
-        f.write(PROFILE)
-    field.run(["cargo", "test", "--features", "carve", "--test", "carve", "--profile", "carve"], dir,
-              {**env, "CARVE": "record"})
+    binary = cargo_carve(env)
+    field.run(["cargo", "test", "--features", "carve", "--test", "carve"], dir, {**env, "CARVE": "record"})
     field.run(["git", "add", "-A"], dir)
     field.run(["git", "-c", "user.name=field", "-c", "user.email=field@localhost", "commit", "-qm", "recorded"], dir)
 
     print(f"== {name} {field.CRATES[name]['version']}: {parser['target']}, {seconds} s each", flush=True)
-    fast, line, carve_reach = carve_generate(dir, parser, seconds, env, "carve")
-    print(f"  carve (--profile carve): {fast:,.0f} executions/s; reach {carve_reach[0]} {carve_reach[1]}\n    {line}", flush=True)
-    debug, line, _ = carve_generate(dir, parser, seconds, env, None)
-    print(f"  carve (test profile, debug): {debug:,.0f} executions/s\n    {line}", flush=True)
-    print(f"  carve --profile carve / debug: {fast / debug:.2f}x", flush=True)
+    fast, line, carve_reach = carve_generate(dir, parser, seconds, env, binary, None)
+    print(f"  carve (cargo carve generate): {fast:,.0f} executions/s; reach {carve_reach[0]} {carve_reach[1]}\n    {line}",
+          flush=True)
+    debug, line, _ = carve_generate(dir, parser, seconds, env, binary, "dev")
+    print(f"  carve (cargo carve generate --profile dev, unoptimized): {debug:,.0f} executions/s\n    {line}", flush=True)
+    print(f"  carve optimized / unoptimized: {fast / debug:.2f}x", flush=True)
 
     lacking = missing("nightly")
     if lacking:
@@ -170,13 +181,13 @@ def main():
     shutil.rmtree(replay, ignore_errors=True)
     shutil.copytree(dir, replay, ignore=shutil.ignore_patterns("fuzz", "carved", ".git"))
     (replay / "tests" / "carve.rs").write_text(CORPUS_TEST.format(call=parser["call"]))
-    table = field.run(["cargo", "test", "--features", "carve", "--test", "carve", "--profile", "carve"], replay,
+    table = field.run(["cargo", "test", "--features", "carve", "--test", "carve"], replay,
                       {**env, "CARVE": "record", "FUZZ_CORPUS": str(corpus)}).stdout
     fuzz_reach = reach(table, parser["target"])
     print(f"  libFuzzer (cargo fuzz defaults): {libfuzzer:,.0f} executions/s; reach {fuzz_reach[0]} {fuzz_reach[1]} "
           f"({len(list(corpus.iterdir()))} corpus inputs)", flush=True)
     print(f"  carve / libFuzzer executions per second: {fast / libfuzzer:.2f} "
-          f"(test profile: {debug / libfuzzer:.2f})", flush=True)
+          f"(unoptimized: {debug / libfuzzer:.2f})", flush=True)
 
 
 if __name__ == "__main__":

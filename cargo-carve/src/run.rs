@@ -66,12 +66,23 @@ pub struct Settings {
     pub edge_crates: Vec<String>,
 }
 
-/// The profile a build with edge counters goes to (`carve-edges`, or
-/// `carve-edges-<profile>` for another than `dev`): a folder of its own, so
-/// that it never invalidates the normal build nor is reused by it (the
-/// flags the wrapper adds are not in cargo's fingerprints), one per
-/// profile it inherits.
+/// The profile a build with edge counters goes to (`carve-edges`, dev with
+/// [`EDGES_SETTINGS`], or `carve-edges-<profile>` for `--profile`/`--release`,
+/// inheriting it as it is): a folder of its own, so that it never
+/// invalidates the normal build nor is reused by it (the flags the wrapper
+/// adds are not in cargo's fingerprints), one per profile it inherits.
 pub const EDGES_PROFILE: &str = "carve-edges";
+
+/// What [`EDGES_PROFILE`] changes of `dev` when no profile is asked for:
+/// the dependencies (carve's runtime among them) optimized, without debug
+/// info. The workspace's own crates stay as in dev, so their edge counters
+/// and the calls generation keeps are the same as in a dev build (inlined
+/// across crates, optimized code has other edges), and an edit rebuilds
+/// them as fast. Debug assertions and overflow checks are dev's: a call
+/// ends as it does under `cargo test` (an overflow panics). Measured on
+/// humantime and semver (README, "Speed of generation"): generation about
+/// 6 times faster, the first build about 2.5 times dev's.
+pub const EDGES_SETTINGS: [&str; 2] = ["package.\"*\".opt-level=1", "package.\"*\".debug=false"];
 
 fn seed(value: &str) -> Result<String, String> {
     checked("CARVE_SEED", value)
@@ -235,20 +246,20 @@ pub fn plan(
         push("--target-dir", Some(&dir.to_string_lossy()));
     }
     if settings.wrapper.is_some() {
-        // The profile asked for, under a name of its own.
-        let base = match (&args.profile, args.release) {
-            (Some(profile), _) => profile.as_str(),
-            (None, true) => "release",
-            (None, false) => "dev",
-        };
-        let name = match base {
-            "dev" => EDGES_PROFILE.to_owned(),
-            base => format!("{EDGES_PROFILE}-{base}"),
+        // The profile asked for, under a name of its own; none asked for,
+        // dev with its dependencies optimized ([`EDGES_SETTINGS`]).
+        let (name, base, settings): (String, &str, &[&str]) = match (&args.profile, args.release) {
+            (Some(profile), _) => (format!("{EDGES_PROFILE}-{profile}"), profile, &[]),
+            (None, true) => (format!("{EDGES_PROFILE}-release"), "release", &[]),
+            (None, false) => (EDGES_PROFILE.to_owned(), "dev", &EDGES_SETTINGS),
         };
         push(
             "--config",
             Some(&format!("profile.{name}.inherits=\"{base}\"")),
         );
+        for setting in settings {
+            push("--config", Some(&format!("profile.{name}.{setting}")));
+        }
         push("--profile", Some(&name));
     } else {
         if let Some(profile) = &args.profile {
@@ -632,7 +643,8 @@ mod tests {
     }
 
     #[test]
-    fn generation_with_edge_counters_builds_through_the_wrapper_in_a_profile_of_its_own() {
+    fn generation_with_edge_counters_builds_optimized_through_the_wrapper_in_a_profile_of_its_own()
+    {
         let settings = Settings {
             wrapper: Some("/bin/cargo-carve".into()),
             edge_crates: vec!["d".into(), "d_core".into()],
@@ -640,7 +652,16 @@ mod tests {
         };
         insta::assert_snapshot!(
             shown(Mode::Generate, &RunArgs::default(), &settings, &[one("d", &[])]),
-            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve CARVE_EDGE_CRATES=d,d_core cargo test --config 'profile.carve-edges.inherits="dev"' --profile carve-edges --test carve"#
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve CARVE_EDGE_CRATES=d,d_core cargo test --config 'profile.carve-edges.inherits="dev"' --config 'profile.carve-edges.package."*".opt-level=1' --config 'profile.carve-edges.package."*".debug=false' --profile carve-edges --test carve"#
+        );
+        // A profile asked for is built as it is, dev too (unoptimized).
+        let args = RunArgs {
+            profile: Some("dev".into()),
+            ..RunArgs::default()
+        };
+        insta::assert_snapshot!(
+            shown(Mode::Generate, &args, &settings, &[one("d", &[])]),
+            @r#"CARVE=generate RUSTC_WORKSPACE_WRAPPER=/bin/cargo-carve CARVE_EDGE_CRATES=d,d_core cargo test --config 'profile.carve-edges-dev.inherits="dev"' --profile carve-edges-dev --test carve"#
         );
         let args = RunArgs {
             release: true,
