@@ -267,21 +267,25 @@ fn main() {
         "args",
         vec![("s", carve::_internals::value::Value::Str(INPUT.into()))],
     );
-    let [plain_calls, executions] = compare(
-        50_000,
-        [
-            &mut || {
-                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
-            },
-            &mut || {
-                black_box(carve::_internals::coverage::collect(|| {
-                    (target.replay)(ArgsInput::Value(black_box(&args)))
-                }))
-                .0
-                .ok();
-            },
-        ],
-    );
+    // Plain calls and generation executions, interleaved.
+    let executions_against_plain = || {
+        compare(
+            50_000,
+            [
+                &mut || {
+                    black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
+                },
+                &mut || {
+                    black_box(carve::_internals::coverage::collect(|| {
+                        (target.replay)(ArgsInput::Value(black_box(&args)))
+                    }))
+                    .0
+                    .ok();
+                },
+            ],
+        )
+    };
+    let [plain_calls, executions] = executions_against_plain();
     println!(
         "generation executions/s          {:>10.0}/s      {:.3} of plain calls/s ({:.0}/s) (goal >= 0.5)",
         1.0 / executions.as_secs_f64(),
@@ -292,21 +296,7 @@ fn main() {
     // most of a run's executions are made: recording lowered to the
     // outcome taken (`coverage::Recording`).
     carve::_internals::coverage::set_recording(&met);
-    let [plain_calls_met, executions_met] = compare(
-        50_000,
-        [
-            &mut || {
-                black_box(cgi::cgi_decode_plain(black_box(INPUT))).ok();
-            },
-            &mut || {
-                black_box(carve::_internals::coverage::collect(|| {
-                    (target.replay)(ArgsInput::Value(black_box(&args)))
-                }))
-                .0
-                .ok();
-            },
-        ],
-    );
+    let [plain_calls_met, executions_met] = executions_against_plain();
     carve::_internals::coverage::set_recording(&[]);
     println!(
         "  once every goal is met          {:>10.0}/s      {:.3} of plain calls/s",

@@ -1195,16 +1195,18 @@ mod tests {
         assert_eq!(trace.covered(&SITES).collect::<Vec<_>>(), vec![1]);
     }
 
+    /// A condition's outcome, for tables made in tests.
+    const BRANCH: Branch = Branch {
+        kind: BranchKind::Condition,
+        condition: "c",
+        side: Side::True,
+        line: 1,
+        col: 1,
+        parent: u32::MAX,
+    };
+
     #[test]
     fn a_trace_lists_what_each_table_reached_in_order_whatever_the_order_of_the_calls() {
-        const BRANCH: Branch = Branch {
-            kind: BranchKind::Condition,
-            condition: "c",
-            side: Side::True,
-            line: 1,
-            col: 1,
-            parent: u32::MAX,
-        };
         static FIRST: Sites = Sites::new("t::m", "first", "f.rs", (1, 1), &[BRANCH; 6], &[]);
         static SECOND: Sites = Sites::new("t::m", "second", "f.rs", (1, 1), &[BRANCH; 6], &[]);
         // Outcomes of two tables reached out of order and again, with the
@@ -1239,14 +1241,6 @@ mod tests {
     fn a_trace_made_in_the_room_of_a_dropped_one_holds_only_its_own_call() {
         use rand::rngs::StdRng;
         use rand::{RngExt, SeedableRng};
-        const BRANCH: Branch = Branch {
-            kind: BranchKind::Condition,
-            condition: "c",
-            side: Side::True,
-            line: 1,
-            col: 1,
-            parent: u32::MAX,
-        };
         static ONE: Sites = Sites::new("t::m", "one", "f.rs", (1, 1), &[BRANCH; 70], &[]);
         static TWO: Sites = Sites::new("t::m", "two", "f.rs", (1, 1), &[BRANCH; 3], &[]);
         let mut rng = StdRng::seed_from_u64(9);
