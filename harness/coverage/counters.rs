@@ -273,8 +273,21 @@ impl Seen {
     /// The features of `counters` (counter `i` of all regions at `offset +
     /// i`) that are not in, in ascending order.
     fn new_in(&self, offset: usize, counters: &[u8], out: &mut Vec<u32>) {
-        // Most counters are 0 after a call: skip them a word at a time
-        // (this runs after every call, in the test profile too).
+        // Most counters are 0 after a call: skip a block of them with one
+        // comparison, a `memcmp` that is fast in every profile (this runs
+        // after every call, in the test profile's unoptimized code too,
+        // where looping a word at a time over humantime's 27,928 counted
+        // counters cost about 10 µs more of a 170 µs execution).
+        static ZEROS: [u8; BLOCK] = [0; BLOCK];
+        for (i, block) in counters.chunks(BLOCK).enumerate() {
+            if block != &ZEROS[..block.len()] {
+                self.new_in_words(offset + i * BLOCK, block, out);
+            }
+        }
+    }
+
+    fn new_in_words(&self, offset: usize, counters: &[u8], out: &mut Vec<u32>) {
+        // Skip the counters that are 0 a word at a time.
         // SAFETY: any bit pattern is a valid `u64`.
         let (head, words, tail) = unsafe { counters.align_to::<u64>() };
         self.new_among(offset, head, out);
@@ -300,6 +313,9 @@ impl Seen {
         }
     }
 }
+
+/// The counters [`Seen::new_in`] skips at once when they are all 0.
+const BLOCK: usize = 512;
 
 thread_local! {
     /// Whether this thread runs a call inside [`around`]: only then do
@@ -436,6 +452,29 @@ mod tests {
         let mut more = Vec::new();
         seen.new_in(100, &counters, &mut more);
         assert_eq!(more, [109 * 8 + 4, 116 * 8]);
+    }
+
+    #[test]
+    fn counters_in_blocks_of_zeros_and_at_their_edges_are_all_seen_in_order() {
+        // Nonzero counters at a block's first and last byte, alone in a
+        // block, in the last short block, and none in the blocks between.
+        let mut counters = vec![0u8; 5 * BLOCK + 37];
+        let hits = [0, BLOCK - 1, BLOCK, 3 * BLOCK + 100, 5 * BLOCK, 5 * BLOCK + 36];
+        for (n, &at) in hits.iter().enumerate() {
+            counters[at] = n as u8 + 1;
+        }
+        // From an unaligned start too: the blocks follow the slice.
+        for skip in [0, 3] {
+            let mut features = Vec::new();
+            Seen::default().new_in(1000, &counters[skip..], &mut features);
+            let expected: Vec<u32> = hits
+                .iter()
+                .enumerate()
+                .filter(|&(_, &at)| at >= skip)
+                .map(|(n, &at)| ((1000 + at - skip) * 8) as u32 + bucket(n as u8 + 1))
+                .collect();
+            assert_eq!(features, expected, "from {skip}");
+        }
     }
 
     #[test]
