@@ -343,6 +343,15 @@ enum FrameArgs {
 }
 
 impl FrameArgs {
+    /// The number of their entry in [`Checked`], when they were keyed
+    /// without capturing them.
+    fn checked(&self) -> Option<usize> {
+        match self {
+            FrameArgs::Checked(number) => Some(*number),
+            FrameArgs::Captured(_) => None,
+        }
+    }
+
     /// The arguments' value (`None` only if the entry kept none).
     fn into_value(self) -> Option<Value> {
         match self {
@@ -700,10 +709,7 @@ fn key_outcome<R>(
 /// [`TestRecording::push`]) repeats one the recording on this thread kept
 /// already (as [`store`] finds it, noting it as [`store`] does).
 fn kept_already(args: &FrameArgs, key: &[u8], args_end: usize) -> bool {
-    let checked = match args {
-        FrameArgs::Checked(number) => Some(*number),
-        FrameArgs::Captured(_) => None,
-    };
+    let checked = args.checked();
     CURRENT.with(|c| {
         let c = c.borrow();
         let Some(rec) = c.as_ref() else {
@@ -1150,10 +1156,7 @@ fn store(
     key: Vec<u8>,
     args_end: usize,
 ) {
-    let checked = match args {
-        FrameArgs::Checked(number) => Some(number),
-        FrameArgs::Captured(_) => None,
-    };
+    let checked = args.checked();
     let recording = CURRENT.with(|c| c.borrow().as_ref().map(|r| r.id));
     if let (Some(number), Some(recording)) = (checked, recording) {
         if repeats_last(number, recording, &key[args_end..]) {
