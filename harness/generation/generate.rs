@@ -813,13 +813,8 @@ impl Generator<'_> {
             };
             let key = match known {
                 Some(None) => continue,
-                Some(Some(key)) => {
-                    if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
-                        self.run.repeated += 1;
-                        continue;
-                    }
-                    Some(key)
-                }
+                Some(Some(key)) if self.counted_as_repeat(key) => continue,
+                Some(Some(key)) => Some(key),
                 None => None,
             };
             // Derivations outside the parameter types (a text that does not
@@ -843,8 +838,7 @@ impl Generator<'_> {
                         self.derivations.read(tree, Some(key));
                     }
                     // A repeat reaches what it reached: not run.
-                    if !matches!(self.repeats.known(key), Known::New | Known::Forgotten) {
-                        self.run.repeated += 1;
+                    if self.counted_as_repeat(key) {
                         continue;
                     }
                     key
@@ -1311,6 +1305,19 @@ impl Generator<'_> {
             }
         };
         left.min(KEPT_SHRINK_ATTEMPTS) as usize
+    }
+}
+
+impl Generator<'_> {
+    /// Whether arguments of key `key` ran before (or were not run on
+    /// purpose), counting them as a repeat if so: a grammar derivation that
+    /// repeats is not run again.
+    fn counted_as_repeat(&mut self, key: Key) -> bool {
+        let repeat = !matches!(self.repeats.known(key), Known::New | Known::Forgotten);
+        if repeat {
+            self.run.repeated += 1;
+        }
+        repeat
     }
 }
 
