@@ -1332,7 +1332,7 @@ fn encode_observation(observation: &Observation, out: &mut Vec<u8>) {
             encode_bytes(message.as_bytes(), out);
         }
         Outcome::Crashed(message) => {
-            out.push(2);
+            out.push(OUTCOME_CRASHED);
             encode_bytes(message.as_bytes(), out);
         }
     }
@@ -1343,6 +1343,8 @@ fn encode_observation(observation: &Observation, out: &mut Vec<u8>) {
 const OUTCOME_RETURNED: u8 = 0;
 /// The first byte of [`encode_observation`] of a call that panicked.
 const OUTCOME_PANICKED: u8 = 1;
+/// The first byte of [`encode_observation`] of a call that crashed.
+const OUTCOME_CRASHED: u8 = 2;
 
 /// The part of [`encode_observation`] that says the state of a call's
 /// `&mut` arguments after it.
