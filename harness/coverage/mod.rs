@@ -1001,7 +1001,14 @@ fn smallest<const N: usize>(kept: &mut [f64; N], new: [f64; N]) {
 /// distance)` in ascending global index (table by table, ids ascending),
 /// the slots reset for the next call.
 fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots, reached: &mut Vec<(&'static Sites, u32, f64)>) {
-    reached.reserve(slots.count());
+    let count = slots.count();
+    reached.reserve(count);
+    let start = reached.len();
+    // Written into the room reserved, counted in a local: pushed, each
+    // entry loaded and stored the vector's length and checked its capacity
+    // (callgrind: about a third of what an entry cost).
+    let room = &mut reached.spare_capacity_mut()[..count];
+    let mut written = 0;
     // Indices ascend, so they come table by table (bases ascend): a table
     // is looked up when an index passes the end of the last one's.
     let (mut base, mut end, mut sites) = (0, 0, None);
@@ -1016,10 +1023,14 @@ fn reached_of(tables: &[(u32, &'static Sites)], slots: &mut Slots, reached: &mut
             end = tables.get(at + 1).map_or(u32::MAX, |(b, _)| *b);
             sites = Some(s);
         }
-        if let Some(sites) = sites {
-            reached.push((sites, index - base, d));
+        if let (Some(sites), Some(entry)) = (sites, room.get_mut(written)) {
+            entry.write((sites, index - base, d));
+            written += 1;
         }
     });
+    // SAFETY: the `written` entries after `start` were written just above,
+    // in the vector's spare capacity (`written <= count`, which was reserved).
+    unsafe { reached.set_len(start + written) };
 }
 
 /// Runs `f` with coverage collected on this thread and returns what it reached.
