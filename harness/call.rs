@@ -65,30 +65,46 @@ pub enum ArgsInput<'a> {
 impl ArgsInput<'_> {
     /// The arguments as a [`Value`] (`args` is what they deserialized
     /// into), for text input; a value tree is not copied back.
+    // Always inlined, the text's case out of line: a generation execution
+    // (a value tree) then pays a test, not a call.
+    #[inline(always)]
     pub fn to_value<A: serde::Serialize>(self, args: &A) -> Result<Option<Value>, ReplayError> {
         match self {
             ArgsInput::Value(_) => Ok(None),
-            ArgsInput::Ron(_) => Ok(Some(Value::capture(args)?)),
+            ArgsInput::Ron(_) => captured(args),
         }
     }
 }
 
+/// `args` captured, for [`ArgsInput::to_value`].
+#[inline(never)]
+fn captured<A: serde::Serialize>(args: &A) -> Result<Option<Value>, ReplayError> {
+    Ok(Some(Value::capture(args)?))
+}
+
 /// Deserializes a call's arguments; generated replay functions call this.
+// Always inlined, the text's case out of line, as `ArgsInput::to_value`.
+#[inline(always)]
 pub fn parse_args<T: DeserializeOwned>(input: ArgsInput<'_>) -> Result<T, ReplayError> {
     match input {
-        ArgsInput::Ron(text) => crate::value::text::read_ron(text, |de| T::deserialize(de))
-            .map_err(|e| ReplayError::Args {
-                position: Position {
-                    line: e.span.start.line,
-                    col: e.span.start.col,
-                },
-                message: depth::describe(&e.code),
-            }),
+        ArgsInput::Ron(text) => parse_ron_args(text),
         ArgsInput::Value(value) => T::deserialize(value).map_err(|e| ReplayError::Args {
             position: Position::default(),
             message: e.to_string(),
         }),
     }
+}
+
+/// [`parse_args`] of RON text.
+#[inline(never)]
+fn parse_ron_args<T: DeserializeOwned>(text: &str) -> Result<T, ReplayError> {
+    crate::value::text::read_ron(text, |de| T::deserialize(de)).map_err(|e| ReplayError::Args {
+        position: Position {
+            line: e.span.start.line,
+            col: e.span.start.col,
+        },
+        message: depth::describe(&e.code),
+    })
 }
 
 /// A line and column (both from 1) in a carve file.

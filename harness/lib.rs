@@ -244,6 +244,9 @@ pub mod _macro_support {
     }
 
     /// The result of a replay, from the pieces generated code collects.
+    // Always inlined: out of line, its pieces and its result were copied
+    // in and out through memory.
+    #[inline(always)]
     pub fn replayed(
         args: Option<Value>,
         outcome: Result<Outcome, CaptureError>,

@@ -407,6 +407,9 @@ pub use crate::panics::{last_panic_location, panic_message, quietly};
 /// returned value in its form (see [`form`](crate::value::form)). Capturing
 /// is part of the outcome: a `Display` that panics while its text is taken
 /// is a panic of the call.
+// Always inlined, as `quietly`: its outcome is built where the replay
+// function keeps it.
+#[inline(always)]
 pub fn observe<R>(
     f: impl FnOnce() -> R,
     capture: impl FnOnce(&R) -> Result<Value, CaptureError>,

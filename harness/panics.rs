@@ -37,6 +37,9 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Runs `f` with the panic hook silenced on this thread (see [`install_panic_hook`]).
+// Always inlined: around a replay, a call of its own moved the call's
+// result through memory once more.
+#[inline(always)]
 pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
     struct Reset(bool);
     impl Drop for Reset {

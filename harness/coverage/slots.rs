@@ -63,6 +63,27 @@ impl Slots {
         }
     }
 
+    /// Keeps distance 0 at `index`: an outcome taken, the common case once
+    /// goals are met. As `keep_smallest(index, [0.0])`, with one integer
+    /// test where that compared floats: a slot holds a distance, which is
+    /// never below 0, so it is above 0 exactly when its bits are not 0's.
+    #[inline(always)]
+    pub(super) fn keep_taken(&mut self, index: usize) {
+        let slot = match self.distance.get_mut(index) {
+            Some(slot) => slot,
+            None => &mut self.grow(index, 1)[0],
+        };
+        // One integer load for both tests (as floats, the slot was loaded
+        // into a vector register and moved out).
+        let bits = slot.to_bits();
+        if bits != 0 {
+            *slot = 0.0;
+            if bits == f64::INFINITY.to_bits() {
+                mark(&mut self.bits, &mut self.words, index);
+            }
+        }
+    }
+
     /// The slots `first..first + n`, made room for (rare: once per table and
     /// thread), out of line so that the recording path stays small.
     #[cold]
@@ -189,6 +210,30 @@ mod tests {
             assert!(slots.distance.iter().all(|d| *d == f64::INFINITY));
             assert!(slots.bits.iter().all(|w| *w == 0) && slots.words.is_empty());
             assert!(slots.bits.len() * 64 >= slots.distance.len());
+        }
+    }
+
+    #[test]
+    fn keeping_a_taken_outcome_is_keeping_distance_zero() {
+        let mut rng = StdRng::seed_from_u64(8);
+        let (mut taken, mut smallest) = (Slots::default(), Slots::default());
+        for call in 0..300 {
+            for _ in 0..rng.random_range(0..60) {
+                let at = rng.random_range(0..[5, 70, 300][call % 3]);
+                if rng.random_range(0..3) == 0 {
+                    taken.keep_taken(at);
+                    smallest.keep_smallest(at, [0.0]);
+                } else {
+                    let d = f64::from(rng.random_range(0..4u8));
+                    taken.keep_smallest(at, [d]);
+                    smallest.keep_smallest(at, [d]);
+                }
+            }
+            assert_eq!(taken.count(), smallest.count());
+            let (mut got, mut expected) = (Vec::new(), Vec::new());
+            taken.drain(|index, d| got.push((index, d)));
+            smallest.drain(|index, d| expected.push((index, d)));
+            assert_eq!(got, expected, "call {call}");
         }
     }
 
