@@ -642,12 +642,27 @@ fn choice_digest(place: u64, chosen: usize) -> u128 {
 /// the fuzzer always made), without the arithmetic. Most choices of a
 /// derivation have one candidate (the only child left to expand, the only
 /// expansion of a symbol).
+///
+/// Below 2^32 it is rand's draw written out, inline (the call cost more than
+/// the draw): `UniformInt<u32>::sample_single_inclusive`, Canon's method
+/// (the high word of a 32-bit draw times `n`, and a second draw in the
+/// rare case the low word says the first may be biased).
+#[inline]
 fn draw_below(rng: &mut StdRng, n: usize) -> usize {
     if n == 1 {
         rng.next_u32();
         return 0;
     }
-    rng.random_range(0..n)
+    let Ok(range) = u32::try_from(n) else {
+        return rng.random_range(0..n);
+    };
+    let product = u64::from(rng.next_u32()) * u64::from(range);
+    let (mut drawn, low) = ((product >> 32) as u32, product as u32);
+    if low > range.wrapping_neg() {
+        let next = ((u64::from(rng.next_u32()) * u64::from(range)) >> 32) as u32;
+        drawn += u32::from(low.checked_add(next).is_none());
+    }
+    drawn as usize
 }
 
 /// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by

@@ -774,10 +774,12 @@ fn a_draw_below_is_the_draw_of_a_random_range() {
     let (mut ours, mut theirs) = (StdRng::seed_from_u64(3), StdRng::seed_from_u64(3));
     let mut sizes = StdRng::seed_from_u64(4);
     for _ in 0..10_000 {
-        let n = match sizes.random_range(0..4) {
+        let n = match sizes.random_range(0..5) {
             0 => 1,
             1 => sizes.random_range(2..5),
             2 => sizes.random_range(1..1000),
+            // Half of these draw twice (a low word past `2^32 - n`).
+            3 => sizes.random_range(1 << 31..=u32::MAX as usize),
             _ => sizes.random_range(1..usize::MAX),
         };
         assert_eq!(draw_below(&mut ours, n), theirs.random_range(0..n), "below {n}");
