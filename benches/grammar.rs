@@ -71,7 +71,7 @@ fn measure(
 fn until_covered(fuzzer: &mut GrammarFuzzer) -> Option<(usize, usize)> {
     let all = fuzzer.max_expansion_coverage(START_SYMBOL, None);
     let (mut length, mut inputs) = (0, 0);
-    while !all.is_subset(fuzzer.expansion_coverage()) {
+    while !all.is_subset(&fuzzer.expansion_coverage()) {
         if inputs == MAX_INPUTS {
             return None;
         }

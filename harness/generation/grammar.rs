@@ -48,7 +48,9 @@ pub use book::{duplicate_context, duplicate_context_with_depth, examples};
 mod tests;
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+#[cfg(test)]
+use std::collections::BTreeSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt;
 use std::rc::Rc;
@@ -642,12 +644,27 @@ fn choice_digest(place: u64, chosen: usize) -> u128 {
 /// the fuzzer always made), without the arithmetic. Most choices of a
 /// derivation have one candidate (the only child left to expand, the only
 /// expansion of a symbol).
+///
+/// Below 2^32 it is rand's draw written out, inline (the call cost more than
+/// the draw): `UniformInt<u32>::sample_single_inclusive`, Canon's method
+/// (the high word of a 32-bit draw times `n`, and a second draw in the
+/// rare case the low word says the first may be biased).
+#[inline]
 fn draw_below(rng: &mut StdRng, n: usize) -> usize {
     if n == 1 {
         rng.next_u32();
         return 0;
     }
-    rng.random_range(0..n)
+    let Ok(range) = u32::try_from(n) else {
+        return rng.random_range(0..n);
+    };
+    let product = u64::from(rng.next_u32()) * u64::from(range);
+    let (mut drawn, low) = ((product >> 32) as u32, product as u32);
+    if low > range.wrapping_neg() {
+        let next = ((u64::from(rng.next_u32()) * u64::from(range)) >> 32) as u32;
+        drawn += u32::from(low.checked_add(next).is_none());
+    }
+    drawn as usize
 }
 
 /// A node of the derivation [`GrammarFuzzer::derive`] builds: symbols by
@@ -831,6 +848,34 @@ enum Phase {
     MinCost,
 }
 
+/// What the strategy of a [`GrammarFuzzer`] prefers for a symbol in a
+/// phase, remembered until the coverage it read changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Preference {
+    /// The alternatives it prefers; `None`: none of them (the choice is
+    /// among all those the phase allows).
+    preferred: Option<Vec<usize>>,
+    /// The coverage it read.
+    reads: Reads,
+}
+
+/// The coverage a [`Preference`] read, which decides what covering an
+/// expansion does to it ([`GrammarFuzzer::cover`]). Ordered from what
+/// covering changes least.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reads {
+    /// The coverage of the symbol's own expansions, and the preferred are
+    /// the candidates whose own expansion is not covered, in order:
+    /// covering one of them drops it from them, covering anything below
+    /// leaves them be.
+    Uncovered,
+    /// The coverage of the symbol's own expansions: covering anything below
+    /// leaves it be.
+    Own,
+    /// The coverage of the symbols it leads to.
+    Below,
+}
+
 /// Every [`Phase`], in the order of their numbers.
 const PHASES: [Phase; 3] = [Phase::MaxCost, Phase::Random, Phase::MinCost];
 
@@ -852,15 +897,16 @@ pub struct GrammarFuzzer {
     max_nonterminals: usize,
     rng: StdRng,
     covered: Vec<bool>,
-    coverage: BTreeSet<String>,
+    /// How many expansions are covered (the true entries of `covered`).
+    covered_count: usize,
     /// Per symbol and [`Phase`]: the alternatives the phase allows (fixed
     /// by the grammar), so that a choice does not collect them again.
     allowed: Vec<[Vec<usize>; 3]>,
-    /// Per symbol and [`Phase`]: the alternatives the strategy preferred
-    /// (`Some(None)`: none), valid until coverage changes. The lookahead
-    /// reads coverage only, which changes a few times per run, while a
+    /// Per symbol and [`Phase`]: the alternatives the strategy preferred,
+    /// valid until the coverage it read changes. The lookahead reads
+    /// coverage only, which changes a few times per run, while a
     /// derivation chooses many times per execution.
-    preferred: Vec<[Option<Option<Vec<usize>>>; 3]>,
+    preferred: Vec<[Option<Preference>; 3]>,
     /// Per symbol: how many of its distinct expansions are not covered yet.
     uncovered: Vec<usize>,
     /// The nodes of the last derivation ([`GrammarFuzzer::derive`]), the
@@ -890,6 +936,7 @@ impl GrammarFuzzer {
         Ok(GrammarFuzzer {
             covered: vec![false; grammar.keys.len()],
             preferred: vec![[None, None, None]; grammar.len()],
+            covered_count: 0,
             uncovered: grammar.symbol_keys.iter().map(Vec::len).collect(),
             allowed,
             grammar,
@@ -897,7 +944,6 @@ impl GrammarFuzzer {
             min_nonterminals: 0,
             max_nonterminals: 10,
             rng: StdRng::seed_from_u64(seed),
-            coverage: BTreeSet::new(),
             nodes: Vec::new(),
             path: Vec::new(),
             key: 0,
@@ -917,6 +963,7 @@ impl GrammarFuzzer {
     #[cfg(any(test, feature = "_internals"))]
     fn recount(&mut self) {
         let covered = &self.covered;
+        self.covered_count = covered.iter().filter(|&&c| c).count();
         for (uncovered, keys) in self.uncovered.iter_mut().zip(&self.grammar.symbol_keys) {
             *uncovered = keys.iter().filter(|&&key| !covered[key]).count();
         }
@@ -1064,14 +1111,34 @@ impl GrammarFuzzer {
     fn cover(&mut self, key: usize) {
         if !self.covered[key] {
             self.covered[key] = true;
+            self.covered_count += 1;
             let symbol = self.grammar.key_symbols[key];
             self.uncovered[symbol] -= 1;
-            self.coverage.insert(self.grammar.keys[key].clone());
             // What a symbol prefers reads the coverage of its own
             // expansions and of the symbols it leads to only: the others'
-            // preferences stand.
+            // preferences stand, and so do those of the symbols leading to
+            // this one that read their own expansions' coverage only.
+            let alternatives = &self.grammar.alternatives[symbol];
             for &watcher in &self.grammar.led_from[symbol] {
-                self.preferred[watcher] = [None, None, None];
+                for remembered in &mut self.preferred[watcher] {
+                    let Some(preference) = remembered else {
+                        continue;
+                    };
+                    match (preference.reads, &mut preference.preferred) {
+                        (Reads::Below, _) => *remembered = None,
+                        _ if watcher != symbol => {}
+                        // The candidates whose own expansion is uncovered,
+                        // but those of this expansion: as computed afresh,
+                        // unless none are left.
+                        (Reads::Uncovered, Some(preferred)) => {
+                            preferred.retain(|&c| alternatives[c].key != key);
+                            if preferred.is_empty() {
+                                *remembered = None;
+                            }
+                        }
+                        _ => *remembered = None,
+                    }
+                }
             }
         }
     }
@@ -1084,34 +1151,48 @@ impl GrammarFuzzer {
             // A single candidate is the pick whatever the strategy prefers:
             // no lookahead.
             let candidates = &self.allowed[symbol][at];
-            let preferred = match candidates.len() {
-                1 => None,
+            let preference = match candidates.len() {
+                1 => Preference {
+                    preferred: None,
+                    reads: Reads::Own,
+                },
                 _ => self.prefer(symbol, candidates),
             };
-            self.preferred[symbol][at] = Some(preferred);
+            self.preferred[symbol][at] = Some(preference);
         }
         let candidates = &self.allowed[symbol][at];
         let pool = match &self.preferred[symbol][at] {
-            Some(Some(preferred)) => preferred,
+            Some(Preference {
+                preferred: Some(preferred),
+                ..
+            }) => preferred,
             _ => candidates,
         };
         pool[draw_below(&mut self.rng, pool.len())]
     }
 
     /// The `candidates` alternatives of `symbol` the strategy prefers, given
-    /// the coverage so far; `None` when it prefers none of them.
-    fn prefer(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
-        match self.strategy {
+    /// the coverage so far, and whether that read the coverage of the
+    /// symbol's own expansions only.
+    fn prefer(&self, symbol: usize, candidates: &[usize]) -> Preference {
+        let (preferred, reads) = match self.strategy {
             #[cfg(any(test, feature = "_internals"))]
-            Strategy::Random => None,
+            Strategy::Random => (None, Reads::Own),
             #[cfg(any(test, feature = "_internals"))]
-            Strategy::Simple => Some(self.uncovered(symbol, candidates)).filter(|c| !c.is_empty()),
-            Strategy::DeepForesight => self.foresight(symbol, candidates),
+            Strategy::Simple => match self.uncovered(symbol, candidates) {
+                uncovered if uncovered.is_empty() => (None, Reads::Own),
+                uncovered => (Some(uncovered), Reads::Uncovered),
+            },
+            Strategy::DeepForesight => self.looked_ahead(symbol, candidates),
             #[cfg(any(test, feature = "_internals"))]
-            Strategy::ShortestPath => self
-                .foresight(symbol, candidates)
-                .map(|best| self.grammar.allowed(symbol, best, Phase::MinCost)),
-        }
+            Strategy::ShortestPath => {
+                let (best, reads) = self.looked_ahead(symbol, candidates);
+                let cheapest = |best| self.grammar.allowed(symbol, best, Phase::MinCost);
+                // The cheapest of the uncovered are not the uncovered.
+                (best.map(cheapest), reads.max(Reads::Own))
+            }
+        };
+        Preference { preferred, reads }
     }
 
     /// The candidates offering the most new coverage at the smallest
@@ -1122,17 +1203,26 @@ impl GrammarFuzzer {
     /// The book lists the depth of every uncovered expansion per candidate;
     /// this counts them from the alternatives' [`Alternative::reach`] and
     /// the uncovered expansions per symbol, without listing them.
+    #[cfg(test)]
     fn foresight(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
-        if self.coverage.len() == self.grammar.keys.len() {
+        self.looked_ahead(symbol, candidates).0
+    }
+
+    /// [`GrammarFuzzer::foresight`], and what coverage it read: the
+    /// candidates' own when one of them is not covered ([`Reads::Uncovered`])
+    /// or when every expansion is (coverage never shrinks but by
+    /// [`GrammarFuzzer::recount`], which forgets every preference).
+    fn looked_ahead(&self, symbol: usize, candidates: &[usize]) -> (Option<Vec<usize>>, Reads) {
+        if self.covered_count == self.grammar.keys.len() {
             // Nothing left to find; spare the lookahead.
-            return None;
+            return (None, Reads::Own);
         }
         let alternatives = &self.grammar.alternatives[symbol];
         let uncovered = |c: &&usize| !self.covered[alternatives[**c].key];
         if candidates.iter().any(|c| uncovered(&c)) {
             // Depth 0: each candidate gains its own expansion if uncovered,
             // nothing below counts (every reach is 1 deep or more).
-            return Some(candidates.iter().filter(uncovered).copied().collect());
+            return (Some(candidates.iter().filter(uncovered).copied().collect()), Reads::Uncovered);
         }
         // Every candidate's own expansion is covered: what one leads to is
         // the uncovered expansions of the symbols it reaches (its own
@@ -1142,20 +1232,22 @@ impl GrammarFuzzer {
             let mut reach = alternative.reach.iter();
             reach.find(|r| uncovered_of(r) > 0).map(|&(_, depth)| depth)
         };
-        let depth = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min()?;
+        let Some(depth) = candidates.iter().filter_map(|&c| nearest(&alternatives[c])).min() else {
+            return (None, Reads::Below);
+        };
         let gain = |&c: &usize| {
             let within = alternatives[c].reach.iter().take_while(|&&(_, d)| d <= depth);
             within.map(uncovered_of).sum::<usize>()
         };
         let gains: Vec<usize> = candidates.iter().map(gain).collect();
-        with_most(candidates, &gains)
+        (with_most(candidates, &gains), Reads::Below)
     }
 
     #[cfg(test)]
     /// [`GrammarFuzzer::foresight`] as the book computes it, from every
     /// uncovered expansion's depth: what the counting version must match.
     fn foresight_by_depths(&self, symbol: usize, candidates: &[usize]) -> Option<Vec<usize>> {
-        if self.coverage.len() == self.grammar.keys.len() {
+        if self.covered_count == self.grammar.keys.len() {
             return None;
         }
         let depths: Vec<Vec<usize>> = candidates

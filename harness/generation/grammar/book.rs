@@ -151,14 +151,14 @@ impl GrammarFuzzer {
 
     /// The keys (`"<symbol> -> expansion"`) of the expansions used since
     /// creation or the last [`GrammarFuzzer::reset_coverage`].
-    pub fn expansion_coverage(&self) -> &BTreeSet<String> {
-        &self.coverage
+    pub fn expansion_coverage(&self) -> BTreeSet<String> {
+        let covered = (0..self.grammar.keys.len()).filter(|&key| self.covered[key]);
+        covered.map(|key| self.grammar.keys[key].clone()).collect()
     }
 
     /// Forgets the expansions used so far.
     pub fn reset_coverage(&mut self) {
         self.covered.fill(false);
-        self.coverage.clear();
         self.recount();
     }
 

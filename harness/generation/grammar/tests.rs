@@ -227,7 +227,7 @@ fn fuzzed_trees_are_derivations_whose_expansions_are_covered() {
                 let tree = fuzzer.fuzz_tree();
                 assert_eq!(&*tree.symbol, "<start>");
                 assert_eq!(tree.unexpanded_count(), 0);
-                assert_derivation(&tree, &grammar, fuzzer.expansion_coverage());
+                assert_derivation(&tree, &grammar, &fuzzer.expansion_coverage());
             }
         }
     }
@@ -338,7 +338,7 @@ fn every_strategy_covers_both_grammars() {
             for seed in 0..10 {
                 let mut fuzzer = fuzzer(&grammar, strategy, seed);
                 inputs_until_covered(&mut fuzzer, 500);
-                assert_eq!(fuzzer.expansion_coverage(), &all_keys(&grammar));
+                assert_eq!(fuzzer.expansion_coverage(), all_keys(&grammar));
             }
         }
     }
@@ -376,10 +376,10 @@ fn cover_all_but(fuzzer: &mut GrammarFuzzer, uncovered: &[&str]) {
 /// The expansions `fuzzer` chooses for `symbol` in 20 free tries, each
 /// from the coverage it has now.
 fn choices(fuzzer: &mut GrammarFuzzer, symbol: &str) -> BTreeSet<String> {
-    let before = (fuzzer.covered.clone(), fuzzer.coverage.clone());
+    let before = fuzzer.covered.clone();
     let mut choose = || {
         let children = fuzzer.expand_symbol(symbol, Phase::Random).0;
-        (fuzzer.covered, fuzzer.coverage) = before.clone();
+        fuzzer.covered = before.clone();
         fuzzer.recount();
         let tree = DerivationTree {
             symbol: symbol.into(),
@@ -517,9 +517,9 @@ fn remembered_preferences_are_those_computed_afresh() {
                             continue;
                         };
                         let candidates = &fuzzer.allowed[symbol][at];
-                        let afresh = fuzzer.prefer(symbol, candidates);
+                        let afresh = fuzzer.prefer(symbol, candidates).preferred;
                         assert_eq!(
-                            remembered.as_ref().unwrap_or(candidates),
+                            remembered.preferred.as_ref().unwrap_or(candidates),
                             afresh.as_ref().unwrap_or(candidates),
                             "{strategy:?} {} {phase:?}",
                             fuzzer.grammar.names[symbol]
@@ -531,6 +531,47 @@ fn remembered_preferences_are_those_computed_afresh() {
             assert!(checked > 40, "{strategy:?}: {checked} remembered");
         }
     }
+}
+
+#[test]
+fn preferences_that_read_their_own_coverage_stand_when_a_symbol_below_is_covered() {
+    let mut fuzzer = fuzzer(&cgi(), Strategy::DeepForesight, 4);
+    let id = |fuzzer: &GrammarFuzzer, symbol: &str| fuzzer.grammar.ids[symbol];
+    let key = |fuzzer: &GrammarFuzzer, symbol: &str, expansion: &str| {
+        let text = expansion_key(symbol, expansion);
+        fuzzer.grammar.keys.iter().position(|k| *k == text).expect("a key")
+    };
+    let at = Phase::Random as usize;
+    let remembered = |fuzzer: &GrammarFuzzer, symbol: &str| fuzzer.preferred[id(fuzzer, symbol)][at].clone();
+    // <string> has both its expansions uncovered, <letter> all three: what
+    // they prefer reads their own coverage only.
+    for symbol in ["<string>", "<letter>", "<hexdigit>"] {
+        let symbol = id(&fuzzer, symbol);
+        fuzzer.choose(symbol, Phase::Random);
+    }
+    let string = remembered(&fuzzer, "<string>").expect("remembered");
+    assert_eq!(string.reads, Reads::Uncovered);
+    let hexdigit = key(&fuzzer, "<hexdigit>", "0");
+    fuzzer.cover(hexdigit);
+    assert_eq!(remembered(&fuzzer, "<string>"), Some(string));
+    assert!(remembered(&fuzzer, "<letter>").is_some_and(|p| p.reads == Reads::Uncovered));
+    // The covered expansion's own symbol prefers the others it preferred,
+    // as it would afresh.
+    let symbol = id(&fuzzer, "<hexdigit>");
+    let afresh = fuzzer.prefer(symbol, &fuzzer.allowed[symbol][at]);
+    assert_eq!(afresh.preferred.as_ref().map(Vec::len), Some(15));
+    assert_eq!(remembered(&fuzzer, "<hexdigit>"), Some(afresh));
+    // Once <string>'s own expansions are covered, it looks ahead: covering
+    // anything below makes it look again.
+    for expansion in ["<letter>", "<letter><string>"] {
+        let string = key(&fuzzer, "<string>", expansion);
+        fuzzer.cover(string);
+    }
+    fuzzer.choose(id(&fuzzer, "<string>"), Phase::Random);
+    assert!(remembered(&fuzzer, "<string>").is_some_and(|p| p.reads == Reads::Below));
+    let plus = key(&fuzzer, "<plus>", "+");
+    fuzzer.cover(plus);
+    assert_eq!(remembered(&fuzzer, "<string>"), None);
 }
 
 #[test]
@@ -733,10 +774,12 @@ fn a_draw_below_is_the_draw_of_a_random_range() {
     let (mut ours, mut theirs) = (StdRng::seed_from_u64(3), StdRng::seed_from_u64(3));
     let mut sizes = StdRng::seed_from_u64(4);
     for _ in 0..10_000 {
-        let n = match sizes.random_range(0..4) {
+        let n = match sizes.random_range(0..5) {
             0 => 1,
             1 => sizes.random_range(2..5),
             2 => sizes.random_range(1..1000),
+            // Half of these draw twice (a low word past `2^32 - n`).
+            3 => sizes.random_range(1 << 31..=u32::MAX as usize),
             _ => sizes.random_range(1..usize::MAX),
         };
         assert_eq!(draw_below(&mut ours, n), theirs.random_range(0..n), "below {n}");
@@ -762,7 +805,7 @@ fn counted_foresight_prefers_what_the_books_depths_prefer() {
                         fuzzer.foresight_by_depths(symbol, candidates),
                         "{} with {:?} covered",
                         fuzzer.grammar.names[symbol],
-                        fuzzer.coverage
+                        fuzzer.expansion_coverage()
                     );
                 }
             }
@@ -775,10 +818,6 @@ fn counted_foresight_prefers_what_the_books_depths_prefer() {
         for _ in 0..30 {
             let covered: Vec<bool> =
                 (0..fuzzer.grammar.keys.len()).map(|_| rng.random_bool(0.8)).collect();
-            fuzzer.coverage = (0..covered.len())
-                .filter(|&key| covered[key])
-                .map(|key| fuzzer.grammar.keys[key].clone())
-                .collect();
             fuzzer.covered = covered;
             fuzzer.recount();
             compare(&fuzzer);
