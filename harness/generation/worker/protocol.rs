@@ -148,6 +148,11 @@ pub struct WorkerSetup {
     /// before it grew ([`crate::generation::generate::Settings::until_reach_grows`]).
     #[serde(default)]
     pub round: u32,
+    /// Which edge counters count, as the parent decided it from the
+    /// executable's symbols: the worker, the same executable, takes it
+    /// over rather than decide again ([`crate::coverage::counters::adopt`]).
+    #[serde(default)]
+    pub counters: Option<crate::coverage::counters::Counted>,
 }
 
 /// A [`Budget`] as it travels.
@@ -941,6 +946,11 @@ mod tests {
             }],
             unbuildable: vec![0xfeed],
             round: 1,
+            counters: Some(crate::coverage::counters::Counted::for_tests(
+                40,
+                Some(vec![(1, 3), (7, 40)]),
+                "carve: edge counters: 35 of 40 counted",
+            )),
             start: Start {
                 entered: vec![0, 3],
                 seeds: vec![WireValue::from(&seed)],
@@ -997,6 +1007,7 @@ mod tests {
             unbuildable: vec![],
             start,
             round: 0,
+            counters: None,
         };
         let line = setup.to_line().unwrap();
         let read = WorkerSetup::from_line(&line).unwrap();
