@@ -377,6 +377,7 @@ impl Observer for Reporter<'_> {
 
     fn checking_mutant(&mut self, on: bool) {
         self.marker.mutant(on);
+        self.liveness.mutant(on);
     }
 
     fn crash_shrinks(&self, failure: &Failure) -> u32 {
