@@ -8,7 +8,8 @@
 //! and a heartbeat thread tells the parent every [`HEARTBEAT`] either that
 //! all is well ([`WorkerMessage::Alive`]) or that the current call overran
 //! the call timeout ([`WorkerMessage::TimedOut`]; `CARVE_TIMEOUT`, else
-//! derived from the carved calls' own times). The parent then never
+//! derived from the carved calls' own times; a call against a mutant gets
+//! a share of it, [`Liveness::mutant`]). The parent then never
 //! has to guess from silence how long a call has run; a worker silent for
 //! [`SILENCE_LIMIT`] is frozen as a whole.
 //!

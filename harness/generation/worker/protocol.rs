@@ -5,9 +5,11 @@
 //! error ([`ProtocolError`]), never skipped.
 //!
 //! - **Parent → worker**: one [`WorkerSetup`] on the worker's stdin, before
-//!   anything else: its budget, cap and timeout, the crash list, and where
+//!   anything else: its budget, cap and timeout, the crash list, where
 //!   generation starts ([`Start`], what replaying the carve files showed the
-//!   parent once per run), so that no worker start replays them again.
+//!   parent once per run), so that no worker start replays them again, and
+//!   which edge counters count, as the parent decided it from the
+//!   executable's symbols, so that no worker start reads them again.
 //! - **Worker → parent**: [`WorkerMessage`]s on the worker's stdout, on a
 //!   channel of their own ([`Channel`]): on Unix the worker moves the
 //!   target's stdout out of the way first, so nothing a target prints,
