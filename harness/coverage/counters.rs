@@ -39,6 +39,8 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use serde::{Deserialize, Serialize};
+
 /// The counter regions the modules registered, `(start, end)` addresses,
 /// in registration order. Append-only, and the one global of coverage
 /// besides the registry of tables: the modules register before `main`, on
@@ -99,9 +101,15 @@ pub unsafe extern "C" fn __sanitizer_cov_pcs_init(start: *const usize, end: *con
 /// functions' counters count.
 pub const CRATES_VAR: &str = "CARVE_EDGE_CRATES";
 
-/// Which counters count, decided once per process.
-#[derive(Debug)]
-struct Counted {
+/// Which counters count, decided once per process: by the generating
+/// parent from the executable's symbols, and taken over by its workers
+/// (the same executable) from their setup ([`adopt`]), which need not
+/// read and demangle the symbols again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counted {
+    /// The counters registered when it was decided: a worker takes a
+    /// decision over only for as many counters.
+    total: usize,
     /// Ranges of counter indices (over all regions, in order) that are in
     /// the crates' own functions; `None`: all of them.
     ranges: Option<Vec<(usize, usize)>>,
@@ -109,14 +117,56 @@ struct Counted {
     summary: String,
 }
 
+#[cfg(test)]
+impl Counted {
+    pub(crate) fn for_tests(total: usize, ranges: Option<Vec<(usize, usize)>>, summary: &str) -> Counted {
+        Counted {
+            total,
+            ranges,
+            summary: summary.to_owned(),
+        }
+    }
+}
+
+/// This process's decision ([`counted`], [`adopt`]).
+static COUNTED: OnceLock<Counted> = OnceLock::new();
+
 fn counted() -> &'static Counted {
-    static COUNTED: OnceLock<Counted> = OnceLock::new();
-    COUNTED.get_or_init(|| {
-        let anchor = __sanitizer_cov_pcs_init as *const () as usize;
-        decide(&own_crates(), total(), &pcs(), |pcs, crates| {
-            super::symbols::owned(pcs, anchor, "__sanitizer_cov_pcs_init", crates)
-        })
+    COUNTED.get_or_init(decide_here)
+}
+
+/// Decides from the running executable's symbols (about 0.8 s on a
+/// humantime test binary: every function with counters demangled).
+fn decide_here() -> Counted {
+    let anchor = __sanitizer_cov_pcs_init as *const () as usize;
+    decide(&own_crates(), total(), &pcs(), |pcs, crates| {
+        super::symbols::owned(pcs, anchor, "__sanitizer_cov_pcs_init", crates)
     })
+}
+
+/// Which counters count, as this process decided it, for its generation
+/// workers ([`adopt`]); `None` when the program has no counters.
+pub fn decision() -> Option<Counted> {
+    (total() > 0).then(|| counted().clone())
+}
+
+/// Decides which counters count before a generation worker's first call,
+/// if the program has any: `parent`'s decision ([`decision`]) when it was
+/// made for as many counters (the parent runs the same executable), else
+/// from the symbols.
+pub fn adopt(parent: Option<Counted>) {
+    if total() > 0 {
+        settle(&COUNTED, total(), parent, decide_here);
+    }
+}
+
+/// Sets `cell` to `parent` when it was decided for `total` counters, else
+/// to what `decide` says; a cell already set stays.
+fn settle(cell: &OnceLock<Counted>, total: usize, parent: Option<Counted>, decide: impl FnOnce() -> Counted) {
+    cell.get_or_init(|| match parent {
+        Some(parent) if parent.total == total => parent,
+        _ => decide(),
+    });
 }
 
 /// Which of `total` counters count, with their edges' addresses `pcs`:
@@ -129,6 +179,7 @@ fn decide(
     owned: impl FnOnce(&[usize], &[String]) -> Result<Vec<bool>, String>,
 ) -> Counted {
     let all = |why: String| Counted {
+        total,
         ranges: None,
         summary: format!(
             "carve: edge counters: all {total} counted, std's and other crates' generics \
@@ -154,6 +205,7 @@ fn decide(
             let ranges = runs(&own);
             let kept: usize = ranges.iter().map(|(lo, hi)| hi - lo).sum();
             Counted {
+                total,
                 summary: format!(
                     "carve: edge counters: {kept} of {total} counted, those of the functions of \
                      {} and of other crates' generics over their types (hash tables' and the \
@@ -215,14 +267,6 @@ fn runs(flags: &[bool]) -> Vec<(usize, usize)> {
 /// all do), or `None` when the program has none.
 pub fn summary() -> Option<&'static str> {
     (total() > 0).then(|| counted().summary.as_str())
-}
-
-/// Decides which counters count now, if the program has any: a generation
-/// worker does it before its first call, whose time it is not.
-pub fn prepare() {
-    if total() > 0 {
-        counted();
-    }
 }
 
 /// How many edge counters the program has: 0 unless its crates were built
@@ -321,29 +365,58 @@ thread_local! {
     /// Whether this thread runs a call inside [`around`]: only then do
     /// [`paused`] stretches save and restore the counters.
     static ARMED: Cell<bool> = const { Cell::new(false) };
-    /// This thread's copy of [`REGIONS`] (they only grow).
-    static MINE: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's copy of the counted counters' spans ([`Spans`]).
+    static MINE: RefCell<Spans> = const { RefCell::new(Spans { total: 0, spans: Vec::new() }) };
     /// The buffer [`paused`] saves the counters in, reused.
-    static SAVED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    static SAVED: Cell<Saved> = const { Cell::new(Saved { blocks: Vec::new(), bytes: Vec::new() }) };
 }
 
-/// Runs `g` on the counter regions, as slices.
-fn with_regions<R>(g: impl FnOnce(&mut [&mut [u8]]) -> R) -> R {
+/// The counters that count, as address spans `(start, len, index)` (the
+/// index of its first counter over all regions): those of the counted
+/// ranges, clipped to each region. Only these are reset before a call,
+/// read after it and saved around [`paused`] stretches: the others are
+/// never read, so what they hold does not matter (humantime: 27,502 of
+/// 67,164 counters count).
+struct Spans {
+    /// The counters registered when the spans were made (they only grow).
+    total: usize,
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl Spans {
+    fn of(regions: &[(usize, usize)], counted: &Counted) -> Spans {
+        let mut spans = Vec::new();
+        let mut offset = 0;
+        for &(start, end) in regions {
+            let len = end - start;
+            match &counted.ranges {
+                None => spans.push((start, len, offset)),
+                Some(ranges) => spans.extend(
+                    within(ranges, offset, offset + len).map(|(lo, hi)| (start + lo - offset, hi - lo, lo)),
+                ),
+            }
+            offset += len;
+        }
+        Spans { total: offset, spans }
+    }
+}
+
+/// Runs `g` on the counted counters, as slices with the index of their
+/// first counter.
+fn with_counted<R>(counted: &Counted, g: impl FnOnce(&mut dyn Iterator<Item = (usize, &mut [u8])>) -> R) -> R {
     MINE.with(|mine| {
         let mut mine = mine.borrow_mut();
-        let known: usize = mine.iter().map(|(s, e)| e - s).sum();
-        if known != total() {
-            mine.clone_from(&REGIONS.lock().unwrap_or_else(|e| e.into_inner()));
+        if mine.total != total() {
+            *mine = Spans::of(&REGIONS.lock().unwrap_or_else(|e| e.into_inner()), counted);
         }
-        let mut slices: Vec<&mut [u8]> = mine
-            .iter()
-            // SAFETY: each region is a module's counter array, registered
-            // by its constructor and alive for the whole program. Other
-            // threads may increment counters meanwhile (the same race
-            // libFuzzer's counters have); a torn count only makes a
-            // feature less exact, never unsound for `u8`s.
-            .map(|&(start, end)| unsafe { std::slice::from_raw_parts_mut(start as *mut u8, end - start) })
-            .collect();
+        let mut slices = mine.spans.iter().map(|&(start, len, index)| {
+            // SAFETY: each span is within a module's counter array,
+            // registered by its constructor and alive for the whole
+            // program. Other threads may increment counters meanwhile (the
+            // same race libFuzzer's counters have); a torn count only
+            // makes a feature less exact, never unsound for `u8`s.
+            (index, unsafe { std::slice::from_raw_parts_mut(start as *mut u8, len) })
+        });
         g(&mut slices)
     })
 }
@@ -365,27 +438,47 @@ pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
     }
     // Decided before the reset (it reads the executable's symbols once).
     let counted = counted();
-    with_regions(|regions| regions.iter_mut().for_each(|r| r.fill(0)));
+    reset(counted);
     let disarm = Disarm(ARMED.with(|a| a.replace(true)));
     let value = f();
     drop(disarm);
-    let features = with_regions(|regions| {
+    (value, read(counted, seen))
+}
+
+// The work on the counters is in functions that are not generic, compiled
+// with carve in its profile: [`around`] and [`paused`] are generic over the
+// call, so they are compiled in the crate under test, unoptimized in the
+// test profile (semver's spans saved a block at a time there took 180,000
+// instructions per paused stretch).
+
+/// Sets the counted counters to 0.
+#[inline(never)]
+fn reset(counted: &Counted) {
+    with_counted(counted, |spans| spans.for_each(|(_, span)| span.fill(0)));
+}
+
+/// The features of the counted counters that `seen` does not hold.
+#[inline(never)]
+fn read(counted: &Counted, seen: &Seen) -> Vec<u32> {
+    with_counted(counted, |spans| {
         let mut features = Vec::new();
-        let mut offset = 0;
-        for region in regions.iter() {
-            match &counted.ranges {
-                None => seen.new_in(offset, region, &mut features),
-                Some(ranges) => {
-                    for (lo, hi) in within(ranges, offset, offset + region.len()) {
-                        seen.new_in(lo, &region[lo - offset..hi - offset], &mut features);
-                    }
-                }
-            }
-            offset += region.len();
+        for (index, span) in spans {
+            seen.new_in(index, span, &mut features);
         }
         features
-    });
-    (value, features)
+    })
+}
+
+/// Saves the counted counters in `saved`.
+#[inline(never)]
+fn save(counted: &Counted, saved: &mut Saved) {
+    with_counted(counted, |spans| saved.save(&mut spans.map(|(_, span)| span)));
+}
+
+/// Puts the counted counters back as `saved` holds them.
+#[inline(never)]
+fn restore(counted: &Counted, saved: &Saved) {
+    with_counted(counted, |spans| saved.restore(&mut spans.map(|(_, span)| span)));
 }
 
 /// The parts of `ranges` (sorted, disjoint) inside `start..end`.
@@ -397,31 +490,71 @@ fn within(ranges: &[(usize, usize)], start: usize, end: usize) -> impl Iterator<
         .map(move |&(lo, hi)| (lo.max(start), hi.min(end)))
 }
 
+/// What [`paused`] saved: the blocks of [`BLOCK`] counters (the last of a
+/// span shorter) that were not all 0, by span and block number in order,
+/// and their bytes one after the other. Most counters are 0 in a call:
+/// saving them is reading them, not copying them all (on humantime, copying
+/// every counter there and back was 28% of a worker's instructions).
+#[derive(Default)]
+struct Saved {
+    blocks: Vec<(usize, usize)>,
+    bytes: Vec<u8>,
+}
+
+impl Saved {
+    /// Saves the blocks of `spans` that are not all 0.
+    fn save(&mut self, spans: &mut dyn Iterator<Item = &mut [u8]>) {
+        static ZEROS: [u8; BLOCK] = [0; BLOCK];
+        self.blocks.clear();
+        self.bytes.clear();
+        for (s, span) in spans.enumerate() {
+            for (b, block) in span.chunks(BLOCK).enumerate() {
+                if block != &ZEROS[..block.len()] {
+                    self.blocks.push((s, b));
+                    self.bytes.extend_from_slice(block);
+                }
+            }
+        }
+    }
+
+    /// Puts `spans` back as [`Saved::save`] found them: the blocks saved
+    /// copied back, every other block 0 again.
+    fn restore(&self, spans: &mut dyn Iterator<Item = &mut [u8]>) {
+        static ZEROS: [u8; BLOCK] = [0; BLOCK];
+        let mut saved = self.blocks.iter().peekable();
+        let mut bytes = self.bytes.as_slice();
+        for (s, span) in spans.enumerate() {
+            for (b, block) in span.chunks_mut(BLOCK).enumerate() {
+                if saved.next_if_eq(&&(s, b)).is_some() {
+                    let (was, rest) = bytes.split_at(block.len());
+                    block.copy_from_slice(was);
+                    bytes = rest;
+                } else if block != &ZEROS[..block.len()] {
+                    block.fill(0);
+                }
+            }
+        }
+    }
+}
+
 /// Runs `f` so that the counters do not show it: saved before, restored
 /// after (only inside [`around`]).
 pub(crate) fn paused<R>(f: impl FnOnce() -> R) -> R {
     if !ARMED.with(Cell::get) {
         return f();
     }
-    // Whole regions copied (a memcpy each): it runs a few times per call.
-    struct Restore(Vec<u8>);
+    // Armed only inside `around`, which decided.
+    let counted = counted();
+    struct Restore(Saved, &'static Counted);
     impl Drop for Restore {
         fn drop(&mut self) {
-            with_regions(|regions| {
-                let mut saved = self.0.as_slice();
-                for region in regions.iter_mut() {
-                    let n = region.len().min(saved.len());
-                    region[..n].copy_from_slice(&saved[..n]);
-                    saved = &saved[n..];
-                }
-            });
+            restore(self.1, &self.0);
             SAVED.with(|s| s.set(std::mem::take(&mut self.0)));
         }
     }
     let mut saved = SAVED.with(Cell::take);
-    saved.clear();
-    with_regions(|regions| regions.iter().for_each(|r| saved.extend_from_slice(r)));
-    let _restore = Restore(saved);
+    save(counted, &mut saved);
+    let _restore = Restore(saved, counted);
     f()
 }
 
@@ -510,6 +643,79 @@ mod tests {
         let counted = decide(&[], 4, &[10, 20, 30, 40], own);
         assert_eq!(counted.ranges, None);
         insta::assert_snapshot!(counted.summary, @r#"carve: edge counters: all 4 counted, std's and other crates' generics compiled into the crate too, whose paths can differ from run to run (the same seed may then keep other calls): no crate is known as the crate's: CARVE_EDGE_CRATES is not set (`cargo carve generate` sets it) and carve instruments no function"#);
+    }
+
+    /// A worker takes over its parent's decision, which cost the parent
+    /// about 0.8 s of reading and demangling symbols (humantime), rather
+    /// than decide again at each worker start; one made for another count
+    /// of counters is not taken.
+    #[test]
+    fn a_worker_takes_over_the_parents_decision_made_for_as_many_counters() {
+        let parent = Counted::for_tests(4, Some(vec![(1, 3)]), "from the parent");
+        let here = || Counted::for_tests(4, None, "decided here");
+        let cell = OnceLock::new();
+        settle(&cell, 4, Some(parent.clone()), || panic!("decided again"));
+        assert_eq!(cell.get(), Some(&parent));
+        // Once decided, it stays.
+        settle(&cell, 4, None, here);
+        assert_eq!(cell.get(), Some(&parent));
+
+        let cell = OnceLock::new();
+        settle(&cell, 4, Some(Counted::for_tests(5, None, "another build")), here);
+        assert_eq!(cell.get(), Some(&here()));
+        let cell = OnceLock::new();
+        settle(&cell, 4, None, here);
+        assert_eq!(cell.get(), Some(&here()));
+    }
+
+    /// A paused stretch leaves the counters as it found them: the blocks
+    /// that held counts, and those that were all 0 (not saved) and were
+    /// counted into meanwhile, over spans of any length.
+    #[test]
+    fn a_paused_stretch_leaves_the_counters_as_they_were() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for round in 0..200 {
+            let lens = [3 * BLOCK + 17, BLOCK, 1, 2 * BLOCK - 5, next() as usize % (4 * BLOCK)];
+            let mut spans: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0; n]).collect();
+            for span in spans.iter_mut().filter(|s| !s.is_empty()) {
+                for _ in 0..next() % 4 {
+                    let at = next() as usize % span.len();
+                    span[at] = next() as u8;
+                }
+            }
+            let before = spans.clone();
+            let mut saved = Saved::default();
+            saved.save(&mut spans.iter_mut().map(|s| s.as_mut_slice()));
+            assert!(saved.bytes.len() <= before.iter().map(Vec::len).sum(), "round {round}");
+            // The stretch counts into blocks with counts and without.
+            for span in spans.iter_mut().filter(|s| !s.is_empty()) {
+                for _ in 0..next() % 6 {
+                    let at = next() as usize % span.len();
+                    span[at] = span[at].wrapping_add(1 + next() as u8 % 9);
+                }
+            }
+            saved.restore(&mut spans.iter_mut().map(|s| s.as_mut_slice()));
+            assert_eq!(spans, before, "round {round}");
+        }
+    }
+
+    /// Only the counted counters are reset, read and saved: their spans are
+    /// the counted ranges clipped to each region, at their addresses.
+    #[test]
+    fn the_spans_are_the_counted_ranges_in_each_region_at_their_addresses() {
+        let regions = [(1000, 1003), (2000, 2004), (3000, 3002)];
+        let counted = Counted::for_tests(9, Some(vec![(0, 2), (4, 5), (6, 9)]), "");
+        let spans = Spans::of(&regions, &counted);
+        assert_eq!(spans.total, 9);
+        assert_eq!(spans.spans, [(1000, 2, 0), (2001, 1, 4), (2003, 1, 6), (3000, 2, 7)]);
+        let all = Spans::of(&regions, &Counted::for_tests(9, None, ""));
+        assert_eq!(all.spans, [(1000, 3, 0), (2000, 4, 3), (3000, 2, 7)]);
     }
 
     #[test]

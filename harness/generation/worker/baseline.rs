@@ -764,6 +764,7 @@ mod tests {
             unbuildable: vec![],
             start: baseline.start(&existing).unwrap(),
             round: 0,
+            counters: None,
         };
         for _start in 0..3 {
             let line = setup.to_line().unwrap();

@@ -46,7 +46,7 @@ pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> !
         channel,
         read_setup,
         |setup| Duration::from_millis(setup.timeout_ms),
-        crate::coverage::counters::prepare,
+        |setup| crate::coverage::counters::adopt(setup.counters.take()),
     );
     match worker(registry, config, target_name, setup, &liveness) {
         Ok(()) => std::process::exit(0),
@@ -59,23 +59,24 @@ pub fn worker_main(registry: &Registry, config: &Config, target_name: &str) -> !
 /// why, when the setup cannot be read. The parent takes a worker silent for
 /// [`super::liveness::SILENCE_LIMIT`] for frozen, from its start: the
 /// heartbeat speaks from the first, as reading the setup and `prepare`
-/// (the edge counters' symbols, read from a test binary of tens of
+/// (which edge counters count: the parent's decision, taken over, or, when
+/// that does not fit, the symbols read from a test binary of tens of
 /// megabytes) may take that long on a loaded machine; neither is a call,
 /// which alone can hang.
 fn start<S>(
     channel: Channel,
     read_setup: impl FnOnce() -> Result<S, WorkerError>,
     timeout: impl FnOnce(&S) -> Duration,
-    prepare: impl FnOnce(),
+    prepare: impl FnOnce(&mut S),
 ) -> (std::sync::Arc<Liveness>, S) {
     // No call runs before the setup gives the timeout.
     let liveness = Liveness::start(channel, Duration::MAX);
-    let setup = match read_setup() {
+    let mut setup = match read_setup() {
         Ok(setup) => setup,
         Err(e) => fail(&liveness, &e),
     };
     liveness.set_timeout(timeout(&setup));
-    prepare();
+    prepare(&mut setup);
     (liveness, setup)
 }
 
@@ -376,6 +377,7 @@ impl Observer for Reporter<'_> {
 
     fn checking_mutant(&mut self, on: bool) {
         self.marker.mutant(on);
+        self.liveness.mutant(on);
     }
 
     fn crash_shrinks(&self, failure: &Failure) -> u32 {
@@ -510,7 +512,7 @@ mod tests {
                 Ok(Duration::from_millis(250))
             },
             |timeout| *timeout,
-            || {
+            |_| {
                 std::thread::sleep(4 * HEARTBEAT);
                 heard.borrow_mut().push(lines.take());
             },

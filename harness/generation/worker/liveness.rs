@@ -8,7 +8,8 @@
 //! and a heartbeat thread tells the parent every [`HEARTBEAT`] either that
 //! all is well ([`WorkerMessage::Alive`]) or that the current call overran
 //! the call timeout ([`WorkerMessage::TimedOut`]; `CARVE_TIMEOUT`, else
-//! derived from the carved calls' own times). The parent then never
+//! derived from the carved calls' own times; a call against a mutant gets
+//! a share of it, [`Liveness::mutant`]). The parent then never
 //! has to guess from silence how long a call has run; a worker silent for
 //! [`SILENCE_LIMIT`] is frozen as a whole.
 //!
@@ -18,7 +19,7 @@
 //! gone, and the worker exits. It writes nothing to the carve folder (its
 //! parent stores what it reports), so exiting anywhere leaves nothing torn.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -44,6 +45,27 @@ pub struct Liveness {
     /// Milliseconds from `epoch` to the start of the call running now, plus
     /// one; 0 between calls.
     call_started: AtomicU64,
+    /// Whether the calls run against a mutant now ([`Liveness::mutant`]).
+    mutant: AtomicBool,
+}
+
+/// The share of the call timeout a call against a mutant may run, at least
+/// [`MIN_MUTANT_TIMEOUT`]: the same arguments just ran unmutated within
+/// the timeout, and a mutant that loops (semver's `identifier` with its
+/// length arithmetic mutated) spun for the whole timeout, then four times
+/// as long again in the worker confirming it: about 5 s of a 20 s budget
+/// per such mutant.
+const MUTANT_TIMEOUT_DIVISOR: u32 = 4;
+/// The shortest timeout of a call against a mutant (unless the call
+/// timeout is shorter).
+const MIN_MUTANT_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// How long a call against a mutant may run, in milliseconds, when a call
+/// may run `timeout_ms`.
+fn mutant_timeout_ms(timeout_ms: u64) -> u64 {
+    (timeout_ms / u64::from(MUTANT_TIMEOUT_DIVISOR))
+        .max(millis(MIN_MUTANT_TIMEOUT))
+        .min(timeout_ms)
 }
 
 impl Liveness {
@@ -55,6 +77,7 @@ impl Liveness {
             epoch: Instant::now(),
             timeout_ms: AtomicU64::new(millis(timeout)),
             call_started: AtomicU64::new(0),
+            mutant: AtomicBool::new(false),
         });
         let heart = Arc::clone(&liveness);
         std::thread::spawn(move || loop {
@@ -91,10 +114,20 @@ impl Liveness {
         self.call_started.store(0, Ordering::Relaxed);
     }
 
+    /// The calls from now on run against a mutant (`true`), or not: such a
+    /// call may run a share of the call timeout ([`mutant_timeout_ms`]).
+    pub fn mutant(&self, on: bool) {
+        self.mutant.store(on, Ordering::Relaxed);
+    }
+
     /// Whether the call running now started longer than the call timeout ago.
     fn call_overran(&self) -> bool {
         let started = self.call_started.load(Ordering::Relaxed);
-        started != 0 && self.now() + 1 - started > self.timeout_ms.load(Ordering::Relaxed)
+        let mut timeout = self.timeout_ms.load(Ordering::Relaxed);
+        if self.mutant.load(Ordering::Relaxed) {
+            timeout = mutant_timeout_ms(timeout);
+        }
+        started != 0 && self.now() + 1 - started > timeout
     }
 
     fn now(&self) -> u64 {
@@ -170,5 +203,30 @@ pub(super) mod tests {
         let after = lines.take();
         assert!(!after.is_empty());
         assert!(after.iter().all(|m| *m == WorkerMessage::Alive), "{after:?}");
+    }
+
+    /// A call against a mutant that loops is reported after a share of the
+    /// call timeout, not the whole of it; the calls after it get the whole.
+    #[test]
+    fn a_call_against_a_mutant_is_reported_after_a_share_of_the_timeout() {
+        const CALL_TIMEOUT: Duration = Duration::from_secs(4);
+        assert_eq!(mutant_timeout_ms(4000), 1000);
+        assert_eq!(mutant_timeout_ms(1000), 250);
+        assert_eq!(mutant_timeout_ms(100), 100);
+        let lines = Lines::default();
+        let liveness = Liveness::start(Channel::to(lines.clone()), CALL_TIMEOUT);
+        liveness.mutant(true);
+        liveness.call_started();
+        std::thread::sleep(Duration::from_millis(1000) + 5 * HEARTBEAT);
+        assert!(lines.take().contains(&WorkerMessage::TimedOut));
+        liveness.call_ended();
+        liveness.mutant(false);
+        liveness.call_started();
+        std::thread::sleep(Duration::from_millis(1000) + 5 * HEARTBEAT);
+        lines.take();
+        std::thread::sleep(2 * HEARTBEAT);
+        let unmutated = lines.take();
+        assert!(!unmutated.contains(&WorkerMessage::TimedOut), "{unmutated:?}");
+        liveness.call_ended();
     }
 }

@@ -176,6 +176,7 @@ fn generate_in_workers(
         unbuildable: Vec::new(),
         start: start_at,
         round: round.number,
+        counters: crate::coverage::counters::decision(),
     };
     let mut summary = Summary::default();
     let mut found = Vec::new();

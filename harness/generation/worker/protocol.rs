@@ -5,9 +5,11 @@
 //! error ([`ProtocolError`]), never skipped.
 //!
 //! - **Parent → worker**: one [`WorkerSetup`] on the worker's stdin, before
-//!   anything else: its budget, cap and timeout, the crash list, and where
+//!   anything else: its budget, cap and timeout, the crash list, where
 //!   generation starts ([`Start`], what replaying the carve files showed the
-//!   parent once per run), so that no worker start replays them again.
+//!   parent once per run), so that no worker start replays them again, and
+//!   which edge counters count, as the parent decided it from the
+//!   executable's symbols, so that no worker start reads them again.
 //! - **Worker → parent**: [`WorkerMessage`]s on the worker's stdout, on a
 //!   channel of their own ([`Channel`]): on Unix the worker moves the
 //!   target's stdout out of the way first, so nothing a target prints,
@@ -148,6 +150,11 @@ pub struct WorkerSetup {
     /// before it grew ([`crate::generation::generate::Settings::until_reach_grows`]).
     #[serde(default)]
     pub round: u32,
+    /// Which edge counters count, as the parent decided it from the
+    /// executable's symbols: the worker, the same executable, takes it
+    /// over rather than decide again ([`crate::coverage::counters::adopt`]).
+    #[serde(default)]
+    pub counters: Option<crate::coverage::counters::Counted>,
 }
 
 /// A [`Budget`] as it travels.
@@ -941,6 +948,11 @@ mod tests {
             }],
             unbuildable: vec![0xfeed],
             round: 1,
+            counters: Some(crate::coverage::counters::Counted::for_tests(
+                40,
+                Some(vec![(1, 3), (7, 40)]),
+                "carve: edge counters: 35 of 40 counted",
+            )),
             start: Start {
                 entered: vec![0, 3],
                 seeds: vec![WireValue::from(&seed)],
@@ -997,6 +1009,7 @@ mod tests {
             unbuildable: vec![],
             start,
             round: 0,
+            counters: None,
         };
         let line = setup.to_line().unwrap();
         let read = WorkerSetup::from_line(&line).unwrap();
