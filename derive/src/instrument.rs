@@ -1333,6 +1333,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(mut item) => {
+            if let Some(error) =
+                crate::target::marked_again(&item.attrs, "instrument", &item.sig.ident)
+            {
+                return Err(error);
+            }
             instrument_item_fn(&mut item);
             Ok(quote!(#item))
         }

@@ -930,6 +930,9 @@ fn expand_fn(mut item: ItemFn, args: TargetArgs, mut errors: Errors) -> syn::Res
             ),
         )));
     }
+    if let Some(error) = marked_again(&item.attrs, "target", &item.sig.ident) {
+        return Err(errors.fail(error));
+    }
     let ident = &item.sig.ident;
     let insts = args
         .insts
@@ -1006,6 +1009,40 @@ fn is_carve_path(path: &syn::Path, name: &str) -> bool {
         || (path.segments.len() == 2
             && path.segments[0].ident == "carve"
             && path.segments[1].ident == name)
+}
+
+/// A second carve attribute on an item one already marks (`by`,
+/// `#[carve::target]` or `#[carve::instrument]`): another
+/// `#[carve::target]` or `#[carve::instrument]` among the item's remaining
+/// attributes, as such or in a `cfg_attr` (a line copied twice). Expanded
+/// over the first one's output, it would instrument carve's own generated
+/// code and fail with errors about it; the error names the function
+/// instead. Only `carve::`-qualified paths count: a bare `#[instrument]` is
+/// tracing's.
+pub(crate) fn marked_again(
+    attrs: &[Attribute],
+    by: &str,
+    function: &syn::Ident,
+) -> Option<syn::Error> {
+    let qualified = |path: &syn::Path| {
+        path.segments.len() == 2
+            && path.segments[0].ident == "carve"
+            && ["target", "instrument"]
+                .iter()
+                .any(|n| path.segments[1].ident == n)
+    };
+    let again = attrs.iter().find(|attr| {
+        qualified(attr.path())
+            || cfg_attr_parts(attr)
+                .is_some_and(|(_, metas)| metas.iter().any(|m| qualified(m.path())))
+    })?;
+    Some(syn::Error::new_spanned(
+        again,
+        format!(
+            "`{function}` is already marked with `#[carve::{by}]`: mark a function once \
+             (`#[carve::target]` instruments the body too; remove this attribute)"
+        ),
+    ))
 }
 
 /// Whether `attr` is the carve attribute `name` (`target`, `instrument`):
