@@ -854,6 +854,17 @@ impl Registry {
         }
     }
 
+    /// A registry of `targets` alone, no system test (for carve's tests).
+    #[cfg(test)]
+    pub(crate) fn of(targets: &[&'static Target]) -> Registry {
+        let mut targets: Vec<_> = targets.iter().map(|t| (t.name(), *t)).collect();
+        targets.sort_by(|a, b| a.0.cmp(&b.0));
+        Registry {
+            targets,
+            system_tests: Vec::new(),
+        }
+    }
+
     /// Targets with their names, sorted by name.
     pub fn targets(&self) -> impl Iterator<Item = (&str, &'static Target)> + '_ {
         self.targets.iter().map(|(n, t)| (n.as_str(), *t))

@@ -2,7 +2,7 @@
 //! calls raising its coverage in worker processes and adds them to its
 //! carve file, then the replay.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -79,7 +79,7 @@ pub(super) fn run_generate(
     });
     let done: Arc<Mutex<BTreeMap<String, Generated>>> = Arc::default();
     if args.libtest.list {
-        let listing = args.run(generate_trials(registry, &config, settings, &done));
+        let listing = args.run(generate_trials(registry, &config, settings, &done, None));
         return (listing.has_failed(), BTreeMap::new(), BTreeMap::new());
     }
     let mut failed = !migrate_layout(&config.dir);
@@ -92,7 +92,13 @@ pub(super) fn run_generate(
     if let Some(summary) = counters::summary() {
         println!("{summary}");
     }
-    let trials = generate_trials(registry, &config, settings, &done);
+    let trials = generate_trials(
+        registry,
+        &config,
+        settings,
+        &done,
+        generating(args, registry, crate::env::under_nextest()),
+    );
     let mut generate_args = args.clone();
     generate_args.libtest.test_threads = Some(jobs);
     let generating = generate_args.run(trials);
@@ -144,18 +150,44 @@ pub(super) fn run_generate(
     (replaying.has_failed() || failed, stats, histories)
 }
 
+/// The targets a run with `args` generates for, when filters or skips
+/// leave some out: those whose trial `generate::<target>` they select.
+/// `None` (every target) without a filter, and under nextest, which runs
+/// each trial in a process of its own with `--exact generate::<target>`:
+/// there a process is one part of a run that generates for every target.
+/// Owners of shared functions ([`crate::generation::owners`]) are decided
+/// among every target all the same (any split of a run gives its files,
+/// byte for byte); a target that leaves outcomes to an owner this run
+/// does not generate for says so, and how to explore them.
+fn generating(args: &TestArgs, registry: &Registry, under_nextest: bool) -> Option<BTreeSet<String>> {
+    if !args.is_filtered() || under_nextest {
+        return None;
+    }
+    Some(
+        registry
+            .targets()
+            .map(|(name, _)| name)
+            .filter(|name| args.selects(&format!("generate::{name}")))
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
 /// One trial `generate::<target>` per carve file in the carve folder whose
 /// target is registered (a file of an unknown target fails its replay
 /// test instead), then one per registered target that has no carve file (no
 /// system test called it), which starts from values carved for the others
 /// ([`crate::generation::borrowed`]). Each trial records what it did in
-/// `done`.
+/// `done`. `generating`: the targets the run generates for, if not every
+/// one ([`generating`]).
 pub(super) fn generate_trials(
     registry: &'static Registry,
     config: &Arc<Config>,
     settings: &'static Settings,
     done: &Arc<Mutex<BTreeMap<String, Generated>>>,
+    generating: Option<BTreeSet<String>>,
 ) -> Vec<Trial> {
+    let generating = Arc::new(generating);
     let paths = match CarveFile::list(&config.dir) {
         Ok(paths) => paths,
         Err(e) => fail_setup(&e.to_string()),
@@ -186,6 +218,7 @@ pub(super) fn generate_trials(
             let name = name.to_string();
             let target = registry.target(&name)?;
             let (config, done) = (Arc::clone(config), Arc::clone(done));
+            let generating = Arc::clone(&generating);
             Some(Trial::test(format!("generate::{name}"), move || {
                 let mut generated = Generated::default();
                 let own = settings.config_for(&name, &config);
@@ -229,7 +262,12 @@ pub(super) fn generate_trials(
                         }
                     })
                     .map_err(Error::from)
-                    .and_then(|file| generate_for(registry, target, &file, &own, &mut generated.out));
+                    .and_then(|file| {
+                        let generates = |name: &str| {
+                            (*generating).as_ref().is_none_or(|g| g.contains(name))
+                        };
+                        generate_for(registry, target, &file, &own, &generates, &mut generated.out)
+                    });
                 let verdict = match result {
                     Ok((stats, history)) => {
                         generated.stats = Some(stats);
@@ -250,12 +288,14 @@ pub(super) fn generate_trials(
 
 /// Generates calls for one target in worker processes, which add what they
 /// find to its carve file; says (in `out`) what coverage was before and
-/// after.
+/// after. `generates` tells the targets the run generates for, which the
+/// owners of the functions its reach shares may not be.
 pub(super) fn generate_for(
     registry: &Registry,
     target: &'static Target,
     file: &CarveFile,
     config: &Config,
+    generates: &dyn Fn(&str) -> bool,
     out: &mut Vec<String>,
 ) -> Result<(GenerationStats, Option<RunHistory>), Error> {
     let mut baseline = worker::Baseline::replay(registry, target, file, &config.dir, config.seed)?;
@@ -331,15 +371,34 @@ pub(super) fn generate_for(
             file.target, summary.distilled
         ));
     }
-    let shared: Vec<String> = baseline
+    let delegated: Vec<(String, usize)> = baseline
         .delegated_to(&before)
         .into_iter()
         .filter(|(_, outcomes)| *outcomes > 0)
-        .map(|(owner, outcomes)| format!("{outcomes} branch outcome(s) to generate::{owner}"))
         .collect();
-    if !shared.is_empty() {
+    if !delegated.is_empty() {
+        let shared: Vec<String> = delegated
+            .iter()
+            .map(|(owner, outcomes)| format!("{outcomes} branch outcome(s) to generate::{owner}"))
+            .collect();
+        // Owners are decided among every target whatever the filter (so
+        // that any split gives one run's files): one the filter left out
+        // explores nothing in this run.
+        let left_out: Vec<String> = delegated
+            .iter()
+            .filter(|(owner, _)| !generates(owner))
+            .map(|(owner, _)| format!("generate::{owner}"))
+            .collect();
+        let unexplored = match left_out.is_empty() {
+            true => String::new(),
+            false => format!(
+                "; this run's filters leave out {}: select it too, or run without a filter, \
+                 to explore them",
+                left_out.join(", ")
+            ),
+        };
         out.push(format!(
-            "carve: {}: shares its reach: left {} (one exploration per reach)",
+            "carve: {}: shares its reach: left {} (one exploration per reach{unexplored})",
             file.target,
             shared.join(", ")
         ));
@@ -375,4 +434,58 @@ pub(super) fn generate_for(
         },
         Some(history),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::{ArgsInput, ReplayResult};
+    use crate::registry::Sites;
+
+    fn never(_: ArgsInput<'_>) -> ReplayResult {
+        unreachable!("the registry is only read")
+    }
+    const fn target(fn_name: &'static str, sites: &'static Sites) -> Target {
+        Target {
+            module_path: "demo",
+            fn_name,
+            signature: "fn f()",
+            file: "src/lib.rs",
+            line: 1,
+            sites,
+            replay: never,
+            trace: |_| {},
+            uncarvable: || None,
+        }
+    }
+    static PARSE_SITES: Sites = Sites::new("demo", "Version::parse", "src/lib.rs", (1, 2), &[], &[]);
+    static FROM_STR_SITES: Sites = Sites::new("demo", "Version::from_str", "src/lib.rs", (3, 4), &[], &[]);
+    static PARSE: Target = target("Version::parse", &PARSE_SITES);
+    static FROM_STR: Target = target("Version::from_str", &FROM_STR_SITES);
+
+    fn args(argv: &[&str]) -> TestArgs {
+        TestArgs::parse(std::iter::once("carve").chain(argv.iter().copied()).map(Into::into))
+    }
+
+    /// The targets a filtered run generates for are those whose trial it
+    /// selects; without a filter, and under nextest (one process per
+    /// trial, each with `--exact`), every target.
+    #[test]
+    fn a_filtered_run_generates_for_the_targets_it_selects() {
+        let registry = Registry::of(&[&PARSE, &FROM_STR]);
+        let names = |set: Option<BTreeSet<String>>| set.map(|s| s.into_iter().collect::<Vec<_>>());
+        let exact = args(&["--exact", "generate::Version::parse"]);
+        assert_eq!(names(generating(&exact, &registry, false)), Some(vec!["Version::parse".to_owned()]));
+        assert_eq!(names(generating(&exact, &registry, true)), None);
+        assert_eq!(names(generating(&args(&[]), &registry, false)), None);
+        let skip = args(&["--skip", "from_str"]);
+        assert_eq!(names(generating(&skip, &registry, false)), Some(vec!["Version::parse".to_owned()]));
+        let both = args(&["Version"]);
+        assert_eq!(
+            names(generating(&both, &registry, false)),
+            Some(vec!["Version::from_str".to_owned(), "Version::parse".to_owned()])
+        );
+        // A filter of another kind of test selects no generation.
+        assert_eq!(names(generating(&args(&["carved::"]), &registry, false)), Some(vec![]));
+    }
 }

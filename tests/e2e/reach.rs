@@ -97,3 +97,33 @@ fn two_names_of_one_parser_share_one_exploration() {
     .assert_success();
     assert_eq!(p.carved(), first);
 }
+
+/// Generated alone (a filter), `Version::FromStr::from_str` still leaves
+/// the parser it shares to `Version::parse` (any split of a run gives its
+/// files), and says that the filter left that owner out and how to
+/// explore the parser.
+#[test]
+fn a_filtered_run_names_the_owner_its_filter_left_out() {
+    let p = Project::of("reach", "reach-filtered");
+    p.record().assert_success();
+    let generate = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "2000")],
+        &["--exact", "generate::Version::FromStr::from_str"],
+    );
+    generate.assert_success();
+    let lines = generate.carve_lines();
+    assert!(
+        lines.contains(
+            "carve: Version::FromStr::from_str: shares its reach: left 8 branch outcome(s) to \
+             generate::Version::parse (one exploration per reach; this run's filters leave out \
+             generate::Version::parse: select it too, or run without a filter, to explore them)"
+        ),
+        "{}",
+        generate.output()
+    );
+    assert!(
+        !lines.contains("carve: Version::parse: branch coverage"),
+        "{}",
+        generate.output()
+    );
+}
