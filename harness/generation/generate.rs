@@ -14,10 +14,12 @@
 //! [`Executed::failure`],
 //! and is minimized and reported once per kind and place the same way.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::BuildHasherDefault;
 use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
+use crate::carving::record::FastHasher;
 use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
 use crate::coverage::counters::{self, Seen};
@@ -82,7 +84,7 @@ pub struct Executed {
 /// fraction of SipHash's on every execution.
 pub fn fingerprint(observation: &Observation) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut hasher = crate::carving::record::FastHasher::default();
+    let mut hasher = FastHasher::default();
     observation.hash(&mut hasher);
     hasher.finish()
 }
@@ -440,7 +442,7 @@ pub fn generate(
         recording: Vec::new(),
         all_open: false,
         existing_seen: Seen::default(),
-        outside: BTreeSet::new(),
+        outside: HashSet::default(),
         name: name.to_owned(),
         unstable_noted: false,
     };
@@ -648,8 +650,10 @@ struct Generator<'o> {
     /// once they ran as search starts): distilling needs no kept call for them.
     existing_seen: Seen,
     /// The outcomes of functions outside the reach that kept calls took
-    /// ([`Reach::outside`]): a call that takes another is kept.
-    outside: BTreeSet<(usize, u32)>,
+    /// ([`Reach::outside`]): a call that takes another is kept. Looked up
+    /// for every such outcome of every execution (~80 per execution on
+    /// humantime), never iterated: a hash set.
+    outside: HashSet<(usize, u32), BuildHasherDefault<FastHasher>>,
     /// The target's name, for notes.
     name: String,
     /// Whether a call was left out because its outcome changed when it ran
