@@ -14,12 +14,10 @@
 //! [`Executed::failure`],
 //! and is minimized and reported once per kind and place the same way.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::hash::BuildHasherDefault;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use crate::call::{ArgsInput, ReplayError};
-use crate::carving::record::FastHasher;
 use crate::coverage::goals::GoalKind;
 use crate::coverage::reach::Reach;
 use crate::coverage::counters::{self, Seen};
@@ -84,7 +82,7 @@ pub struct Executed {
 /// fraction of SipHash's on every execution.
 pub fn fingerprint(observation: &Observation) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut hasher = FastHasher::default();
+    let mut hasher = crate::carving::record::FastHasher::default();
     observation.hash(&mut hasher);
     hasher.finish()
 }
@@ -442,7 +440,7 @@ pub fn generate(
         recording: Vec::new(),
         all_open: false,
         existing_seen: Seen::default(),
-        outside: HashSet::default(),
+        outside: BTreeSet::new(),
         name: name.to_owned(),
         unstable_noted: false,
     };
@@ -650,10 +648,8 @@ struct Generator<'o> {
     /// once they ran as search starts): distilling needs no kept call for them.
     existing_seen: Seen,
     /// The outcomes of functions outside the reach that kept calls took
-    /// ([`Reach::outside`]): a call that takes another is kept. Looked up
-    /// for every such outcome of every execution (~80 per execution on
-    /// humantime), never iterated: a hash set.
-    outside: HashSet<(usize, u32), BuildHasherDefault<FastHasher>>,
+    /// ([`Reach::outside`]): a call that takes another is kept.
+    outside: BTreeSet<(usize, u32)>,
     /// The target's name, for notes.
     name: String,
     /// Whether a call was left out because its outcome changed when it ran
