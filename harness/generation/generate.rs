@@ -24,6 +24,7 @@ use crate::coverage::counters::{self, Seen};
 use crate::coverage::{self, Mutation, Trace};
 use crate::env::Budget;
 use crate::generation::dictionary::Dictionary;
+use crate::generation::goal_set::GoalSet;
 use crate::generation::distil;
 use crate::generation::repeats::{args_hash, Derivations, Key, Known, Repeats};
 pub use crate::generation::kept::Kept;
@@ -109,72 +110,11 @@ pub enum NotRun {
     Uncaptured,
 }
 
-/// Goals met: a set in order, which a call's goals are looked up in one
-/// bit each (every execution looks up each goal it covers, and each
-/// boundary and mutant goal of the reach: a tree search each cost real
-/// crates ~20,000 instructions per execution). Read as the set; changed
-/// only through its methods, which keep both.
-#[derive(Debug, Clone, Default)]
-pub struct Met {
-    set: BTreeSet<u32>,
-    bits: Vec<u64>,
-}
-
-impl Met {
-    /// Whether `goal` is met.
-    #[inline]
-    pub fn has(&self, goal: u32) -> bool {
-        let (word, bit) = ((goal / 64) as usize, goal % 64);
-        self.bits.get(word).is_some_and(|w| w & (1 << bit) != 0)
-    }
-
-    /// Marks `goal` met.
-    pub fn insert(&mut self, goal: u32) -> bool {
-        let word = (goal / 64) as usize;
-        if self.bits.len() <= word {
-            self.bits.resize(word + 1, 0);
-        }
-        self.bits[word] |= 1 << (goal % 64);
-        self.set.insert(goal)
-    }
-
-    /// Marks `goal` open again.
-    pub fn remove(&mut self, goal: u32) -> bool {
-        if let Some(w) = self.bits.get_mut((goal / 64) as usize) {
-            *w &= !(1 << (goal % 64));
-        }
-        self.set.remove(&goal)
-    }
-}
-
-impl std::ops::Deref for Met {
-    type Target = BTreeSet<u32>;
-    fn deref(&self) -> &BTreeSet<u32> {
-        &self.set
-    }
-}
-
-impl FromIterator<u32> for Met {
-    fn from_iter<I: IntoIterator<Item = u32>>(goals: I) -> Met {
-        let mut met = Met::default();
-        met.extend(goals);
-        met
-    }
-}
-
-impl Extend<u32> for Met {
-    fn extend<I: IntoIterator<Item = u32>>(&mut self, goals: I) {
-        for goal in goals {
-            self.insert(goal);
-        }
-    }
-}
-
 /// What generation did for one target.
 #[derive(Debug, Clone, Default)]
 pub struct Generation {
     /// Goals covered after.
-    pub after: Met,
+    pub after: GoalSet,
     /// Calls run.
     pub executions: u64,
     /// Calls not run because their arguments ran before
@@ -1620,31 +1560,5 @@ mod tests {
         let edges = vec![8 * 3 + 1, 8 * 3 + 3, 8 * 5 + 2, 8 * 9];
         assert_eq!(first_buckets(&seen, edges), [8 * 3, 8 * 9]);
         assert_eq!(first_buckets(&seen, vec![8 * 5 + 7]), Vec::<u32>::new());
-    }
-
-    /// Met goals answer as the set they keep, through any sequence of
-    /// goals met and opened again, across words and past the last one.
-    #[test]
-    fn met_goals_answer_as_their_set() {
-        use rand::{RngExt, SeedableRng};
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        for round in 0..200 {
-            let span = rng.random_range(1..300u32);
-            let mut met: Met = (0..rng.random_range(0..20))
-                .map(|_| rng.random_range(0..span))
-                .collect();
-            let mut set: BTreeSet<u32> = met.iter().copied().collect();
-            for _ in 0..100 {
-                let goal = rng.random_range(0..span);
-                match rng.random_bool(0.5) {
-                    true => assert_eq!(met.insert(goal), set.insert(goal)),
-                    false => assert_eq!(met.remove(goal), set.remove(&goal)),
-                }
-                for probe in 0..span + 70 {
-                    assert_eq!(met.has(probe), set.contains(&probe), "round {round}, goal {probe}");
-                }
-                assert_eq!(*met, set);
-            }
-        }
     }
 }

@@ -12,6 +12,7 @@ pub mod borrowed;
 pub mod dictionary;
 pub mod distil;
 pub mod generate;
+pub mod goal_set;
 pub mod kept;
 pub mod grammar;
 pub mod mine;

@@ -42,6 +42,7 @@ use crate::generation::moves::{
 };
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
+use crate::generation::goal_set::GoalSet;
 use crate::generation::dictionary::{self, Dictionary};
 use crate::generation::sealed::Sealed;
 use crate::value::types::{ParamType, ParamTypes};
@@ -73,7 +74,7 @@ pub trait Evaluate {
 pub struct Search {
     reach: Reach,
     /// Goals still uncovered.
-    pub uncovered: BTreeSet<u32>,
+    pub uncovered: GoalSet,
     /// Best individual per uncovered goal.
     archive: BTreeMap<u32, (Fitness, Individual)>,
     rng: StdRng,
@@ -482,15 +483,15 @@ impl Search {
         } else {
             let uncovered = &self.uncovered;
             self.reach
-                .covered_goals_but(&individual.trace, |id| !uncovered.contains(&id))
+                .covered_goals_but(&individual.trace, |id| !uncovered.has(id))
                 .collect()
         };
         for id in &newly {
-            self.uncovered.remove(id);
+            self.uncovered.remove(*id);
             self.archive.remove(id);
         }
         let fitnesses = self.reach.fitnesses(&individual.trace);
-        for &id in &self.uncovered {
+        for &id in self.uncovered.iter() {
             let f = fitnesses.of(id);
             // A failing call at distance 0 reached the outcome without covering it.
             let usable = f.level != u32::MAX && !(individual.failed && f.covered());
@@ -734,7 +735,7 @@ impl<'a> Run<'a> {
 
     /// Whether `goal` is still uncovered.
     fn still_uncovered(&self, goal: u32) -> bool {
-        self.search.uncovered.contains(&goal)
+        self.search.uncovered.has(goal)
     }
 
     /// Runs a call, records it in the archive and, if it covered goals
