@@ -1334,7 +1334,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     match syn::parse2::<syn::Item>(item)? {
         syn::Item::Fn(mut item) => {
             if let Some(error) =
-                crate::target::marked_again(&item.attrs, "instrument", &item.sig.ident)
+                crate::attrs::marked_again(&item.attrs, "instrument", &item.sig.ident)
             {
                 return Err(error);
             }

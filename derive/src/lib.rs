@@ -7,6 +7,7 @@
 //! check it (collecting every error with the span of the offending tokens),
 //! and expand.
 
+mod attrs;
 mod generics;
 mod instrument;
 mod names;
