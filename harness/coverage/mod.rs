@@ -601,15 +601,54 @@ static MUTATING: AtomicUsize = AtomicUsize::new(0);
 thread_local! {
     /// The mutant this thread runs: its table's address and mutation.
     static MUTANT: Cell<Option<(usize, Mutation)>> = const { Cell::new(None) };
+    /// How many more conditions of the mutated function the call run
+    /// against [`MUTANT`] may evaluate ([`MUTANT_FUEL`] at its start).
+    static FUEL: Cell<u32> = const { Cell::new(0) };
 }
 
+/// How many conditions, `match` arms and arithmetic operations of the
+/// mutated function a call run against a mutant ([`with_mutant`]) may
+/// evaluate: the next one panics, and the mutant's outcome (that panic)
+/// kills it. A mutant that turns a loop endless (`c != Some(' ')` in a
+/// loop that skips spaces) is then killed in a fixed number of steps, the
+/// same on every run, where the call timeout waited a quarter of a second
+/// and a fresh worker confirmed the hang for a second more. 100,000 is
+/// far beyond what one call of a function evaluates on generated inputs
+/// (semver's parser: hundreds), and well within the quarter second: a
+/// test build's evaluations under a mutant take about 0.2 µs each (a
+/// million took 0.22 s, and ran past the timeout on the dogfood's
+/// `my_sqrt`). A call that evaluates more (a loop over a megabyte-long
+/// carved argument) kills every mutant of that function it is checked
+/// against, as a timeout would. A loop the mutant makes endless elsewhere
+/// (in a caller that no longer calls the mutated function) is still a
+/// hang, told by the call timeout.
+pub const MUTANT_FUEL: u32 = 100_000;
+
+/// The text of the panic that ends a call whose mutant ran out of
+/// [`MUTANT_FUEL`].
+pub const OUT_OF_FUEL: &str = "carve: the mutated function evaluated its conditions 100,000 times in one call: \
+                               a mutant that never ends, killed";
+
 /// The replacement of the condition at `branch` of `sites`, if this thread
-/// runs a mutant of it.
+/// runs a mutant of it. Each condition of the mutated function asked burns
+/// one unit of [`FUEL`].
 #[cold]
 fn active_mutant(sites: &'static Sites, branch: u32) -> Option<Replacement> {
-    MUTANT.with(Cell::get).and_then(|(table, m)| {
-        (table == sites as *const Sites as usize && m.branch == branch).then_some(m.to)
-    })
+    let (table, m) = MUTANT.with(Cell::get)?;
+    if table != sites as *const Sites as usize {
+        return None;
+    }
+    let left = FUEL.with(|fuel| {
+        let left = fuel.get().saturating_sub(1);
+        fuel.set(left);
+        left
+    });
+    // Not while unwinding: a `Drop` that evaluates a condition would
+    // abort the process with a second panic.
+    if left == 0 && !std::thread::panicking() {
+        panic!("{OUT_OF_FUEL}");
+    }
+    (m.branch == branch).then_some(m.to)
 }
 
 /// Runs `f` with one condition of `sites` mutated (mutant schemata: the
@@ -638,6 +677,7 @@ pub fn with_mutant<R>(sites: &'static Sites, mutation: Mutation, f: impl FnOnce(
         }
     }
     MUTANT.with(|m| m.set(Some((sites as *const Sites as usize, mutation))));
+    FUEL.with(|fuel| fuel.set(MUTANT_FUEL));
     MUTATING.fetch_add(1, Ordering::Relaxed);
     let _restore = Restore;
     f()
@@ -1150,6 +1190,40 @@ mod tests {
         assert_eq!(mutated, (true, true));
         set_recording(&[]);
         assert_eq!(collect(call).1, full);
+    }
+
+    #[test]
+    fn a_mutant_that_never_ends_runs_out_of_fuel_and_the_next_starts_full() {
+        static LOOP: Sites = Sites::new("t::m", "spin", "f.rs", (1, 1), &[], &[]);
+        // `loop { if n >= 10 { break } if n < 20 { n += 1 } }`: negating
+        // the second condition leaves `n` at 0 for ever.
+        let spin = || {
+            let mut n = 0u32;
+            let mut steps = 0u32;
+            loop {
+                steps += 1;
+                if boolean(&LOOP, 0, n >= 10) {
+                    return steps;
+                }
+                if boolean(&LOOP, 2, n < 20) {
+                    n += 1;
+                }
+            }
+        };
+        let negate = |branch| Mutation {
+            branch,
+            to: Replacement::Negate,
+        };
+        assert_eq!(collect(spin).0, 11);
+        let ended = crate::panics::quietly(|| {
+            std::panic::catch_unwind(|| collect(|| with_mutant(&LOOP, negate(2), spin)))
+        });
+        let payload = ended.expect_err("the endless mutant panics");
+        assert_eq!(crate::panics::panic_message(&*payload), OUT_OF_FUEL);
+        // A mutant that ends is unaffected, on a full tank again.
+        let ends = || with_mutant(&LOOP, negate(0), || boolean(&LOOP, 0, false));
+        assert!(collect(ends).0);
+        assert_eq!(collect(spin).0, 11, "no mutant once it unwound");
     }
 
     #[test]

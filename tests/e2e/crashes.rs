@@ -133,12 +133,13 @@ fn arguments_that_crash_while_built_are_no_failures_of_the_target() {
 }
 
 /// A mutant that never ends (`c != Some(' ')` in `leading_spaces`' loop,
-/// as in natord 1.0.9's `compare`) hangs the worker that checks a call
-/// against it: the mutant is killed, and the generation line says so,
-/// where it said worker crashes beside no failure found.
+/// as in natord 1.0.9's `compare`) runs out of fuel
+/// (`coverage::MUTANT_FUEL`): each turn of the loop evaluates the mutated
+/// condition, and the 100,000th ends the call with a panic that kills the
+/// mutant. No worker hangs, and no call waits for the timeout.
 #[test]
-fn mutants_that_hang_their_worker_are_no_crashes_of_the_target() {
-    let p = recorded("crashes-mutant-hangs");
+fn mutants_that_never_end_run_out_of_fuel_and_are_killed() {
+    let p = recorded("crashes-mutant-fuel");
     let run = p.test(
         &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
         &["leading_spaces"],
@@ -148,6 +149,33 @@ fn mutants_that_hang_their_worker_are_no_crashes_of_the_target() {
     run.assert_success();
     assert_eq!(found(&file), Vec::<(String, String)>::new());
     let line = run.generation_line("leading_spaces");
+    assert!(line.contains("found 0 failure(s)"), "{line}");
+    assert!(!line.contains("hung or crashed a worker"), "{line}");
+    assert!(!line.contains("worker crash(es) survived"), "{line}");
+    // The mutant is killed: every weak mutant of the loop's condition is.
+    assert!(
+        line.contains("weak mutants killed ") && mutants_all_killed(line),
+        "{line}"
+    );
+}
+
+/// A mutant whose endless loop is outside the mutated function (`steps`'
+/// step made 0, counted by a function carve does not instrument) hangs the
+/// worker that checks a call against it: the mutant is killed, and the
+/// generation line says so, where it said worker crashes beside no failure
+/// found.
+#[test]
+fn mutants_that_hang_their_worker_are_no_crashes_of_the_target() {
+    let p = recorded("crashes-mutant-hangs");
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
+        &["steps"],
+    );
+    let file = p.read("carved/steps.ron");
+    println!("{}\n{file}", run.output());
+    run.assert_success();
+    assert_eq!(found(&file), Vec::<(String, String)>::new());
+    let line = run.generation_line("steps");
     assert!(
         line.contains(
             "check(s) against mutants hung or crashed a worker: mutants killed, no failure)"
@@ -155,6 +183,18 @@ fn mutants_that_hang_their_worker_are_no_crashes_of_the_target() {
         "{line}"
     );
     assert!(!line.contains("worker crash(es) survived"), "{line}");
+}
+
+/// Whether the generation line's `weak mutants killed a/b -> c/d` ends
+/// with every mutant killed (`c == d`).
+fn mutants_all_killed(line: &str) -> bool {
+    let after = line
+        .split("weak mutants killed ")
+        .nth(1)
+        .unwrap_or_default();
+    let last = after.split(" -> ").nth(1).unwrap_or_default();
+    let fraction = last.split(';').next().unwrap_or_default().trim();
+    matches!(fraction.split_once('/'), Some((a, b)) if a == b)
 }
 
 /// Crashes do not make generation depend on when workers die: the same

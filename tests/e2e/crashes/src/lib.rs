@@ -151,3 +151,24 @@ pub fn leading_spaces(s: &str) -> usize {
     }
     n
 }
+
+/// How many steps of one character cover `s`. Healthy at every input, but
+/// its mutant `!s.is_empty()` makes the step 0 for a text that is not
+/// empty, and the loop that counts steps, which carve does not instrument,
+/// never ends: no condition of the mutated function runs again, so only
+/// the call timeout tells the hang.
+#[cfg_attr(feature = "carve", carve::target)]
+pub fn steps(s: &str) -> usize {
+    let step = if s.is_empty() { 0 } else { 1 };
+    count_steps(s.len(), step)
+}
+
+/// Not instrumented: its loop runs no condition carve sees.
+fn count_steps(len: usize, step: usize) -> usize {
+    let (mut at, mut n) = (0, 0);
+    while at < len {
+        at += step;
+        n += 1;
+    }
+    n
+}
