@@ -139,22 +139,11 @@ fn arguments_that_crash_while_built_are_no_failures_of_the_target() {
 /// mutant. No worker hangs, and no call waits for the timeout.
 #[test]
 fn mutants_that_never_end_run_out_of_fuel_and_are_killed() {
-    let p = recorded("crashes-mutant-fuel");
-    let run = p.test(
-        &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
-        &["leading_spaces"],
-    );
-    let file = p.read("carved/leading_spaces.ron");
-    println!("{}\n{file}", run.output());
-    run.assert_success();
-    assert_eq!(found(&file), Vec::<(String, String)>::new());
-    let line = run.generation_line("leading_spaces");
-    assert!(line.contains("found 0 failure(s)"), "{line}");
+    let line = generated_without_failures("crashes-mutant-fuel", "leading_spaces");
     assert!(!line.contains("hung or crashed a worker"), "{line}");
-    assert!(!line.contains("worker crash(es) survived"), "{line}");
     // The mutant is killed: every weak mutant of the loop's condition is.
     assert!(
-        line.contains("weak mutants killed ") && mutants_all_killed(line),
+        line.contains("weak mutants killed ") && mutants_all_killed(&line),
         "{line}"
     );
 }
@@ -166,23 +155,32 @@ fn mutants_that_never_end_run_out_of_fuel_and_are_killed() {
 /// found.
 #[test]
 fn mutants_that_hang_their_worker_are_no_crashes_of_the_target() {
-    let p = recorded("crashes-mutant-hangs");
-    let run = p.test(
-        &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
-        &["steps"],
-    );
-    let file = p.read("carved/steps.ron");
-    println!("{}\n{file}", run.output());
-    run.assert_success();
-    assert_eq!(found(&file), Vec::<(String, String)>::new());
-    let line = run.generation_line("steps");
+    let line = generated_without_failures("crashes-mutant-hangs", "steps");
     assert!(
         line.contains(
             "check(s) against mutants hung or crashed a worker: mutants killed, no failure)"
         ),
         "{line}"
     );
+}
+
+/// Generates for `target` alone in a recorded copy called `name` and
+/// returns its generation line, having checked that the run passed, found
+/// no failure and took no worker crash for one.
+fn generated_without_failures(name: &str, target: &str) -> String {
+    let p = recorded(name);
+    let run = p.test(
+        &[("CARVE", "generate"), ("CARVE_BUDGET", "1000")],
+        &[target],
+    );
+    let file = p.read(&format!("carved/{target}.ron"));
+    println!("{}\n{file}", run.output());
+    run.assert_success();
+    assert_eq!(found(&file), Vec::<(String, String)>::new());
+    let line = run.generation_line(target).to_owned();
+    assert!(line.contains("found 0 failure(s)"), "{line}");
     assert!(!line.contains("worker crash(es) survived"), "{line}");
+    line
 }
 
 /// Whether the generation line's `weak mutants killed a/b -> c/d` ends
