@@ -329,9 +329,7 @@ impl Seen {
         let mut words = block.chunks_exact(8);
         let mut at = offset;
         for word in &mut words {
-            let mut counts = [0; 8];
-            counts.copy_from_slice(word);
-            let counts = u64::from_le_bytes(counts);
+            let counts = word_at(word, 0);
             if counts != 0 {
                 let mut new = nonzero_bytes(counts) & !(self.first_buckets_at(at) << 7);
                 while new != 0 {
@@ -352,12 +350,23 @@ impl Seen {
     /// Bit 0 of byte `i` set where the first bucket of counter `at + i` is
     /// in, for eight counters.
     fn first_buckets_at(&self, at: usize) -> u64 {
-        let mut bytes = [0; 8];
-        let seen = self.buckets.get(at..).unwrap_or_default();
-        let n = seen.len().min(8);
-        bytes[..n].copy_from_slice(&seen[..n]);
-        u64::from_le_bytes(bytes) & LOW_BITS
+        word_at(&self.buckets, at) & LOW_BITS
     }
+}
+
+/// `bytes[at..at + 8]` as a little-endian word, 0 past the end. One load
+/// where all eight are there (a copy of a length known only at run time
+/// was a call to `memcpy` per word).
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    if let Some(word) = bytes.get(at..at + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        return u64::from_le_bytes(word);
+    }
+    let mut word = [0; 8];
+    let rest = bytes.get(at..).unwrap_or_default();
+    let n = rest.len().min(8);
+    word[..n].copy_from_slice(&rest[..n]);
+    u64::from_le_bytes(word)
 }
 
 /// Bit 0 of every byte of a word.
