@@ -35,7 +35,7 @@ pub mod tables;
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 pub use crate::registry::{Arith, Op};
 // The distance math has its own module; these names stay here, where the
@@ -896,6 +896,11 @@ impl<I: Iterator, S: Site> Iterator for Loop<I, S> {
 pub struct Trace {
     /// `(table, outcome id, distance)`, sorted by table address and id.
     reached: Vec<(&'static Sites, u32, f64)>,
+    /// Where each table's entries start in `reached`, by table address,
+    /// made at the first lookup ([`Trace::table`]): generation looks up
+    /// about a hundred goals per execution on semver, and a search over
+    /// the whole trace for each was 13% of a worker's instructions.
+    tables: OnceLock<Box<[(usize, usize)]>>,
 }
 
 impl Drop for Trace {
@@ -955,13 +960,7 @@ impl Trace {
 
     /// Everything recorded for `sites`: branches and the entered slot.
     fn of<'a>(&'a self, sites: &'a Sites) -> impl Iterator<Item = (u32, f64)> + 'a {
-        let start = self
-            .reached
-            .partition_point(|(s, _, _)| (*s as *const Sites) < (sites as *const Sites));
-        self.reached[start..]
-            .iter()
-            .take_while(move |(s, _, _)| std::ptr::eq(*s, sites))
-            .map(|(_, id, d)| (*id, *d))
+        self.table(sites).iter().map(|(_, id, d)| (*id, *d))
     }
 
     /// Everything recorded: `(table, outcome id, distance)`, sorted.
@@ -973,7 +972,15 @@ impl Trace {
     /// order): a generation worker reads traces back from its journal.
     pub fn from_entries(mut reached: Vec<(&'static Sites, u32, f64)>) -> Trace {
         reached.sort_by_key(|(sites, id, _)| (*sites as *const Sites, *id));
-        Trace { reached }
+        Trace::sorted(reached)
+    }
+
+    /// A trace of `reached`, sorted by table address and id.
+    fn sorted(reached: Vec<(&'static Sites, u32, f64)>) -> Trace {
+        Trace {
+            reached,
+            tables: OnceLock::new(),
+        }
     }
 
     /// The smallest distance to outcome `id` of `sites`, if reached.
@@ -984,14 +991,37 @@ impl Trace {
         self.lookup(sites, id)
     }
 
-    /// What was recorded at `id` of `sites` (a binary search: entries are
-    /// sorted by table address and id).
+    /// What was recorded at `id` of `sites` (a binary search among the
+    /// table's entries, sorted by id).
     fn lookup(&self, sites: &Sites, id: u32) -> Option<f64> {
-        let key = (sites as *const Sites, id);
-        self.reached
-            .binary_search_by(|(s, i, _)| (*s as *const Sites, *i).cmp(&key))
+        let table = self.table(sites);
+        table
+            .binary_search_by_key(&id, |&(_, i, _)| i)
             .ok()
-            .map(|at| self.reached[at].2)
+            .map(|at| table[at].2)
+    }
+
+    /// The entries of `sites`, found among the tables the trace holds.
+    fn table(&self, sites: &Sites) -> &[(&'static Sites, u32, f64)] {
+        let address = |s: &Sites| s as *const Sites as usize;
+        let tables = self.tables.get_or_init(|| {
+            let mut tables = Vec::new();
+            for (at, (s, _, _)) in self.reached.iter().enumerate() {
+                if tables.last().is_none_or(|&(last, _)| last != address(s)) {
+                    tables.push((address(s), at));
+                }
+            }
+            tables.into_boxed_slice()
+        });
+        let key = address(sites);
+        let i = tables.partition_point(|&(table, _)| table < key);
+        match tables.get(i) {
+            Some(&(table, start)) if table == key => {
+                let end = tables.get(i + 1).map_or(self.reached.len(), |&(_, next)| next);
+                &self.reached[start..end]
+            }
+            _ => &[],
+        }
     }
 
     /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the
@@ -1129,7 +1159,7 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
     if !in_address_order {
         reached.sort_by_key(|(sites, _, _)| *sites as *const Sites);
     }
-    (value, Trace { reached })
+    (value, Trace::sorted(reached))
 }
 
 #[cfg(test)]
