@@ -223,6 +223,15 @@ pub mod _macro_support {
         })
     }
 
+    /// [`setup`] for rebuilding a call's arguments, before its body: the
+    /// edge counters start from zero after it
+    /// ([`crate::coverage::paused_before_call`]).
+    pub fn setup_arguments<R>(f: impl FnOnce() -> R) -> R {
+        crate::generation::worker::journal::in_setup(|| {
+            crate::coverage::paused_before_call(|| crate::carving::record::capturing(f))
+        })
+    }
+
     /// Calls a target's body (a closure, so that `return` and `?` keep their meaning).
     #[inline(always)]
     pub fn call_once<R>(body: impl FnOnce() -> R) -> R {

@@ -805,7 +805,7 @@ impl TargetFn {
                         // Rebuilding and capturing the arguments is not the call: it
                         // runs outside its coverage (`setup`); the call and the capture
                         // of what it returned are the outcome.
-                        let (__carve_args, __carve_args_value) = ::carve::_macro_support::setup(|| {
+                        let (__carve_args, __carve_args_value) = ::carve::_macro_support::setup_arguments(|| {
                             let __carve_args: arguments = ::carve::_macro_support::parse_args(__carve_input)?;
                             let __carve_value = __carve_input.to_value(&__carve_args)?;
                             ::core::result::Result::Ok::<_, ::carve::_macro_support::ReplayError>((__carve_args, __carve_value))

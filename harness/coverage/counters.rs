@@ -588,6 +588,24 @@ pub(crate) fn paused<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f`, then sets the counted counters to 0 (only inside
+/// [`around`]): what ran before and in it does not show, as if the call
+/// started as it returned. For what runs before a call's body.
+pub(crate) fn restarted<R>(f: impl FnOnce() -> R) -> R {
+    if !ARMED.with(Cell::get) {
+        return f();
+    }
+    // Armed only inside `around`, which decided.
+    struct Restart(&'static Counted);
+    impl Drop for Restart {
+        fn drop(&mut self) {
+            reset(self.0);
+        }
+    }
+    let _restart = Restart(counted());
+    f()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1059,6 +1059,28 @@ fn address(sites: &Sites) -> usize {
 /// assert!(!paused);
 /// ```
 pub fn paused<R>(f: impl FnOnce() -> R) -> R {
+    // Nor do the edge counters of code carve does not instrument show it.
+    outside_collection(|| counters::paused(f))
+}
+
+/// [`paused`] for what runs before a call's body (rebuilding its
+/// arguments): the edge counters then start from zero, as if the call
+/// started there, instead of being put back as they were. Nothing before
+/// the body counts for the call, so there is nothing to put back: saving
+/// and restoring the counted counters around it was 16% of semver's
+/// generation worker.
+///
+/// ```
+/// # use carve::coverage;
+/// let (paused, _) = coverage::collect(|| coverage::paused_before_call(coverage::active));
+/// assert!(!paused);
+/// ```
+pub fn paused_before_call<R>(f: impl FnOnce() -> R) -> R {
+    outside_collection(|| counters::restarted(f))
+}
+
+/// Runs `f` with this thread's collection, if any, set aside.
+fn outside_collection<R>(f: impl FnOnce() -> R) -> R {
     struct Resume(bool, *mut State);
     impl Drop for Resume {
         fn drop(&mut self) {
@@ -1070,8 +1092,7 @@ pub fn paused<R>(f: impl FnOnce() -> R) -> R {
         ACTIVE.with(|a| a.replace(false)),
         STATE.with(|s| s.replace(std::ptr::null_mut())),
     );
-    // Nor do the edge counters of code carve does not instrument show it.
-    counters::paused(f)
+    f()
 }
 
 /// Each of `kept` made the smaller of it and its counterpart in `new`.
