@@ -897,7 +897,7 @@ pub struct Trace {
     /// `(table, outcome id, distance)`, sorted by table address and id.
     reached: Vec<(&'static Sites, u32, f64)>,
     /// Where each table's entries start in `reached`, by table address,
-    /// made at the first lookup of a distance ([`Trace::table`]): generation looks up
+    /// made at the first lookup ([`Trace::table`]): generation looks up
     /// about a hundred goals per execution on semver, and a search over
     /// the whole trace for each was 13% of a worker's instructions.
     tables: OnceLock<Box<[(usize, usize)]>>,
@@ -994,7 +994,6 @@ impl Trace {
     /// What was recorded at `id` of `sites` (a binary search among the
     /// table's entries, sorted by id).
     fn lookup(&self, sites: &Sites, id: u32) -> Option<f64> {
-        self.index_tables();
         let table = self.table(sites);
         table
             .binary_search_by_key(&id, |&(_, i, _)| i)
@@ -1002,30 +1001,10 @@ impl Trace {
             .map(|at| table[at].2)
     }
 
-    /// The entries of `sites`: through the index of the trace's tables
-    /// once a lookup made it, else by two searches over the trace (a trace
-    /// read for a few tables only is not worth indexing: humantime's worker
-    /// ran 1% more instructions when every trace was).
+    /// The entries of `sites`, found through the index of the trace's
+    /// tables (made at the first call).
     fn table(&self, sites: &Sites) -> &[(&'static Sites, u32, f64)] {
-        let key = address(sites);
-        let Some(tables) = self.tables.get() else {
-            let start = self.reached.partition_point(|(s, _, _)| address(s) < key);
-            let end = start + self.reached[start..].partition_point(|(s, _, _)| address(s) == key);
-            return &self.reached[start..end];
-        };
-        let i = tables.partition_point(|&(table, _)| table < key);
-        match tables.get(i) {
-            Some(&(table, start)) if table == key => {
-                let end = tables.get(i + 1).map_or(self.reached.len(), |&(_, next)| next);
-                &self.reached[start..end]
-            }
-            _ => &[],
-        }
-    }
-
-    /// Indexes the trace's tables ([`Trace::table`]), once.
-    fn index_tables(&self) {
-        self.tables.get_or_init(|| {
+        let tables = self.tables.get_or_init(|| {
             let mut tables: Vec<(usize, usize)> = Vec::new();
             for (at, (s, _, _)) in self.reached.iter().enumerate() {
                 if tables.last().is_none_or(|&(last, _)| last != address(s)) {
@@ -1034,6 +1013,15 @@ impl Trace {
             }
             tables.into_boxed_slice()
         });
+        let key = address(sites);
+        let i = tables.partition_point(|&(table, _)| table < key);
+        match tables.get(i) {
+            Some(&(table, start)) if table == key => {
+                let end = tables.get(i + 1).map_or(self.reached.len(), |&(_, next)| next);
+                &self.reached[start..end]
+            }
+            _ => &[],
+        }
     }
 
     /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the
