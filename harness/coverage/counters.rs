@@ -454,9 +454,9 @@ fn with_counted<R>(counted: &Counted, g: impl FnOnce(&mut dyn Iterator<Item = (u
 /// Runs `f` with the counters reset before and read after: returns its
 /// value and the counters it reached whose first bucket `seen` does not
 /// hold, as those features ([`Seen::new_in`]; empty, at no cost, when
-/// nothing is built with the counters). What runs in
-/// [`paused`] stretches meanwhile (rebuilding the arguments, capturing the
-/// result) does not count.
+/// nothing is built with the counters). What runs in [`paused`]
+/// stretches meanwhile (capturing the result) does not count, nor does
+/// anything before a [`restarted`] one (rebuilding the arguments).
 pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
     if total() == 0 {
         return (f(), Vec::new());

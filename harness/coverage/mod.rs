@@ -264,7 +264,7 @@ impl Frame {
     pub fn enter(sites: &'static Sites) -> Frame {
         let mut frame = sites.frame();
         frame.mutating = frame.mutating
-            && MUTANT.with(Cell::get).is_some_and(|(table, _)| table == sites as *const Sites as usize);
+            && MUTANT.with(Cell::get).is_some_and(|(table, _)| table == address(sites));
         let entered = entered_slot(sites);
         if let Some(state) = frame.state() {
             let mark = state.recording.get((frame.base + entered) as usize);
@@ -635,7 +635,7 @@ pub const OUT_OF_FUEL: &str = "carve: the mutated function evaluated its conditi
 #[cold]
 fn active_mutant(sites: &'static Sites, branch: u32) -> Option<Replacement> {
     let (table, m) = MUTANT.with(Cell::get)?;
-    if table != sites as *const Sites as usize {
+    if table != address(sites) {
         return None;
     }
     let left = FUEL.with(|fuel| {
@@ -676,7 +676,7 @@ pub fn with_mutant<R>(sites: &'static Sites, mutation: Mutation, f: impl FnOnce(
             MUTATING.fetch_sub(1, Ordering::Relaxed);
         }
     }
-    MUTANT.with(|m| m.set(Some((sites as *const Sites as usize, mutation))));
+    MUTANT.with(|m| m.set(Some((address(sites), mutation))));
     FUEL.with(|fuel| fuel.set(MUTANT_FUEL));
     MUTATING.fetch_add(1, Ordering::Relaxed);
     let _restore = Restore;
@@ -1031,8 +1031,9 @@ impl Trace {
     }
 }
 
-/// A table's address: what a trace's entries are sorted by.
-fn address(sites: &Sites) -> usize {
+/// A table's address: how a function is told apart within one process
+/// (a trace's entries are sorted by it).
+pub(crate) fn address(sites: &Sites) -> usize {
     sites as *const Sites as usize
 }
 

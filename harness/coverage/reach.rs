@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::coverage::fitness::{fitness_within, Fitness};
 use crate::coverage::goals::{self, Goal, GoalKind};
-use crate::coverage::{Recording, Trace};
+use crate::coverage::{address, Recording, Trace};
 use crate::registry::Sites;
 
 /// The functions in a target's reach, their outcomes numbered as goals
@@ -44,11 +44,6 @@ pub struct Reach {
     /// The functions' table addresses, sorted: whether a trace's entry is
     /// in reach is a binary search ([`Reach::outside`]).
     addresses: Vec<usize>,
-}
-
-/// A table's address: how a function is told apart within one process.
-fn address(sites: &Sites) -> usize {
-    sites as *const Sites as usize
 }
 
 /// What the fitness of the open goals may read ([`Reach::recording`]).
