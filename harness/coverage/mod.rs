@@ -900,7 +900,63 @@ pub struct Trace {
     /// made at the first lookup ([`Trace::table`]): generation looks up
     /// about a hundred goals per execution on semver, and a search over
     /// the whole trace for each was 13% of a worker's instructions.
-    tables: OnceLock<Box<[(usize, usize)]>>,
+    tables: OnceLock<TableIndex>,
+}
+
+/// Where each table's entries start in a trace's `reached`, by table
+/// address, and which table was looked up last: the goals of one function
+/// are read one after the other, so most lookups find their table there
+/// instead of searching (a search per lookup was 10% of semver's worker).
+#[derive(Debug)]
+struct TableIndex {
+    starts: Box<[(usize, usize)]>,
+    /// The position in `starts` of the table looked up last. Only a hint:
+    /// a lookup checks that it holds the table it wants, so threads that
+    /// share a trace may overwrite each other's.
+    last: AtomicUsize,
+}
+
+impl Clone for TableIndex {
+    fn clone(&self) -> Self {
+        TableIndex {
+            starts: self.starts.clone(),
+            last: AtomicUsize::new(self.last.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl TableIndex {
+    fn of(reached: &[(&'static Sites, u32, f64)]) -> TableIndex {
+        let mut starts: Vec<(usize, usize)> = Vec::new();
+        for (at, (s, _, _)) in reached.iter().enumerate() {
+            if starts.last().is_none_or(|&(last, _)| last != address(s)) {
+                starts.push((address(s), at));
+            }
+        }
+        TableIndex {
+            starts: starts.into_boxed_slice(),
+            last: AtomicUsize::new(0),
+        }
+    }
+
+    /// The range in `reached` (of `len` entries) of the table at `key`.
+    #[inline]
+    fn range(&self, key: usize, len: usize) -> std::ops::Range<usize> {
+        let last = self.last.load(Ordering::Relaxed);
+        let i = match self.starts.get(last) {
+            Some(&(table, _)) if table == key => last,
+            _ => {
+                let i = self.starts.partition_point(|&(table, _)| table < key);
+                match self.starts.get(i) {
+                    Some(&(table, _)) if table == key => self.last.store(i, Ordering::Relaxed),
+                    _ => return 0..0,
+                }
+                i
+            }
+        };
+        let end = self.starts.get(i + 1).map_or(len, |&(_, next)| next);
+        self.starts[i].1..end
+    }
 }
 
 impl Drop for Trace {
@@ -1004,24 +1060,8 @@ impl Trace {
     /// The entries of `sites`, found through the index of the trace's
     /// tables (made at the first call).
     fn table(&self, sites: &Sites) -> &[(&'static Sites, u32, f64)] {
-        let tables = self.tables.get_or_init(|| {
-            let mut tables: Vec<(usize, usize)> = Vec::new();
-            for (at, (s, _, _)) in self.reached.iter().enumerate() {
-                if tables.last().is_none_or(|&(last, _)| last != address(s)) {
-                    tables.push((address(s), at));
-                }
-            }
-            tables.into_boxed_slice()
-        });
-        let key = address(sites);
-        let i = tables.partition_point(|&(table, _)| table < key);
-        match tables.get(i) {
-            Some(&(table, start)) if table == key => {
-                let end = tables.get(i + 1).map_or(self.reached.len(), |&(_, next)| next);
-                &self.reached[start..end]
-            }
-            _ => &[],
-        }
+        let index = self.tables.get_or_init(|| TableIndex::of(&self.reached));
+        &self.reached[index.range(address(sites), self.reached.len())]
     }
 
     /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the

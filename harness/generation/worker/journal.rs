@@ -27,7 +27,7 @@ use crate::generation::generate::{Executed, NotRun};
 use crate::outcome::{Failure, Observation, Outcome};
 use crate::value::Value;
 
-use crate::registry::SiteNumbers;
+use crate::registry::{SiteNumbers, Sites};
 
 /// The files a target's workers share, in a folder of their own that is
 /// removed when generation for the target ends.
@@ -111,7 +111,9 @@ pub struct Journal {
     offsets: Vec<u64>,
     out: Option<BufWriter<File>>,
     path: PathBuf,
-    sites: SiteNumbers,
+    numbers: Numbers,
+    /// The entry being written, its room kept for the next.
+    body: Vec<u8>,
 }
 
 impl Journal {
@@ -147,7 +149,8 @@ impl Journal {
             offsets,
             out: None,
             path,
-            sites,
+            numbers: Numbers { sites, last: None },
+            body: Vec::new(),
         })
     }
 
@@ -188,16 +191,22 @@ impl Journal {
 
     /// Adds a call made now (not replayed) with arguments `hash`.
     pub fn record(&mut self, hash: u64, result: &Result<Executed, NotRun>) -> io::Result<()> {
-        let entry = match result {
-            Err(why) => Entry::NotRun(*why),
-            Ok(executed) => Entry::Ran {
-                trace: executed.trace.clone(),
-                failure: executed.failure.clone(),
-                fingerprint: executed.fingerprint,
-                edges: executed.edges.clone(),
-            },
-        };
-        let body = encode(hash, &entry, &self.sites);
+        // Encoded from the call's own result into a buffer kept from one
+        // entry to the next: every execution of a run is recorded, and
+        // cloning its trace for an entry was a tenth of what a worker did
+        // besides running calls.
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
+        body.extend_from_slice(&[0; 4]);
+        encode(&mut body, hash, result, &mut self.numbers);
+        let len = (body.len() - 4) as u32;
+        body[..4].copy_from_slice(&len.to_le_bytes());
+        let written = self.write(&body);
+        self.body = body;
+        written
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         let out = match &mut self.out {
             Some(out) => out,
             None => {
@@ -215,8 +224,7 @@ impl Journal {
                 self.out.insert(out)
             }
         };
-        out.write_all(&(body.len() as u32).to_le_bytes())?;
-        out.write_all(&body)
+        out.write_all(bytes)
     }
 
     /// Writes what is buffered.
@@ -264,48 +272,63 @@ fn get_text(bytes: &[u8], at: &mut usize) -> Option<String> {
 /// `hash, kind, [location], [trace, edges]`; a trace is its reached outcomes as
 /// `(function number, outcome id, distance)`, the distance 0 in one byte;
 /// edges are the edge features as deltas (one byte when there are none).
-fn encode(hash: u64, entry: &Entry, sites: &SiteNumbers) -> Vec<u8> {
-    let mut out = hash.to_le_bytes().to_vec();
-    match entry {
-        Entry::NotRun(NotRun::Undeserializable) => out.push(0),
-        Entry::NotRun(NotRun::Uncaptured) => out.push(1),
-        Entry::Ran {
-            trace,
-            failure,
-            fingerprint,
-            edges,
-        } => {
-            match failure {
-                None => out.push(2),
-                Some(Failure { kind, site: None }) if !kind.is_crash() => out.push(3),
-                Some(failure) => {
-                    out.push(if failure.kind.is_crash() { 5 } else { 4 });
-                    put_text(&mut out, &failure.to_string());
-                }
-            }
-            out.extend_from_slice(&fingerprint.to_le_bytes());
-            let reached = trace.entries();
-            put_varint(&mut out, reached.len() as u64);
-            for (table, id, distance) in reached {
-                let number = sites.number(table).unwrap_or(u32::MAX);
-                put_varint(&mut out, u64::from(number));
-                put_varint(&mut out, u64::from(*id));
-                if *distance == 0.0 {
-                    out.push(0);
-                } else {
-                    out.push(1);
-                    out.extend_from_slice(&distance.to_bits().to_le_bytes());
-                }
-            }
-            put_varint(&mut out, edges.len() as u64);
-            let mut last = 0;
-            for &edge in edges {
-                put_varint(&mut out, u64::from(edge - last));
-                last = edge;
+fn encode(out: &mut Vec<u8>, hash: u64, result: &Result<Executed, NotRun>, numbers: &mut Numbers) {
+    out.extend_from_slice(&hash.to_le_bytes());
+    let executed = match result {
+        Err(NotRun::Undeserializable) => return out.push(0),
+        Err(NotRun::Uncaptured) => return out.push(1),
+        Ok(executed) => executed,
+    };
+    match &executed.failure {
+        None => out.push(2),
+        Some(Failure { kind, site: None }) if !kind.is_crash() => out.push(3),
+        Some(failure) => {
+            out.push(if failure.kind.is_crash() { 5 } else { 4 });
+            put_text(out, &failure.to_string());
+        }
+    }
+    out.extend_from_slice(&executed.fingerprint.to_le_bytes());
+    let reached = executed.trace.entries();
+    put_varint(out, reached.len() as u64);
+    for (table, id, distance) in reached {
+        put_varint(out, u64::from(numbers.number(table)));
+        put_varint(out, u64::from(*id));
+        if *distance == 0.0 {
+            out.push(0);
+        } else {
+            out.push(1);
+            out.extend_from_slice(&distance.to_bits().to_le_bytes());
+        }
+    }
+    put_varint(out, executed.edges.len() as u64);
+    let mut last = 0;
+    for &edge in &executed.edges {
+        put_varint(out, u64::from(edge - last));
+        last = edge;
+    }
+}
+
+/// The functions' numbers ([`SiteNumbers`]), with the last one asked for
+/// kept: a trace's entries come grouped by function, so most entries ask
+/// for the one before them.
+struct Numbers {
+    sites: SiteNumbers,
+    last: Option<(&'static Sites, u32)>,
+}
+
+impl Numbers {
+    /// The number of `table`; `u32::MAX` (which reads back as no function)
+    /// for one not registered.
+    fn number(&mut self, table: &'static Sites) -> u32 {
+        match self.last {
+            Some((last, number)) if std::ptr::eq(last, table) => number,
+            _ => {
+                let number = self.sites.number(table).unwrap_or(u32::MAX);
+                self.last = Some((table, number));
+                number
             }
         }
     }
-    out
 }
 
 fn decode(body: &[u8], sites: &SiteNumbers) -> Option<(u64, Entry)> {
