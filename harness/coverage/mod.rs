@@ -910,9 +910,9 @@ pub struct Trace {
 #[derive(Debug)]
 struct TableIndex {
     starts: Box<[(usize, usize)]>,
-    /// The position in `starts` of the table looked up last. Only a hint:
-    /// a lookup checks that it holds the table it wants, so threads that
-    /// share a trace may overwrite each other's.
+    /// The [`Position`] of the table looked up last. Only a hint: a lookup
+    /// checks that it holds the table it wants, so threads that share a
+    /// trace may overwrite each other's.
     last: AtomicUsize,
 }
 
@@ -942,20 +942,52 @@ impl TableIndex {
     /// The range in `reached` (of `len` entries) of the table at `key`.
     #[inline]
     fn range(&self, key: usize, len: usize) -> std::ops::Range<usize> {
-        let last = self.last.load(Ordering::Relaxed);
-        let i = match self.starts.get(last) {
-            Some(&(table, _)) if table == key => last,
+        let starts = &*self.starts;
+        // Where `key` is or would be in `starts`, and whether it is there.
+        let (i, present) = match Position::from(self.last.load(Ordering::Relaxed)) {
+            Position { at, present: true } if starts.get(at).is_some_and(|&(t, _)| t == key) => (at, true),
+            Position { at, present: false }
+                if (at == 0 || starts.get(at - 1).is_some_and(|&(t, _)| t < key))
+                    && starts.get(at).is_none_or(|&(t, _)| t > key) =>
+            {
+                (at, false)
+            }
             _ => {
-                let i = self.starts.partition_point(|&(table, _)| table < key);
-                match self.starts.get(i) {
-                    Some(&(table, _)) if table == key => self.last.store(i, Ordering::Relaxed),
-                    _ => return 0..0,
-                }
-                i
+                let at = starts.partition_point(|&(table, _)| table < key);
+                let present = starts.get(at).is_some_and(|&(t, _)| t == key);
+                self.last.store(Position { at, present }.into(), Ordering::Relaxed);
+                (at, present)
             }
         };
-        let end = self.starts.get(i + 1).map_or(len, |&(_, next)| next);
-        self.starts[i].1..end
+        if !present {
+            return 0..0;
+        }
+        let end = starts.get(i + 1).map_or(len, |&(_, next)| next);
+        starts[i].1..end
+    }
+}
+
+/// Where a table is, or would be, in a [`TableIndex`]: a function the call
+/// did not enter is looked up as often as one it did (fitnesses ask
+/// whether each goal's function was entered).
+#[derive(Clone, Copy)]
+struct Position {
+    at: usize,
+    present: bool,
+}
+
+impl From<usize> for Position {
+    fn from(packed: usize) -> Position {
+        Position {
+            at: packed >> 1,
+            present: packed & 1 == 1,
+        }
+    }
+}
+
+impl From<Position> for usize {
+    fn from(position: Position) -> usize {
+        position.at << 1 | usize::from(position.present)
     }
 }
 
@@ -1431,6 +1463,27 @@ mod tests {
             assert!(trace.entries().iter().all(|(_, _, d)| *d == 0.0));
             assert_eq!(trace.functions().collect::<Vec<_>>().len(), 1, "only `second` was entered");
         }
+    }
+
+    #[test]
+    fn lookups_answer_the_same_in_any_order_of_tables_reached_or_not() {
+        static TABLES: [Sites; 5] = {
+            const T: Sites = Sites::new("t::m", "f", "f.rs", (1, 1), &[BRANCH; 4], &[]);
+            [T, T, T, T, T]
+        };
+        // Tables 1 and 3 reached (outcomes 1 and 3 at distance 0); 0, 2 and 4
+        // not: every lookup order moves the remembered position differently.
+        let trace = Trace::from_entries(vec![(&TABLES[3], 3, 0.0), (&TABLES[1], 1, 0.0)]);
+        let expected = |t: usize, id: u32| ((t == 1 || t == 3) && id == t as u32).then_some(0.0);
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for _ in 0..500 {
+            let (t, id) = (rng.random_range(0..5), rng.random_range(0..4));
+            assert_eq!(trace.distance(&TABLES[t], id), expected(t, id), "table {t}, outcome {id}");
+        }
+        let copy = trace.clone();
+        assert_eq!(copy.distance(&TABLES[0], 0), None);
+        assert_eq!(copy.distance(&TABLES[3], 3), Some(0.0));
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //! target is the `#[carve::target]` function whose calls search makes.)
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -76,7 +77,7 @@ pub struct Search {
     /// Goals still uncovered.
     pub uncovered: GoalSet,
     /// Best individual per uncovered goal.
-    archive: BTreeMap<u32, (Fitness, Individual)>,
+    archive: BTreeMap<u32, (Fitness, Rc<Individual>)>,
     rng: StdRng,
     /// Characters seen in the seeds' strings and their classes: perturbing a
     /// character sometimes draws from these (a hex digit after a `%`).
@@ -491,6 +492,9 @@ impl Search {
             self.archive.remove(id);
         }
         let fitnesses = self.reach.fitnesses(&individual.trace);
+        // One copy of the call, shared by every goal it is the best for:
+        // a copy per goal was most of the allocations of a search.
+        let mut shared: Option<Rc<Individual>> = None;
         for &id in self.uncovered.iter() {
             let f = fitnesses.of(id);
             // A failing call at distance 0 reached the outcome without covering it.
@@ -500,7 +504,8 @@ impl Search {
                 .get(&id)
                 .is_none_or(|(best, _)| f.better_than(*best));
             if better && usable {
-                self.archive.insert(id, (f, individual.clone()));
+                let shared = shared.get_or_insert_with(|| Rc::new(individual.clone()));
+                self.archive.insert(id, (f, Rc::clone(shared)));
             }
         }
         newly
@@ -796,7 +801,7 @@ impl<'a> Run<'a> {
         };
         *self.search.climbs.entry(goal).or_default() += 1;
         let mut current = Point {
-            args: best.args,
+            args: best.args.clone(),
             fitness,
         };
         let mut stuck_rounds = 0;
@@ -1298,11 +1303,11 @@ mod tests {
             0,
             (
                 Fitness::ZERO,
-                Individual {
+                Rc::new(Individual {
                     args: err.clone(),
                     failed: false,
                     trace: Trace::default(),
-                },
+                }),
             ),
         );
         let args = Value::Struct("args", vec![("r", ok(3))]);
