@@ -18,8 +18,9 @@
 //! own: those `cargo carve generate` builds with the counters, named in
 //! [`CRATES_VAR`], and those whose functions carve instruments.
 //!
-//! Generation runs each call of a target between [`around`]'s reset and
-//! read of the counters, and turns what they show into *features*, laid
+//! Generation runs each call of a target in [`around`]: the counters are
+//! reset once the call's arguments are rebuilt and read when it ends,
+//! and it turns what they show into *features*, laid
 //! out as libFuzzer's: a counter's index times 8 plus its hit count's
 //! bucket (1, 2, 3, 4–7, 8–15, 16–31, 32–127, 128+ are buckets 0 to 7).
 //! Generation reads only the first bucket, whatever the count: a call that
@@ -395,6 +396,9 @@ thread_local! {
     /// Whether this thread runs a call inside [`around`]: only then do
     /// [`paused`] stretches save and restore the counters.
     static ARMED: Cell<bool> = const { Cell::new(false) };
+    /// Whether the call [`around`] runs set the counters to 0 in a
+    /// [`restarted`] stretch.
+    static RESTARTED: Cell<bool> = const { Cell::new(false) };
     /// This thread's copy of the counted counters' spans ([`Spans`]).
     static MINE: RefCell<Spans> = const { RefCell::new(Spans { total: 0, spans: Vec::new() }) };
     /// The buffer [`paused`] saves the counters in, reused.
@@ -403,7 +407,7 @@ thread_local! {
 
 /// The counters that count, as address spans `(start, len, index)` (the
 /// index of its first counter over all regions): those of the counted
-/// ranges, clipped to each region. Only these are reset before a call,
+/// ranges, clipped to each region. Only these are reset as a call starts,
 /// read after it and saved around [`paused`] stretches: the others are
 /// never read, so what they hold does not matter (humantime: 27,502 of
 /// 67,164 counters count).
@@ -451,12 +455,15 @@ fn with_counted<R>(counted: &Counted, g: impl FnOnce(&mut dyn Iterator<Item = (u
     })
 }
 
-/// Runs `f` with the counters reset before and read after: returns its
-/// value and the counters it reached whose first bucket `seen` does not
-/// hold, as those features ([`Seen::new_in`]; empty, at no cost, when
-/// nothing is built with the counters). What runs in [`paused`]
-/// stretches meanwhile (capturing the result) does not count, nor does
-/// anything before a [`restarted`] one (rebuilding the arguments).
+/// Runs `f`, a call that rebuilds its arguments in a [`restarted`]
+/// stretch (as every replay does), and reads the counters after: returns
+/// its value and the counters it reached from the end of that stretch on
+/// whose first bucket `seen` does not hold, as those features
+/// ([`Seen::new_in`]; empty, at no cost, when nothing is built with the
+/// counters). What runs in [`paused`] stretches meanwhile does not count.
+/// A call that never restarted (its arguments did not rebuild) reaches no
+/// feature: the counters are set to 0 only there, once per call, where a
+/// reset before the call too was a second pass over all of them.
 pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
     if total() == 0 {
         return (f(), Vec::new());
@@ -467,12 +474,15 @@ pub fn around<R>(seen: &Seen, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
             ARMED.with(|a| a.set(self.0));
         }
     }
-    // Decided before the reset (it reads the executable's symbols once).
+    // Decided before the call (it reads the executable's symbols once).
     let counted = counted();
-    reset(counted);
+    RESTARTED.with(|r| r.set(false));
     let disarm = Disarm(ARMED.with(|a| a.replace(true)));
     let value = f();
     drop(disarm);
+    if !RESTARTED.with(Cell::get) {
+        return (value, Vec::new());
+    }
     (value, read(counted, seen))
 }
 
@@ -600,6 +610,7 @@ pub(crate) fn restarted<R>(f: impl FnOnce() -> R) -> R {
     impl Drop for Restart {
         fn drop(&mut self) {
             reset(self.0);
+            RESTARTED.with(|r| r.set(true));
         }
     }
     let _restart = Restart(counted());
