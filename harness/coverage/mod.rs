@@ -1033,8 +1033,9 @@ impl Trace {
 
     /// Whether the call entered the function of `sites`.
     pub fn entered(&self, sites: &Sites) -> bool {
-        let entered = entered_slot(sites);
-        self.of(sites).any(|(id, _)| id == entered)
+        // A search among the table's entries: fitnesses ask this of every
+        // goal's function, for every call.
+        self.lookup(sites, entered_slot(sites)).is_some()
     }
 
     /// The instrumented functions the call entered, directly or through
