@@ -1468,10 +1468,13 @@ mod tests {
 
     #[test]
     fn lookups_answer_the_same_in_any_order_of_tables_reached_or_not() {
-        static TABLES: [Sites; 5] = {
-            const T: Sites = Sites::new("t::m", "f", "f.rs", (1, 1), &[BRANCH; 4], &[]);
-            [T, T, T, T, T]
-        };
+        static TABLES: [Sites; 5] = [
+            Sites::new("t::m", "f0", "f.rs", (1, 1), &[BRANCH; 4], &[]),
+            Sites::new("t::m", "f1", "f.rs", (1, 1), &[BRANCH; 4], &[]),
+            Sites::new("t::m", "f2", "f.rs", (1, 1), &[BRANCH; 4], &[]),
+            Sites::new("t::m", "f3", "f.rs", (1, 1), &[BRANCH; 4], &[]),
+            Sites::new("t::m", "f4", "f.rs", (1, 1), &[BRANCH; 4], &[]),
+        ];
         // Tables 1 and 3 reached (outcomes 1 and 3 at distance 0); 0, 2 and 4
         // not: every lookup order moves the remembered position differently.
         let trace = Trace::from_entries(vec![(&TABLES[3], 3, 0.0), (&TABLES[1], 1, 0.0)]);
