@@ -344,7 +344,9 @@ impl Goal {
                     distance: f64::INFINITY,
                 },
                 None => match parent {
-                    Some(parent) => fitness_within(sites, parent, trace),
+                    // Under an outcome: one level below it, as a branch is
+                    // (taken, the operation still did not run).
+                    Some(parent) => fitness_within(sites, parent, trace).deeper(1),
                     None => Fitness {
                         level: 1,
                         distance: f64::INFINITY,
@@ -686,6 +688,51 @@ mod tests {
         assert_eq!(goals(&OPS)[0].fitness(&OPS, &none).level, 1);
         assert_eq!(goals(&OPS)[0].fitness(&OPS, &add(2u8, 2)).distance, 0.0);
         assert_eq!(goals(&OPS)[1].fitness(&OPS, &add(2u8, 2)).distance, 1.0);
+    }
+
+    #[test]
+    fn an_operator_under_an_outcome_taken_that_did_not_run_is_one_level_away() {
+        // `match s { "ms" => { f()?; a + b } _ => 0 }`: the arm taken, and
+        // `f()?` returned before the addition.
+        static NESTED: Sites = Sites::new(
+            "k::m",
+            "h",
+            "m.rs",
+            (1, 9),
+            &[
+                Branch {
+                    kind: BranchKind::MatchArm,
+                    ..branch("\"ms\"", Side::Taken, u32::MAX)
+                },
+                Branch {
+                    kind: BranchKind::MatchArm,
+                    ..branch("_", Side::Taken, u32::MAX)
+                },
+            ],
+            &[],
+        )
+        .with_conditions(&[Condition {
+            branch: 0,
+            form: Form::Arith {
+                op: crate::registry::Arith::Add,
+                index: 0,
+                text: "a + b",
+                at: (3, 9),
+            },
+        }]);
+        let (_, trace) = collect(|| {
+            crate::coverage::enter(&NESTED);
+            crate::coverage::hit(&NESTED, 0);
+        });
+        let goal = goals(&NESTED).remove(0);
+        assert!(!goal.covered(&NESTED, &trace), "the mutant never ran: not killed");
+        assert_eq!(goal.fitness(&NESTED, &trace), Fitness { level: 1, distance: 0.0 });
+        let (_, ran) = collect(|| {
+            crate::coverage::enter(&NESTED);
+            crate::coverage::hit(&NESTED, 0);
+            crate::coverage::arith(&NESTED, 0, crate::registry::Arith::Add, 2u8, 1, |l, r| l + r)
+        });
+        assert!(goal.covered(&NESTED, &ran));
     }
 
     #[test]
