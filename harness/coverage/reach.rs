@@ -439,6 +439,7 @@ impl Reach {
         }
     }
 
+    #[cfg(any(test, feature = "_internals"))]
     /// The fitness of a call for `goal`.
     pub fn fitness(&self, goal: u32, trace: &Trace) -> Fitness {
         self.fitnesses(trace).of(goal)

@@ -479,6 +479,14 @@ impl Search {
 
     /// Records an evaluated call; returns the goals it covered first.
     fn offer(&mut self, individual: &Individual) -> Vec<u32> {
+        self.offer_measuring(individual, None).0
+    }
+
+    /// [`Search::offer`], which also returns the call's fitness for `goal`:
+    /// what the fitnesses of all goals share (how close the call came to
+    /// entering each function) is then worked out once per call, not again
+    /// for the goal a climb measures.
+    fn offer_measuring(&mut self, individual: &Individual, goal: Option<u32>) -> (Vec<u32>, Option<Fitness>) {
         let newly: Vec<u32> = if individual.failed {
             Vec::new()
         } else {
@@ -508,7 +516,7 @@ impl Search {
                 self.archive.insert(id, (f, Rc::clone(shared)));
             }
         }
-        newly
+        (newly, goal.map(|goal| fitnesses.of(goal)))
     }
 
     /// The uncovered goal climbed least so far whose best call is closest,
@@ -746,6 +754,11 @@ impl<'a> Run<'a> {
     /// Runs a call, records it in the archive and, if it covered goals
     /// first, in `found`; `None` when the evaluator did not run it.
     fn evaluate(&mut self, args: Value) -> Option<Individual> {
+        self.evaluate_measuring(args, None).map(|(individual, _)| individual)
+    }
+
+    /// [`Run::evaluate`], with the call's fitness for `goal`.
+    fn evaluate_measuring(&mut self, args: Value, goal: Option<u32>) -> Option<(Individual, Option<Fitness>)> {
         let (trace, failed) = self.eval.evaluate(&args)?;
         self.evaluations += 1;
         let individual = Individual {
@@ -753,20 +766,20 @@ impl<'a> Run<'a> {
             failed,
             trace,
         };
-        let newly = self.search.offer(&individual);
+        let (newly, fitness) = self.search.offer_measuring(&individual, goal);
         if !newly.is_empty() {
             self.found.push((individual.args.clone(), newly));
         }
-        Some(individual)
+        Some((individual, fitness))
     }
 
     /// Runs a call and measures it against `goal`.
     fn point(&mut self, goal: u32, args: Value) -> Option<Point> {
-        let individual = self.evaluate(args)?;
-        let fitness = self.search.reach.fitness(goal, &individual.trace);
+        let (individual, fitness) = self.evaluate_measuring(args, Some(goal))?;
         Some(Point {
             args: individual.args,
-            fitness,
+            // Always measured: `goal` was asked for.
+            fitness: fitness.unwrap_or(Fitness::WORST),
         })
     }
 
