@@ -41,6 +41,35 @@ impl GoalSet {
         self.set.insert(goal)
     }
 
+    /// How many goals below `end` are in, counted in the bits: generation
+    /// reports the branch outcomes covered after each execution, and
+    /// walking the tree for them was 5% of humantime's worker.
+    pub fn count_below(&self, end: u32) -> usize {
+        let (full, rest) = ((end / 64) as usize, end % 64);
+        let whole: u32 = self.bits.iter().take(full).map(|w| w.count_ones()).sum();
+        let part = match self.bits.get(full) {
+            Some(w) if rest > 0 => (w & ((1 << rest) - 1)).count_ones(),
+            _ => 0,
+        };
+        (whole + part) as usize
+    }
+
+    /// The goals in, ascending, read off the bits: search measures a call
+    /// against every uncovered goal, and walking the tree for them was 4%
+    /// of humantime's worker.
+    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.bits.iter().enumerate().flat_map(|(i, &word)| {
+            let mut word = word;
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let bit = word.trailing_zeros();
+                    word &= word - 1;
+                    i as u32 * 64 + bit
+                })
+            })
+        })
+    }
+
     /// Removes `goal`; whether it was in.
     pub fn remove(&mut self, goal: u32) -> bool {
         if let Some(w) = self.bits.get_mut((goal / 64) as usize) {
@@ -97,8 +126,10 @@ mod tests {
                 }
                 for probe in 0..span + 70 {
                     assert_eq!(met.has(probe), set.contains(&probe), "round {round}, goal {probe}");
+                    assert_eq!(met.count_below(probe), set.range(..probe).count(), "round {round}, below {probe}");
                 }
                 assert_eq!(*met, set);
+                assert!(met.ids().eq(set.iter().copied()));
             }
         }
     }

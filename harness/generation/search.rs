@@ -503,7 +503,7 @@ impl Search {
         // One copy of the call, shared by every goal it is the best for:
         // a copy per goal was most of the allocations of a search.
         let mut shared: Option<Rc<Individual>> = None;
-        for &id in self.uncovered.iter() {
+        for id in self.uncovered.ids() {
             let f = fitnesses.of(id);
             // A failing call at distance 0 reached the outcome without covering it.
             let usable = f.level != u32::MAX && !(individual.failed && f.covered());
