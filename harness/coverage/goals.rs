@@ -610,22 +610,25 @@ mod tests {
         assert!(!goal.covered(&SITES, &gt(0.2, 0.1)));
     }
 
+    /// The arms of `match s { "ms" => …, _ => … }`.
+    const MS_OR_ELSE: &[Branch] = &[
+        Branch {
+            kind: BranchKind::MatchArm,
+            ..branch("\"ms\"", Side::Taken, u32::MAX)
+        },
+        Branch {
+            kind: BranchKind::MatchArm,
+            ..branch("_", Side::Taken, u32::MAX)
+        },
+    ];
+
     // `let n = a + b;` at the top, then `match s { "ms" => 1, _ => n }`.
     static OPS: Sites = Sites::new(
         "k::m",
         "g",
         "m.rs",
         (1, 9),
-        &[
-            Branch {
-                kind: BranchKind::MatchArm,
-                ..branch("\"ms\"", Side::Taken, u32::MAX)
-            },
-            Branch {
-                kind: BranchKind::MatchArm,
-                ..branch("_", Side::Taken, u32::MAX)
-            },
-        ],
+        MS_OR_ELSE,
         &[],
     )
     .with_conditions(&[
@@ -699,16 +702,7 @@ mod tests {
             "h",
             "m.rs",
             (1, 9),
-            &[
-                Branch {
-                    kind: BranchKind::MatchArm,
-                    ..branch("\"ms\"", Side::Taken, u32::MAX)
-                },
-                Branch {
-                    kind: BranchKind::MatchArm,
-                    ..branch("_", Side::Taken, u32::MAX)
-                },
-            ],
+            MS_OR_ELSE,
             &[],
         )
         .with_conditions(&[Condition {
