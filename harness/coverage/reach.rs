@@ -452,8 +452,14 @@ impl Reach {
         Fitnesses {
             reach: self,
             trace,
+            entered: std::cell::OnceCell::new(),
             entry: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Whether the call entered each function of the reach.
+    fn entered(&self, trace: &Trace) -> Vec<bool> {
+        self.functions.iter().map(|sites| trace.entered(sites)).collect()
     }
 
     /// How close the call came to entering each function it did not enter:
@@ -466,13 +472,13 @@ impl Reach {
     /// graph per round, where walking every path was exponential in it (a
     /// crate whose functions call each other densely never finished a call's
     /// fitness).
-    fn entry_fitnesses(&self, trace: &Trace) -> Vec<Fitness> {
+    fn entry_fitnesses(&self, trace: &Trace, entered: &[bool]) -> Vec<Fitness> {
         let mut entry = vec![Fitness::WORST; self.functions.len()];
         loop {
             let mut improved = false;
             for (g, callers) in self.callers.iter().enumerate() {
                 for &(caller, parent) in callers {
-                    let candidate = self.through_caller(caller, parent, trace, &entry);
+                    let candidate = self.through_caller(caller, parent, trace, entered[caller], &entry);
                     if candidate.better_than(entry[g]) {
                         entry[g] = candidate;
                         improved = true;
@@ -488,9 +494,15 @@ impl Reach {
     /// The fitness for entering a function through its call in `caller`,
     /// made under outcome `parent` (`None`: at the caller's top level),
     /// given the entry fitness found so far of each function (`entry`).
-    fn through_caller(&self, caller: usize, parent: Option<u32>, trace: &Trace, entry: &[Fitness]) -> Fitness {
+    fn through_caller(
+        &self,
+        caller: usize,
+        parent: Option<u32>,
+        trace: &Trace,
+        entered: bool,
+        entry: &[Fitness],
+    ) -> Fitness {
         let sites = self.functions[caller];
-        let entered = trace.entered(sites);
         match parent {
             Some(p) if entered || caller == 0 => fitness_within(sites, p, trace),
             Some(p) => entry[caller].deeper(sites.depth(p) + 1),
@@ -509,6 +521,10 @@ impl Reach {
 pub struct Fitnesses<'a> {
     reach: &'a Reach,
     trace: &'a Trace,
+    /// Per function of the reach, whether the call entered it: asked for
+    /// every goal, and for every caller in each round of
+    /// [`Reach::entry_fitnesses`].
+    entered: std::cell::OnceCell<Vec<bool>>,
     /// Per function of the reach, how close the call came to entering it.
     entry: std::cell::OnceCell<Vec<Fitness>>,
 }
@@ -519,7 +535,7 @@ impl Fitnesses<'_> {
         let Fitnesses { reach, trace, .. } = *self;
         if let Some((f, g)) = reach.extra_goal(goal) {
             let sites = reach.functions[*f];
-            if *f == 0 || trace.entered(sites) {
+            if *f == 0 || self.entered(*f) {
                 return g.fitness(sites, trace);
             }
             // An operation at the body's top (`u32::MAX`) runs whenever the
@@ -532,15 +548,20 @@ impl Fitnesses<'_> {
         }
         let (f, id) = reach.index_of(goal);
         let sites = reach.functions[f];
-        if trace.entered(sites) || f == 0 {
+        if f == 0 || self.entered(f) {
             return fitness_within(sites, id, trace);
         }
         // Not entered: how close did the call come to a call site of it?
         self.entry(f).deeper(sites.depth(id) + 1)
     }
 
+    fn entered(&self, f: usize) -> bool {
+        self.entered.get_or_init(|| self.reach.entered(self.trace))[f]
+    }
+
     fn entry(&self, f: usize) -> Fitness {
-        self.entry.get_or_init(|| self.reach.entry_fitnesses(self.trace))[f]
+        let entered = self.entered.get_or_init(|| self.reach.entered(self.trace));
+        self.entry.get_or_init(|| self.reach.entry_fitnesses(self.trace, entered))[f]
     }
 }
 
