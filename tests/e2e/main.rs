@@ -1703,9 +1703,9 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
     run.assert_success();
     assert_snapshot!(run.carve_lines(), @r#"
         carve: generating calls with seed 1 (CARVE_SEED) and budget 20000 executions per target (CARVE_BUDGET)
-        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 6 call(s), found 0 failure(s) in 1499 executions (0 generated arguments did not deserialize)
+        carve: parse_triple: branch coverage 8/16 -> 16/16; boundaries 1/2 -> 2/2; weak mutants killed 12/20 -> 19/20; kept 7 call(s), found 0 failure(s) in 1565 executions (0 generated arguments did not deserialize)
         carve: parse_triple: distilled: dropped 2 more call(s) it had kept, as later kept calls cover what they did
-        carve: wrote 6 new snapshot(s) for parse_triple in carved/parse_triple/
+        carve: wrote 7 new snapshot(s) for parse_triple in carved/parse_triple/
         carve: branch coverage of instrumented functions by carved and generated calls
           function            kind    own outcomes      boundaries  mutants killed  targets: outcomes of all they reach
           Counter::bump       target     -                    -               -     not called
@@ -1717,7 +1717,7 @@ fn generation_covers_the_reach_and_skips_targets_without_branches() {
           double              target     -                    -               0/2   not called
           fact                target     0/2      0.0%        0/1             0/9   not called
           first_word          target     -                    -               -     not called
-          parse_triple        target     -                    -               -     reach   16/16   100.0%  (1 carved, 6 generated calls)
+          parse_triple        target     -                    -               -     reach   16/16   100.0%  (1 carved, 7 generated calls)
           push_all            target     -                    -               -     not called
           split_pair          target     0/2      0.0%        0/1             0/5   not called
           sum_pairs           target     -                    -               0/4   not called
