@@ -126,6 +126,10 @@ def carve_generate(dir, parser, seconds, env, binary, profile):
         raise SystemExit(f"fuzz: no generation line in:\n{gen.stdout[-3000:]}")
     took, note = elapsed(gen.stdout, seconds)
     table = field.run(["cargo", "test", "--features", "carve", "--test", "carve"], dir, env).stdout
+    # The crate is left as recorded: a later run in it (or anything else
+    # generating there) would start from these calls and end at once.
+    field.run(["git", "checkout", "-q", "--", "carved"], dir)
+    field.run(["git", "clean", "-qfd", "--", "carved"], dir)
     return int(m.group(1)) / took, line + note, reach(table, parser["target"])
 
 
