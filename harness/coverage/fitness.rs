@@ -6,7 +6,7 @@
 //! [`goals`]: crate::coverage::goals
 //! [`reach`]: crate::coverage::reach
 
-use crate::coverage::{normalize, Trace};
+use crate::coverage::{normalize, Distances};
 use crate::registry::Sites;
 
 /// How far a call is from a goal.
@@ -70,7 +70,7 @@ impl Fitness {
 /// The fitness of a call (its `trace`) for branch `id` of `sites`, within
 /// that function: when the call reached no ancestor of `id`, one level above
 /// the function's top-level branches, at infinite distance.
-pub fn fitness_within(sites: &Sites, id: u32, trace: &Trace) -> Fitness {
+pub fn fitness_within(sites: &Sites, id: u32, trace: &impl Distances) -> Fitness {
     let mut level = 0;
     let mut node = id;
     loop {

@@ -51,7 +51,7 @@ use std::cmp::Ordering;
 
 use crate::coverage::arith;
 use crate::coverage::fitness::{fitness_within, Fitness};
-use crate::coverage::{slot, Mutation, Replacement, Trace};
+use crate::coverage::{slot, Distances, Mutation, Replacement};
 use crate::registry::{Form, Op, Sites};
 
 /// What a goal asks for.
@@ -321,14 +321,14 @@ impl Goal {
     }
 
     /// Whether a call (its `trace`) met the goal.
-    pub fn covered(&self, sites: &Sites, trace: &Trace) -> bool {
+    pub fn covered(&self, sites: &Sites, trace: &impl Distances) -> bool {
         self.fitness(sites, trace).covered()
     }
 
     /// How close a call that entered the function came to the goal: the
     /// approach level to its condition, then the smallest distance among
     /// the slots that would meet it.
-    pub fn fitness(&self, sites: &Sites, trace: &Trace) -> Fitness {
+    pub fn fitness(&self, sites: &Sites, trace: &impl Distances) -> Fitness {
         if let Test::Outcomes(kills) = self.test {
             return kills
                 .iter()
@@ -369,7 +369,7 @@ impl Goal {
     }
 
     /// Whether the goal's condition ran in the call.
-    pub fn evaluated(&self, sites: &Sites, trace: &Trace) -> bool {
+    pub fn evaluated(&self, sites: &Sites, trace: &impl Distances) -> bool {
         match self.test {
             Test::Outcomes(kills) => kills.iter().any(|k| trace.distance(sites, *k).is_some()),
             Test::Operator { index, slot, .. } => [slot, arith::UNKNOWN_SLOT]
@@ -383,7 +383,7 @@ impl Goal {
     /// (a boundary of a number, a relational mutant of ordered operands).
     /// A goal applies when some call showed it, or no call evaluated its
     /// condition (nothing is known then, and it counts as missed).
-    pub fn applies_in(&self, sites: &Sites, trace: &Trace) -> bool {
+    pub fn applies_in(&self, sites: &Sites, trace: &impl Distances) -> bool {
         match self.test {
             Test::Slots { index, needs, .. } if needs != 0 => {
                 slots(needs).any(|slot| trace.slot_distance(sites, index, slot).is_some())
@@ -403,6 +403,7 @@ fn slots(mask: u8) -> impl Iterator<Item = u32> {
 mod tests {
     use super::*;
     use crate::coverage::report::FunctionCoverage;
+    use crate::coverage::Trace;
 
     /// The goals of `sites` the report finds missed over passing calls.
     struct GoalTally {

@@ -1152,6 +1152,87 @@ impl Trace {
     pub fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64> {
         self.lookup(sites, goal_slot(sites, index, slot))
     }
+
+    /// What the call recorded in the function of `sites`, found once for
+    /// the goals of that function to read.
+    ///
+    /// ```
+    /// use carve::coverage::{self, Distances};
+    /// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+    /// let (_, trace) = coverage::collect(|| coverage::enter(&SITES));
+    /// let function = trace.function(&SITES);
+    /// assert!(function.entered(&SITES));
+    /// assert_eq!(function.distance(&SITES, 0), trace.distance(&SITES, 0));
+    /// ```
+    pub fn function(&self, sites: &Sites) -> FunctionTrace<'_> {
+        FunctionTrace {
+            entries: self.table(sites),
+        }
+    }
+}
+
+/// What a goal of one function reads of a call: the distances its table
+/// recorded. A [`Trace`] answers for every function; a [`FunctionTrace`]
+/// for the one it was made for, without looking for its table again.
+///
+/// ```
+/// use carve::coverage::{self, Distances, Trace};
+/// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
+/// fn reached(trace: &impl Distances, id: u32) -> bool {
+///     trace.distance(&SITES, id).is_some()
+/// }
+/// let trace = Trace::default();
+/// assert!(!reached(&trace, 0) && !reached(&trace.function(&SITES), 0));
+/// ```
+pub trait Distances {
+    /// The smallest distance to outcome `id` of `sites`, if reached.
+    fn distance(&self, sites: &Sites, id: u32) -> Option<f64>;
+    /// The smallest distance recorded in goal slot `slot` ([`slot`]) of
+    /// the `index`-th comparison of `sites`, if it was recorded.
+    fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64>;
+}
+
+impl Distances for Trace {
+    fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
+        Trace::distance(self, sites, id)
+    }
+    fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64> {
+        Trace::slot_distance(self, sites, index, slot)
+    }
+}
+
+/// The entries one function's table recorded in a call ([`Trace::function`]):
+/// what its goals read, a search among its own entries each (a goal's
+/// lookups each looked for the table in the trace first: 10% of semver's
+/// worker's instructions).
+#[derive(Debug, Clone, Copy)]
+pub struct FunctionTrace<'a> {
+    entries: &'a [(&'static Sites, u32, f64)],
+}
+
+impl FunctionTrace<'_> {
+    /// Whether the call entered the function (`sites` is its table).
+    pub fn entered(&self, sites: &Sites) -> bool {
+        self.lookup(entered_slot(sites)).is_some()
+    }
+
+    /// What was recorded at `id` (the entries are all of one table, by id).
+    fn lookup(&self, id: u32) -> Option<f64> {
+        let at = self.entries.binary_search_by_key(&id, |&(_, i, _)| i).ok()?;
+        Some(self.entries[at].2)
+    }
+}
+
+impl Distances for FunctionTrace<'_> {
+    fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
+        if id >= sites.branches.len() as u32 {
+            return None;
+        }
+        self.lookup(id)
+    }
+    fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64> {
+        self.lookup(goal_slot(sites, index, slot))
+    }
 }
 
 /// A table's address: how a function is told apart within one process

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::coverage::fitness::{fitness_within, Fitness};
 use crate::coverage::goals::{self, Goal, GoalKind};
-use crate::coverage::{address, Recording, Trace};
+use crate::coverage::{address, FunctionTrace, Recording, Trace};
 use crate::registry::Sites;
 
 /// The functions in a target's reach, their outcomes numbered as goals
@@ -412,12 +412,25 @@ impl Reach {
             .zip(&self.offsets)
             .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id))
             .filter(move |g| !skip(*g));
+        // The goals of a function come one after the other: its table is
+        // looked for once for all of them.
+        let mut last: Option<(usize, FunctionTrace<'a>)> = None;
         let extra = self
             .extra
             .iter()
             .enumerate()
             .map(move |(i, fg)| (self.goals + i as u32, fg))
-            .filter(move |(g, (f, goal))| !skip(*g) && goal.covered(self.functions[*f], trace))
+            .filter(move |&(g, &(f, ref goal))| {
+                if skip(g) {
+                    return false;
+                }
+                let sites = self.functions[f];
+                let function = match last {
+                    Some((at, function)) if at == f => function,
+                    _ => last.insert((f, trace.function(sites))).1,
+                };
+                goal.covered(sites, &function)
+            })
             .map(|(g, _)| g);
         branches.chain(extra)
     }
@@ -452,6 +465,7 @@ impl Reach {
         Fitnesses {
             reach: self,
             trace,
+            last: std::cell::Cell::new(None),
             entered: std::cell::OnceCell::new(),
             entry: std::cell::OnceCell::new(),
         }
@@ -521,6 +535,10 @@ impl Reach {
 pub struct Fitnesses<'a> {
     reach: &'a Reach,
     trace: &'a Trace,
+    /// The function whose goal was asked last, and what the call recorded
+    /// in it: goals are asked function by function, and read its table
+    /// without looking for it in the trace each time.
+    last: std::cell::Cell<Option<(usize, FunctionTrace<'a>)>>,
     /// Per function of the reach, whether the call entered it: asked for
     /// every goal, and for every caller in each round of
     /// [`Reach::entry_fitnesses`].
@@ -529,14 +547,14 @@ pub struct Fitnesses<'a> {
     entry: std::cell::OnceCell<Vec<Fitness>>,
 }
 
-impl Fitnesses<'_> {
+impl<'a> Fitnesses<'a> {
     /// The call's fitness for `goal`.
     pub fn of(&self, goal: u32) -> Fitness {
-        let Fitnesses { reach, trace, .. } = *self;
+        let reach = self.reach;
         if let Some((f, g)) = reach.extra_goal(goal) {
             let sites = reach.functions[*f];
             if *f == 0 || self.entered(*f) {
-                return g.fitness(sites, trace);
+                return g.fitness(sites, &self.function(*f));
             }
             // An operation at the body's top (`u32::MAX`) runs whenever the
             // function does.
@@ -549,10 +567,22 @@ impl Fitnesses<'_> {
         let (f, id) = reach.index_of(goal);
         let sites = reach.functions[f];
         if f == 0 || self.entered(f) {
-            return fitness_within(sites, id, trace);
+            return fitness_within(sites, id, &self.function(f));
         }
         // Not entered: how close did the call come to a call site of it?
         self.entry(f).deeper(sites.depth(id) + 1)
+    }
+
+    /// What the call recorded in function `f` of the reach.
+    fn function(&self, f: usize) -> FunctionTrace<'a> {
+        match self.last.get() {
+            Some((at, function)) if at == f => function,
+            _ => {
+                let function = self.trace.function(self.reach.functions[f]);
+                self.last.set(Some((f, function)));
+                function
+            }
+        }
     }
 
     fn entered(&self, f: usize) -> bool {
