@@ -35,7 +35,7 @@ pub mod tables;
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 pub use crate::registry::{Arith, Op};
 // The distance math has its own module; these names stay here, where the
@@ -894,18 +894,19 @@ impl<I: Iterator, S: Site> Iterator for Loop<I, S> {
 pub struct Trace {
     /// `(table, outcome id, distance)`, sorted by table address and id.
     reached: Vec<(&'static Sites, u32, f64)>,
-    /// Where each table's entries start in `reached`, by table address,
-    /// made at the first lookup ([`Trace::table`]): generation looks up
-    /// about a hundred goals per execution on semver, and a search over
-    /// the whole trace for each was 13% of a worker's instructions.
-    tables: OnceLock<TableIndex>,
+    /// Where each table's entries are in `reached`, by table address:
+    /// generation looks up about a hundred goals per execution on semver,
+    /// and a search over the whole trace for each was 13% of a worker's
+    /// instructions. Empty for a trace of one table (most of the dogfood's),
+    /// which needs none ([`Trace::table`]).
+    tables: TableIndex,
 }
 
 /// Where each table's entries are in a trace's `reached`, by table
 /// address, and which table was looked up last: the goals of one function
 /// are read one after the other, so most lookups find their table there
 /// instead of searching (a search per lookup was 10% of semver's worker).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct TableIndex {
     /// One run per table, by address.
     runs: Vec<Run>,
@@ -925,15 +926,14 @@ impl Clone for TableIndex {
 }
 
 impl TableIndex {
-    fn of(reached: &[(&'static Sites, u32, f64)]) -> TableIndex {
-        let mut runs = Vec::new();
-        for (at, (s, _, _)) in reached.iter().enumerate() {
-            Run::extend(&mut runs, address(s), at);
+    /// The index of the tables' `runs` (by address); none for one table
+    /// or none, whose runs' room is kept for the next trace.
+    fn new(mut runs: Vec<Run>) -> TableIndex {
+        if runs.len() <= 1 {
+            runs.clear();
+            let _ = RUNS_ROOM.try_with(|r| r.set(runs));
+            return TableIndex::default();
         }
-        TableIndex::new(runs)
-    }
-
-    fn new(runs: Vec<Run>) -> TableIndex {
         TableIndex {
             runs,
             last: AtomicUsize::new(0),
@@ -977,14 +977,17 @@ struct Run {
 }
 
 impl Run {
-    /// Counts the entry at `at`, of the table at `table`, in `runs`: the
-    /// last run's, or the first of a new one.
-    #[inline]
-    fn extend(runs: &mut Vec<Run>, table: usize, at: usize) {
-        match runs.last_mut() {
-            Some(run) if run.table == table => run.end = at + 1,
-            _ => runs.push(Run { table, start: at, end: at + 1 }),
+    /// The runs of `reached` (sorted by table address), in the room a
+    /// dropped trace left.
+    fn of(reached: &[(&'static Sites, u32, f64)]) -> Vec<Run> {
+        let mut runs = RUNS_ROOM.with(Cell::take);
+        for (at, (s, _, _)) in reached.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if run.table == address(s) => run.end = at + 1,
+                _ => runs.push(Run { table: address(s), start: at, end: at + 1 }),
+            }
         }
+        runs
     }
 }
 
@@ -1014,11 +1017,10 @@ impl From<Position> for usize {
 
 impl Drop for Trace {
     fn drop(&mut self) {
-        if let Some(TableIndex { mut runs, .. }) = self.tables.take() {
-            if runs.capacity() <= TRACE_ROOM_MAX {
-                runs.clear();
-                let _ = RUNS_ROOM.try_with(|r| r.set(runs));
-            }
+        let mut runs = std::mem::take(&mut self.tables.runs);
+        if runs.capacity() > 0 && runs.capacity() <= TRACE_ROOM_MAX {
+            runs.clear();
+            let _ = RUNS_ROOM.try_with(|r| r.set(runs));
         }
         let room = self.reached.capacity();
         if room == 0 || room > TRACE_ROOM_MAX {
@@ -1093,10 +1095,8 @@ impl Trace {
 
     /// A trace of `reached`, sorted by table address and id.
     fn sorted(reached: Vec<(&'static Sites, u32, f64)>) -> Trace {
-        Trace {
-            reached,
-            tables: OnceLock::new(),
-        }
+        let runs = Run::of(&reached);
+        Trace::indexed(reached, runs)
     }
 
     /// A trace of `reached`, sorted by table address and id, whose tables'
@@ -1104,7 +1104,7 @@ impl Trace {
     fn indexed(reached: Vec<(&'static Sites, u32, f64)>, runs: Vec<Run>) -> Trace {
         Trace {
             reached,
-            tables: OnceLock::from(TableIndex::new(runs)),
+            tables: TableIndex::new(runs),
         }
     }
 
@@ -1127,7 +1127,7 @@ impl Trace {
     }
 
     /// The entries of `sites`, found through the index of the trace's
-    /// tables (made at the first call).
+    /// tables.
     fn table(&self, sites: &Sites) -> &[(&'static Sites, u32, f64)] {
         // Entries are sorted by table: when the first and the last are of
         // one table, all are, and no index is needed (building one, with
@@ -1143,8 +1143,7 @@ impl Trace {
             }
             _ => {}
         }
-        let index = self.tables.get_or_init(|| TableIndex::of(&self.reached));
-        &self.reached[index.range(address(sites))]
+        &self.reached[self.tables.range(address(sites))]
     }
 
     /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the
