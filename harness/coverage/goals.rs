@@ -320,9 +320,14 @@ impl Goal {
         format!("{location} {}", self.label)
     }
 
-    /// Whether a call (its `trace`) met the goal.
+    /// Whether a call (its `trace`) met the goal: as its fitness tells,
+    /// without working out how close a call whose condition did not run
+    /// came to it (asked of every open goal for every call).
     pub fn covered(&self, sites: &Sites, trace: &impl Distances) -> bool {
-        self.fitness(sites, trace).covered()
+        match self.test {
+            Test::Outcomes(_) | Test::Operator { .. } => self.fitness(sites, trace).covered(),
+            _ => self.evaluated(sites, trace) && self.distance_evaluated(sites, trace) == 0.0,
+        }
     }
 
     /// How close a call that entered the function came to the goal: the
@@ -357,15 +362,23 @@ impl Goal {
         if !self.evaluated(sites, trace) {
             return fitness_within(sites, self.branch, trace);
         }
-        let distance = match self.test {
+        Fitness {
+            level: 0,
+            distance: self.distance_evaluated(sites, trace),
+        }
+    }
+
+    /// The distance to the goal of a call whose condition ran (not for
+    /// [`Test::Outcomes`] and [`Test::Operator`] goals).
+    fn distance_evaluated(&self, sites: &Sites, trace: &impl Distances) -> f64 {
+        match self.test {
             // Where the goal does not apply (no order), nothing meets it.
             Test::Slots { .. } if !self.applies_in(sites, trace) => f64::INFINITY,
             Test::Slots { index, any, .. } => slots(any)
                 .filter_map(|slot| trace.slot_distance(sites, index, slot))
                 .fold(f64::INFINITY, f64::min),
             _ => 0.0,
-        };
-        Fitness { level: 0, distance }
+        }
     }
 
     /// Whether the goal's condition ran in the call.
@@ -624,6 +637,30 @@ mod tests {
     ];
 
     // `let n = a + b;` at the top, then `match s { "ms" => 1, _ => n }`.
+    #[test]
+    fn a_goal_is_covered_exactly_where_its_fitness_says() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for sites in [&SITES, &OPS] {
+            let ids = crate::coverage::goal_slot(sites, sites.comparisons(), 0);
+            let goals = goals(sites);
+            for _ in 0..2000 {
+                let mut entries = Vec::new();
+                for id in 0..ids {
+                    if rng.random_bool(0.5) {
+                        entries.push((sites, id, [0.0, 0.0, 0.5, 1.0][rng.random_range(0..4)]));
+                    }
+                }
+                let trace = Trace::from_entries(entries);
+                for goal in &goals {
+                    let covered = goal.fitness(sites, &trace).covered();
+                    assert_eq!(goal.covered(sites, &trace), covered, "{} in {:?}", goal.label, trace.entries());
+                    assert_eq!(goal.covered(sites, &trace.function(sites)), covered, "{}", goal.label);
+                }
+            }
+        }
+    }
+
     static OPS: Sites = Sites::new(
         "k::m",
         "g",
