@@ -147,6 +147,10 @@ struct State {
     integers: Vec<Closest>,
     /// The comparisons with an entry in `integers`, in first-touch order.
     integers_touched: Vec<IntegerSite>,
+    /// Where each table's entries are in the trace the call ends with
+    /// ([`reached_of`]): kept here for the next call when the trace has
+    /// one table, which needs no index.
+    runs: Vec<Run>,
 }
 
 /// The operand differences `d = l − r` of one integer comparison closest to
@@ -928,10 +932,13 @@ impl Clone for TableIndex {
 impl TableIndex {
     /// The index of the tables' `runs` (by address); none for one table
     /// or none, whose runs' room is kept for the next trace.
+    #[inline]
     fn new(mut runs: Vec<Run>) -> TableIndex {
         if runs.len() <= 1 {
-            runs.clear();
-            let _ = RUNS_ROOM.try_with(|r| r.set(runs));
+            if runs.capacity() > 0 {
+                runs.clear();
+                let _ = RUNS_ROOM.try_with(|r| r.set(runs));
+            }
             return TableIndex::default();
         }
         TableIndex {
@@ -1101,6 +1108,7 @@ impl Trace {
 
     /// A trace of `reached`, sorted by table address and id, whose tables'
     /// entries are where `runs` says.
+    #[inline]
     fn indexed(reached: Vec<(&'static Sites, u32, f64)>, runs: Vec<Run>) -> Trace {
         Trace {
             reached,
@@ -1160,7 +1168,7 @@ impl Trace {
     /// # static SITES: carve::registry::Sites = carve::registry::Sites::new("c::m", "f", "f.rs", (1, 2), &[], &[]);
     /// let (_, trace) = coverage::collect(|| coverage::enter(&SITES));
     /// let function = trace.function(&SITES);
-    /// assert!(function.entered(&SITES));
+    /// assert!(trace.entered(&SITES));
     /// assert_eq!(function.distance(&SITES, 0), trace.distance(&SITES, 0));
     /// ```
     pub fn function(&self, sites: &Sites) -> FunctionTrace<'_> {
@@ -1210,11 +1218,6 @@ pub struct FunctionTrace<'a> {
 }
 
 impl FunctionTrace<'_> {
-    /// Whether the call entered the function (`sites` is its table).
-    pub fn entered(&self, sites: &Sites) -> bool {
-        self.lookup(entered_slot(sites)).is_some()
-    }
-
     /// What was recorded at `id` (the entries are all of one table, by id).
     fn lookup(&self, id: u32) -> Option<f64> {
         let at = self.entries.binary_search_by_key(&id, |&(_, i, _)| i).ok()?;
@@ -1382,14 +1385,21 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Trace) {
     drop(stop);
     settle_integers(&mut state);
     let mut reached = TRACE_ROOM.with(Cell::take);
-    let mut runs = RUNS_ROOM.with(Cell::take);
     TABLES.with(|tables| {
         let mut tables = tables.borrow_mut();
         if tables.len() != REGISTERED.load(Ordering::Acquire) {
             tables.clone_from(&REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        reached_of(&tables, &mut state.slots, &mut reached, &mut runs);
+        let State { slots, runs, .. } = &mut *state;
+        reached_of(&tables, slots, &mut reached, runs);
     });
+    let mut runs = match state.runs.len() {
+        0 | 1 => {
+            state.runs.clear();
+            Vec::new()
+        }
+        _ => std::mem::replace(&mut state.runs, RUNS_ROOM.with(Cell::take)),
+    };
     SPARE.with(|s| {
         if let Some(other) = s.borrow_mut().replace(state) {
             RETIRED.with(|r| r.borrow_mut().push(other));
