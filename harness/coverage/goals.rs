@@ -636,7 +636,6 @@ mod tests {
         },
     ];
 
-    // `let n = a + b;` at the top, then `match s { "ms" => 1, _ => n }`.
     #[test]
     fn a_goal_is_covered_exactly_where_its_fitness_says() {
         use rand::{RngExt, SeedableRng};
@@ -661,6 +660,7 @@ mod tests {
         }
     }
 
+    // `let n = a + b;` at the top, then `match s { "ms" => 1, _ => n }`.
     static OPS: Sites = Sites::new(
         "k::m",
         "g",
