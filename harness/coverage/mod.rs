@@ -933,12 +933,9 @@ impl TableIndex {
     /// The index of the tables' `runs` (by address); none for one table
     /// or none, whose runs' room is kept for the next trace.
     #[inline]
-    fn new(mut runs: Vec<Run>) -> TableIndex {
+    fn new(runs: Vec<Run>) -> TableIndex {
         if runs.len() <= 1 {
-            if runs.capacity() > 0 {
-                runs.clear();
-                let _ = RUNS_ROOM.try_with(|r| r.set(runs));
-            }
+            Run::recycle(runs);
             return TableIndex::default();
         }
         TableIndex {
@@ -996,6 +993,15 @@ impl Run {
         }
         runs
     }
+
+    /// Keeps the room of `runs` for the next trace on this thread (unless
+    /// it has none, or more than a trace's room may keep).
+    fn recycle(mut runs: Vec<Run>) {
+        if runs.capacity() > 0 && runs.capacity() <= TRACE_ROOM_MAX {
+            runs.clear();
+            let _ = RUNS_ROOM.try_with(|r| r.set(runs));
+        }
+    }
 }
 
 /// Where a table is, or would be, in a [`TableIndex`]: a function the call
@@ -1024,11 +1030,7 @@ impl From<Position> for usize {
 
 impl Drop for Trace {
     fn drop(&mut self) {
-        let mut runs = std::mem::take(&mut self.tables.runs);
-        if runs.capacity() > 0 && runs.capacity() <= TRACE_ROOM_MAX {
-            runs.clear();
-            let _ = RUNS_ROOM.try_with(|r| r.set(runs));
-        }
+        Run::recycle(std::mem::take(&mut self.tables.runs));
         let room = self.reached.capacity();
         if room == 0 || room > TRACE_ROOM_MAX {
             return;
@@ -1071,7 +1073,7 @@ impl Trace {
     pub fn entered(&self, sites: &Sites) -> bool {
         // A search among the table's entries: fitnesses ask this of every
         // goal's function, for every call.
-        self.lookup(sites, entered_slot(sites)).is_some()
+        self.function(sites).entered(sites)
     }
 
     /// The instrumented functions the call entered, directly or through
@@ -1118,20 +1120,7 @@ impl Trace {
 
     /// The smallest distance to outcome `id` of `sites`, if reached.
     pub fn distance(&self, sites: &Sites, id: u32) -> Option<f64> {
-        if id >= sites.branches.len() as u32 {
-            return None;
-        }
-        self.lookup(sites, id)
-    }
-
-    /// What was recorded at `id` of `sites` (a binary search among the
-    /// table's entries, sorted by id).
-    fn lookup(&self, sites: &Sites, id: u32) -> Option<f64> {
-        let table = self.table(sites);
-        table
-            .binary_search_by_key(&id, |&(_, i, _)| i)
-            .ok()
-            .map(|at| table[at].2)
+        self.function(sites).distance(sites, id)
     }
 
     /// The entries of `sites`, found through the index of the trace's
@@ -1157,7 +1146,7 @@ impl Trace {
     /// The smallest distance recorded in goal slot `slot` ([`slot`]) of the
     /// `index`-th comparison of `sites`, if it was recorded.
     pub fn slot_distance(&self, sites: &Sites, index: u32, slot: u32) -> Option<f64> {
-        self.lookup(sites, goal_slot(sites, index, slot))
+        self.function(sites).slot_distance(sites, index, slot)
     }
 
     /// What the call recorded in the function of `sites`, found once for
@@ -1218,6 +1207,11 @@ pub struct FunctionTrace<'a> {
 }
 
 impl FunctionTrace<'_> {
+    /// Whether the call entered the function of `sites`.
+    fn entered(&self, sites: &Sites) -> bool {
+        self.lookup(entered_slot(sites)).is_some()
+    }
+
     /// What was recorded at `id` (the entries are all of one table, by id).
     fn lookup(&self, id: u32) -> Option<f64> {
         let at = self.entries.binary_search_by_key(&id, |&(_, i, _)| i).ok()?;

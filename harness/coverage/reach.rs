@@ -412,9 +412,7 @@ impl Reach {
             .zip(&self.offsets)
             .flat_map(move |(sites, offset)| trace.covered(sites).map(move |id| offset + id))
             .filter(move |g| !skip(*g));
-        // The goals of a function come one after the other: its table is
-        // looked for once for all of them.
-        let mut last: Option<(usize, FunctionTrace<'a>)> = None;
+        let last = LastFunction::default();
         let extra = self
             .extra
             .iter()
@@ -424,12 +422,7 @@ impl Reach {
                 if skip(g) {
                     return false;
                 }
-                let sites = self.functions[f];
-                let function = match last {
-                    Some((at, function)) if at == f => function,
-                    _ => last.insert((f, trace.function(sites))).1,
-                };
-                goal.covered(sites, &function)
+                goal.covered(self.functions[f], &last.get(self, trace, f))
             })
             .map(|(g, _)| g);
         branches.chain(extra)
@@ -465,7 +458,7 @@ impl Reach {
         Fitnesses {
             reach: self,
             trace,
-            last: std::cell::Cell::new(None),
+            last: LastFunction::default(),
             entered: std::cell::OnceCell::new(),
             entry: std::cell::OnceCell::new(),
         }
@@ -535,10 +528,8 @@ impl Reach {
 pub struct Fitnesses<'a> {
     reach: &'a Reach,
     trace: &'a Trace,
-    /// The function whose goal was asked last, and what the call recorded
-    /// in it: goals are asked function by function, and read its table
-    /// without looking for it in the trace each time.
-    last: std::cell::Cell<Option<(usize, FunctionTrace<'a>)>>,
+    /// What the call recorded in the function whose goal was asked last.
+    last: LastFunction<'a>,
     /// Per function of the reach, whether the call entered it: asked for
     /// every goal, and for every caller in each round of
     /// [`Reach::entry_fitnesses`].
@@ -575,14 +566,7 @@ impl<'a> Fitnesses<'a> {
 
     /// What the call recorded in function `f` of the reach.
     fn function(&self, f: usize) -> FunctionTrace<'a> {
-        match self.last.get() {
-            Some((at, function)) if at == f => function,
-            _ => {
-                let function = self.trace.function(self.reach.functions[f]);
-                self.last.set(Some((f, function)));
-                function
-            }
-        }
+        self.last.get(self.reach, self.trace, f)
     }
 
     fn entered(&self, f: usize) -> bool {
@@ -592,6 +576,26 @@ impl<'a> Fitnesses<'a> {
     fn entry(&self, f: usize) -> Fitness {
         let entered = self.entered.get_or_init(|| self.reach.entered(self.trace));
         self.entry.get_or_init(|| self.reach.entry_fitnesses(self.trace, entered))[f]
+    }
+}
+
+/// The function of a [`Reach`] whose goal was read last, and what a call
+/// recorded in it: goals are read function by function, so each function's
+/// table is looked for in the trace once for all its goals.
+#[derive(Default)]
+struct LastFunction<'a>(std::cell::Cell<Option<(usize, FunctionTrace<'a>)>>);
+
+impl<'a> LastFunction<'a> {
+    /// What `trace` recorded in function `f` of `reach`.
+    fn get(&self, reach: &Reach, trace: &'a Trace, f: usize) -> FunctionTrace<'a> {
+        match self.0.get() {
+            Some((at, function)) if at == f => function,
+            _ => {
+                let function = trace.function(reach.functions[f]);
+                self.0.set(Some((f, function)));
+                function
+            }
+        }
     }
 }
 

@@ -503,8 +503,12 @@ impl Search {
         // One copy of the call, shared by every goal it is the best for:
         // a copy per goal was most of the allocations of a search.
         let mut shared: Option<Rc<Individual>> = None;
+        let mut of_goal = None;
         for id in self.uncovered.ids() {
             let f = fitnesses.of(id);
+            if goal == Some(id) {
+                of_goal = Some(f);
+            }
             // A failing call at distance 0 reached the outcome without covering it.
             let usable = f.level != u32::MAX && !(individual.failed && f.covered());
             let better = self
@@ -516,7 +520,9 @@ impl Search {
                 self.archive.insert(id, (f, Rc::clone(shared)));
             }
         }
-        (newly, goal.map(|goal| fitnesses.of(goal)))
+        // The goal's fitness, from the loop unless the call covered it.
+        let of_goal = of_goal.or_else(|| goal.map(|goal| fitnesses.of(goal)));
+        (newly, of_goal)
     }
 
     /// The uncovered goal climbed least so far whose best call is closest,
