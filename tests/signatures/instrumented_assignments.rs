@@ -46,11 +46,14 @@ impl<'a> Appender<'a> {
     }
 }
 
-fn main() {
+pub fn main() {
     let mut text = String::new();
     Appender::new(&mut text).output.push('a');
     assert_eq!(text, ">a");
-    let mut encoder = Encoder { buffer: Vec::new(), length: 0 };
+    let mut encoder = Encoder {
+        buffer: Vec::new(),
+        length: 0,
+    };
     encoder.append(b"ab");
     assert_eq!(encoder.total(b"c"), 2);
 }

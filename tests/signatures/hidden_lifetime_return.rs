@@ -39,7 +39,7 @@ impl Text {
     }
 }
 
-fn main() {
+pub fn main() {
     record::start();
     record::record_test("t", || {
         let mut text = Text { bytes: vec![1] };
@@ -52,17 +52,26 @@ fn main() {
     let afters: Vec<(String, String)> = recordings[0]
         .calls
         .iter()
-        .map(|c| {
+        .filter_map(|c| {
             let after = c.observation.after.as_ref().and_then(|a| to_ron(a).ok());
             let after = after.unwrap_or_default().replace(char::is_whitespace, "");
-            (c.target.name(), after)
+            Some((
+                crate::in_module(module_path!(), &c.target.name())?.to_owned(),
+                after,
+            ))
         })
         .collect();
     assert_eq!(
         afters,
         [
-            ("Text::chars_mut".to_owned(), "(self:Text(bytes:[1,],),)".to_owned()),
-            ("Text::push".to_owned(), "(self:Text(bytes:[2,7,],),)".to_owned()),
+            (
+                "Text::chars_mut".to_owned(),
+                "(self:Text(bytes:[1,],),)".to_owned()
+            ),
+            (
+                "Text::push".to_owned(),
+                "(self:Text(bytes:[2,7,],),)".to_owned()
+            ),
         ],
         "{afters:#?}"
     );

@@ -25,14 +25,22 @@ impl FromStr for Addr {
 }
 
 #[carve::target]
-pub fn parse(addr: &Addr, bytes: &[u8], fixed: [u8; 4]) -> Result<(Version, Option<Vec<u8>>), ParseError> {
+pub fn parse(
+    addr: &Addr,
+    bytes: &[u8],
+    fixed: [u8; 4],
+) -> Result<(Version, Option<Vec<u8>>), ParseError> {
     Ok((Version(addr.0), Some([bytes, &fixed].concat())))
 }
 
 /// The error type of many binaries and examples: carved as its `Debug` text.
 #[carve::target]
 pub fn checked(n: u8) -> Result<u8, Box<dyn std::error::Error>> {
-    if n > 3 { Ok(n) } else { Err("too small".into()) }
+    if n > 3 {
+        Ok(n)
+    } else {
+        Err("too small".into())
+    }
 }
 
-fn main() {}
+pub fn main() {}

@@ -102,7 +102,7 @@ impl Display for Meters {
     }
 }
 
-fn main() {
+pub fn main() {
     use carve::_internals::call::ArgsInput;
     use carve::_internals::carving::record;
     use carve::_internals::outcome::Outcome;
@@ -110,7 +110,11 @@ fn main() {
     record::record_test("formats", || {
         let v = Version { major: 1, minor: 4 };
         assert_eq!(v.to_string(), "1.4");
-        assert_eq!(format!("{v:*>6}"), "***1.4", "the test's own output is the call's");
+        assert_eq!(
+            format!("{v:*>6}"),
+            "***1.4",
+            "the test's own output is the call's"
+        );
         assert_eq!(format!("{:#x}", Hex(255)), "0xff");
         assert_eq!(format!("{:.1}", Meters(3)), "3.0 m");
         assert_eq!(format!("{:#}", Tag("en".into())), "<en>");
@@ -121,7 +125,12 @@ fn main() {
     let calls: Vec<_> = recordings.iter().flat_map(|r| &r.calls).collect();
     let carved: Vec<(String, String)> = calls
         .iter()
-        .map(|c| (c.target.name(), ron::to_string(&c.args).unwrap()))
+        .filter_map(|c| {
+            Some((
+                crate::in_module(module_path!(), &c.target.name())?.to_owned(),
+                ron::to_string(&c.args).unwrap(),
+            ))
+        })
         .collect();
     let spec = |fill: &str, align: &str, alternate: bool, width: &str, precision: &str| {
         format!(
@@ -131,11 +140,41 @@ fn main() {
     assert_eq!(
         carved,
         [
-            ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec("Space", "None", false, "None", "None"))),
-            ("Version::Display::fmt".to_owned(), format!("(self:(major:1,minor:4),f:{})", spec("Star", "Some(Right)", false, "Some(6)", "None"))),
-            ("Hex::LowerHex::fmt".to_owned(), format!("(self:(255),f:{})", spec("Space", "None", true, "None", "None"))),
-            ("Meters::describe".to_owned(), format!("(self:(3),out:{},unit:\"m\")", spec("Space", "None", false, "None", "Some(1)"))),
-            ("Tag::Display::fmt".to_owned(), format!("(self:\"en\",f:{})", spec("Space", "None", true, "None", "None"))),
+            (
+                "Version::Display::fmt".to_owned(),
+                format!(
+                    "(self:(major:1,minor:4),f:{})",
+                    spec("Space", "None", false, "None", "None")
+                )
+            ),
+            (
+                "Version::Display::fmt".to_owned(),
+                format!(
+                    "(self:(major:1,minor:4),f:{})",
+                    spec("Star", "Some(Right)", false, "Some(6)", "None")
+                )
+            ),
+            (
+                "Hex::LowerHex::fmt".to_owned(),
+                format!(
+                    "(self:(255),f:{})",
+                    spec("Space", "None", true, "None", "None")
+                )
+            ),
+            (
+                "Meters::describe".to_owned(),
+                format!(
+                    "(self:(3),out:{},unit:\"m\")",
+                    spec("Space", "None", false, "None", "Some(1)")
+                )
+            ),
+            (
+                "Tag::Display::fmt".to_owned(),
+                format!(
+                    "(self:\"en\",f:{})",
+                    spec("Space", "None", true, "None", "None")
+                )
+            ),
         ]
     );
     let outcomes: Vec<String> = calls
@@ -147,16 +186,28 @@ fn main() {
         .collect();
     assert_eq!(
         outcomes,
-        ["Ok(\"1.4\")", "Ok(\"***1.4\")", "Ok(\"0xff\")", "Ok(\"3.0 m\")", "Ok(\"<en>\")"]
+        [
+            "Ok(\"1.4\")",
+            "Ok(\"***1.4\")",
+            "Ok(\"0xff\")",
+            "Ok(\"3.0 m\")",
+            "Ok(\"<en>\")"
+        ]
     );
     // Replay formats with the carved spec, and any other.
     for (call, outcome) in calls.iter().zip(&outcomes) {
         let args = ron::to_string(&call.args).unwrap();
         let replayed = (call.target.replay)(ArgsInput::Ron(&args)).unwrap();
-        assert_eq!(replayed.observation, call.observation, "{args} -> {outcome}");
+        assert_eq!(
+            replayed.observation, call.observation,
+            "{args} -> {outcome}"
+        );
     }
     let version = calls[0].target;
-    let centered = format!("(self:(major:10,minor:0),f:{})", spec("Dash", "Some(Center)", false, "Some(9)", "None"));
+    let centered = format!(
+        "(self:(major:10,minor:0),f:{})",
+        spec("Dash", "Some(Center)", false, "Some(9)", "None")
+    );
     let replayed = (version.replay)(ArgsInput::Ron(&centered)).unwrap();
     match replayed.observation.outcome {
         Outcome::Returned(v) => assert_eq!(ron::to_string(&v).unwrap(), "Ok(\"--10.0---\")"),

@@ -31,7 +31,7 @@ pub fn halve_all(mut numbers: &mut [u32], times: u32) -> u32 {
     times
 }
 
-fn main() {
+pub fn main() {
     let mut words = [0x0102u16, 0x0304];
     BigEndian::from_slice_u16(&mut words);
     assert_eq!(words, [0x0102u16.to_be(), 0x0304u16.to_be()]);

@@ -45,7 +45,11 @@ pub mod ops {
     }
 
     pub fn indexing(x: &[u8], i: usize) -> Option<u8> {
-        if i + 1 < x.len() { Some(x[i + 1] % 7) } else { None }
+        if i + 1 < x.len() {
+            Some(x[i + 1] % 7)
+        } else {
+            None
+        }
     }
 
     pub fn constants(x: u8) -> [u8; N * 2] {
@@ -107,4 +111,4 @@ pub mod ops {
     }
 }
 
-fn main() {}
+pub fn main() {}

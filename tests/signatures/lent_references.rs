@@ -36,7 +36,10 @@ impl Book {
     }
 
     pub fn find<'a>(&self, names: [Option<&'a str>; 2]) -> Option<&'a str> {
-        names.into_iter().flatten().find(|n| self.lines.iter().any(|l| l == n))
+        names
+            .into_iter()
+            .flatten()
+            .find(|n| self.lines.iter().any(|l| l == n))
     }
 }
 
@@ -57,4 +60,4 @@ pub async fn fetch(keys: Vec<&str>) -> usize {
     keys.len()
 }
 
-fn main() {}
+pub fn main() {}

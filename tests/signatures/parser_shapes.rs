@@ -80,9 +80,11 @@ pub fn parse_maybe(src: &[u8]) -> Result<Option<u8>> {
     Ok(Status::Complete(src.first().copied()))
 }
 
-fn main() {
+pub fn main() {
     let mut first = [Header { len: 1 }];
-    let mut request = Request { headers: &mut first };
+    let mut request = Request {
+        headers: &mut first,
+    };
     let mut more = [Header { len: 2 }, Header { len: 3 }];
     assert_eq!(request.parse_with(b"x", &mut more), 2);
     let mut other = [Header { len: 4 }];
@@ -90,6 +92,9 @@ fn main() {
     let mut last = [];
     request.reset(&mut last);
     assert!(request.headers.is_empty());
-    assert!(matches!(parse_pair(b"\x02ab"), Ok(Status::Complete((3, 2)))));
+    assert!(matches!(
+        parse_pair(b"\x02ab"),
+        Ok(Status::Complete((3, 2)))
+    ));
     assert!(matches!(parse_maybe(b""), Ok(Status::Complete(None))));
 }

@@ -48,7 +48,11 @@ pub fn shapes(n: usize) -> usize {
     unsafe {
         COUNTER += 1;
     }
-    let level = if n > LIMIT { Level::HIGH } else { Level::LOW(DOUBLE(1)) };
+    let level = if n > LIMIT {
+        Level::HIGH
+    } else {
+        Level::LOW(DOUBLE(1))
+    };
     let _ = (OPAQUE.0, level);
     n + INNER + LOCAL + CELL.with(|c| *c) + u8::MAX as usize
 }
@@ -64,7 +68,7 @@ impl<const CAP: usize> Buffer<CAP> {
     }
 }
 
-fn main() {
+pub fn main() {
     let (_, trace) = carve::_internals::coverage::collect(|| {
         lookup("1994");
         shapes(40);
@@ -78,8 +82,17 @@ fn main() {
     };
     let constants: Vec<_> = function("lookup").dictionary().collect();
     use carve::_internals::registry::Constant::{Int, Str};
-    for expected in [Str("i-klingon"), Str("zh-min-nan"), Str("Latn"), Str("1994"), Str("sl-rozaj")] {
-        assert!(constants.contains(&expected), "{expected:?} in {constants:?}");
+    for expected in [
+        Str("i-klingon"),
+        Str("zh-min-nan"),
+        Str("Latn"),
+        Str("1994"),
+        Str("sl-rozaj"),
+    ] {
+        assert!(
+            constants.contains(&expected),
+            "{expected:?} in {constants:?}"
+        );
     }
     let constants: Vec<_> = function("shapes").dictionary().collect();
     assert!(constants.contains(&Int(32)), "{constants:?}");

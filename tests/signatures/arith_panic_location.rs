@@ -11,11 +11,12 @@ pub fn last_index(len: usize) -> usize {
 
 static LINE: AtomicU32 = AtomicU32::new(0);
 
-fn main() {
+pub fn main() {
     std::panic::set_hook(Box::new(|info| {
         LINE.store(info.location().map_or(0, |l| l.line()), Ordering::SeqCst);
     }));
-    let (result, _) = carve::_internals::coverage::collect(|| std::panic::catch_unwind(|| last_index(0)));
+    let (result, _) =
+        carve::_internals::coverage::collect(|| std::panic::catch_unwind(|| last_index(0)));
     let instrumented = LINE.swap(0, Ordering::SeqCst);
     // The original body, as a plain call runs it.
     let plain = std::panic::catch_unwind(|| last_index(0));

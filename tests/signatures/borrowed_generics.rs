@@ -15,14 +15,20 @@ pub struct Builder<'a, I: AsRef<[u8]>> {
 
 impl<I: AsRef<[u8]>> Builder<'static, I> {
     pub fn new(input: I) -> Self {
-        Builder { input, alphabet: Cow::Borrowed("0123456789") }
+        Builder {
+            input,
+            alphabet: Cow::Borrowed("0123456789"),
+        }
     }
 }
 
 #[carve::target(generics(I = &str), generics(I = Vec<u8>))]
 impl<'a, I: AsRef<[u8]>> Builder<'a, I> {
     pub fn with_alphabet(self, alphabet: &'a str) -> Builder<'a, I> {
-        Builder { alphabet: Cow::Borrowed(alphabet), ..self }
+        Builder {
+            alphabet: Cow::Borrowed(alphabet),
+            ..self
+        }
     }
 
     pub fn into_digits(self) -> Vec<usize> {
@@ -34,7 +40,12 @@ impl<'a, I: AsRef<[u8]>> Builder<'a, I> {
     }
 }
 
-fn main() {
+pub fn main() {
     assert_eq!(Builder::new("19").into_digits(), vec![1, 9]);
-    assert_eq!(Builder::new(b"ba".to_vec()).with_alphabet("ab").into_digits(), vec![1, 0]);
+    assert_eq!(
+        Builder::new(b"ba".to_vec())
+            .with_alphabet("ab")
+            .into_digits(),
+        vec![1, 0]
+    );
 }

@@ -63,7 +63,7 @@ async fn echoes() {
     assert_eq!(first(Cow::Borrowed("x")), Some('x'));
 }
 
-fn main() {
+pub fn main() {
     let mut stack = Stack::default();
     stack.push(1u8);
     assert_eq!(stack.top(), Some(&1));

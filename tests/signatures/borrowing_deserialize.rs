@@ -53,33 +53,53 @@ impl<'a> Words<'a> {
     }
 }
 
-fn main() {
+pub fn main() {
     let registry = Registry::collect();
-    let targets: Vec<&str> = registry.targets().map(|(name, _)| name).collect();
+    let targets: Vec<&str> = registry
+        .targets()
+        .filter_map(|(name, _)| crate::in_module(module_path!(), name))
+        .collect();
     assert_eq!(targets, ["Token::len", "kinds", "width"]);
     let skipped = carve::_internals::registry::skipped_lines();
     assert!(
         skipped.iter().any(|l| l.starts_with(
-            "carve: skipped in impl Words: count (parameter `self`: `Words` has neither serde"
+            "carve: skipped in impl borrowing_deserialize::Words: count (parameter `self`: `Words` has neither serde"
         )),
         "{skipped:#?}"
     );
-    let len = registry.target("Token::len").expect("registered");
+    let len = registry
+        .target("borrowing_deserialize::Token::len")
+        .expect("registered");
     let outcome = (len.replay)(ArgsInput::Ron(r#"(self: Token(text: "ab", kind: "c"))"#))
         .map(|r| r.observation.outcome);
-    assert!(matches!(outcome, Ok(Outcome::Returned(Value::U64(3)))), "{outcome:?}");
-    let width = registry.target("width").expect("registered");
-    let replayed = (width.replay)(ArgsInput::Ron(r#"(tokens: [Token(text: "a\"b", kind: "x")])"#));
+    assert!(
+        matches!(outcome, Ok(Outcome::Returned(Value::U64(3)))),
+        "{outcome:?}"
+    );
+    let width = registry
+        .target("borrowing_deserialize::width")
+        .expect("registered");
+    let replayed = (width.replay)(ArgsInput::Ron(
+        r#"(tokens: [Token(text: "a\"b", kind: "x")])"#,
+    ));
     let outcome = replayed.map(|r| r.observation.outcome);
-    assert!(matches!(outcome, Ok(Outcome::Returned(Value::U64(4)))), "{outcome:?}");
+    assert!(
+        matches!(outcome, Ok(Outcome::Returned(Value::U64(4)))),
+        "{outcome:?}"
+    );
     // Generated arguments come as value trees.
     let mut args = carve::_internals::carving::record::ArgsBuilder::default();
-    let token = |kind| Token { text: Cow::Borrowed(""), kind };
+    let token = |kind| Token {
+        text: Cow::Borrowed(""),
+        kind,
+    };
     args.arg("first", Value::capture(&token("k")));
     args.arg("rest", Value::capture(&token("l")));
     args.arg("owned", Value::capture(&vec![Owned { text: "o".into() }]));
     let args = args.finish().expect("captured");
-    let kinds = registry.target("kinds").expect("registered");
+    let kinds = registry
+        .target("borrowing_deserialize::kinds")
+        .expect("registered");
     let outcome = (kinds.replay)(ArgsInput::Value(&args)).map(|r| r.observation.outcome);
     assert!(
         matches!(&outcome, Ok(Outcome::Returned(Value::Str(s))) if s == "kl1"),
