@@ -62,7 +62,7 @@ enum Command {
     /// own (in a folder of its own: the normal build is neither rebuilt nor
     /// reused): `carve-edges`, which is dev with its dependencies optimized
     /// (package."*".opt-level=1 package.carve.opt-level=3
-    /// package."*".debug=false). The crate itself
+    /// package.carve.incremental=false package."*".debug=false). The crate itself
     /// is built as in dev, with its debug assertions and overflow checks, so
     /// that a call that overflows panics as under cargo test and generation
     /// keeps the calls a dev build keeps. Generation runs about 6 times

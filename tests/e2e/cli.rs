@@ -136,7 +136,7 @@ fn init_then_record_generate_test_and_report() {
     let run = p.carve(&["generate", "--seed", "1", "--budget", "2000", "--jobs", "1"]);
     run.assert_success();
     // Built with edge counters, through cargo-carve itself, in a profile of its own.
-    assert_snapshot!(shown(&running(&run)), @r#"cargo carve: running CARVE=generate RUSTC_WORKSPACE_WRAPPER=[tmp]/e2e-target/debug/cargo-carve CARVE_EDGE_CRATES=plain CARVE_SEED=1 CARVE_BUDGET=2000 CARVE_JOBS=1 cargo test --features carve --config 'profile.carve-edges.inherits="dev"' --config 'profile.carve-edges.package."*".opt-level=1' --config profile.carve-edges.package.carve.opt-level=3 --config 'profile.carve-edges.package."*".debug=false' --profile carve-edges --test carve"#);
+    assert_snapshot!(shown(&running(&run)), @r#"cargo carve: running CARVE=generate RUSTC_WORKSPACE_WRAPPER=[tmp]/e2e-target/debug/cargo-carve CARVE_EDGE_CRATES=plain CARVE_SEED=1 CARVE_BUDGET=2000 CARVE_JOBS=1 cargo test --features carve --config 'profile.carve-edges.inherits="dev"' --config 'profile.carve-edges.package."*".opt-level=1' --config profile.carve-edges.package.carve.opt-level=3 --config profile.carve-edges.package.carve.incremental=false --config 'profile.carve-edges.package."*".debug=false' --profile carve-edges --test carve"#);
     run.assert_line("carve: classify: branch coverage 3/6 -> 6/6");
     assert!(p.read("carved/classify.ron").contains("origin: Generated("));
 
