@@ -328,8 +328,8 @@ impl Goal {
             // The fold `fitness` makes, over the kills reached only: one not
             // reached is a level or more away, so it never decides whether
             // the best is at distance 0, and its approach level (a walk up
-            // its parents) is not needed (it was a tenth of semver's
-            // worker, every unmet mutant asked after every call).
+            // its parents, for every unmet mutant after every call) is not
+            // needed.
             Test::Outcomes(kills) => {
                 kills
                     .iter()
@@ -415,7 +415,7 @@ impl Goal {
             Test::Slots { index, needs, .. } if needs != 0 => {
                 slots(needs).any(|slot| trace.slot_distance(sites, index, slot).is_some())
             }
-            Test::Operator { index, slot, .. } => trace.slot_distance(sites, index, slot) == Some(0.0),
+            Test::Operator { index, slot, .. } => trace.slot_distance(sites, index, slot).is_some(),
             _ => true,
         }
     }
