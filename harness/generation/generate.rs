@@ -895,7 +895,11 @@ impl Generator<'_> {
         let after = &self.run.after;
         let added: Vec<u32> = self
             .reach
-            .covered_goals_but(&executed.trace, |goal| after.has(goal))
+            .covered_goals_among(
+                &executed.trace,
+                |goal| !after.has(goal),
+                after.absent_in(self.reach.extra_goals()),
+            )
             .collect();
         let mut outside: Vec<(usize, u32)> = self
             .reach

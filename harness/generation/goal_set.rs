@@ -12,9 +12,11 @@
 //! assert!(met.has(70) && !met.has(4));
 //! met.remove(70);
 //! assert_eq!(met.iter().copied().collect::<Vec<_>>(), [3]);
+//! assert_eq!(met.absent_in(2..5).collect::<Vec<_>>(), [2, 4]);
 //! ```
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 /// A set of goals in order, whose membership is one bit each.
 #[derive(Debug, Clone, Default)]
@@ -70,12 +72,55 @@ impl GoalSet {
         })
     }
 
+    /// The goals in `range` that are in, ascending, read a word at a time.
+    pub fn ids_in(&self, range: Range<u32>) -> impl Iterator<Item = u32> + '_ {
+        self.bits_in(range, false)
+    }
+
+    /// The goals in `range` that are not in, ascending, read a word at a
+    /// time: the boundary and mutant goals still open after a call, where
+    /// most are long met.
+    pub fn absent_in(&self, range: Range<u32>) -> impl Iterator<Item = u32> + '_ {
+        self.bits_in(range, true)
+    }
+
+    /// The goals of `range` whose bit is set, or clear if `flip`.
+    fn bits_in(&self, range: Range<u32>, flip: bool) -> impl Iterator<Item = u32> + '_ {
+        let Range { start, end } = range;
+        let words = (start / 64)..end.div_ceil(64);
+        words.flat_map(move |i| {
+            let stored = self.bits.get(i as usize).copied().unwrap_or(0);
+            let base = i * 64;
+            // Only the bits of `range` within this word.
+            let low = start.saturating_sub(base).min(64);
+            let high = (end - base).min(64);
+            let mask = mask_below(high) & !mask_below(low);
+            let mut word = if flip { !stored } else { stored } & mask;
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let bit = word.trailing_zeros();
+                    word &= word - 1;
+                    base + bit
+                })
+            })
+        })
+    }
+
     /// Removes `goal`; whether it was in.
     pub fn remove(&mut self, goal: u32) -> bool {
         if let Some(w) = self.bits.get_mut((goal / 64) as usize) {
             *w &= !(1 << (goal % 64));
         }
         self.set.remove(&goal)
+    }
+}
+
+/// A word with the bits below `n` set (`n` ≤ 64).
+fn mask_below(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1 << n) - 1
     }
 }
 
@@ -130,6 +175,11 @@ mod tests {
                 }
                 assert_eq!(*met, set);
                 assert!(met.ids().eq(set.iter().copied()));
+                let (a, b) = (rng.random_range(0..span + 70), rng.random_range(0..span + 70));
+                let range = a.min(b)..a.max(b);
+                assert!(met.ids_in(range.clone()).eq(set.range(range.clone()).copied()), "round {round}, in {range:?}");
+                let absent = range.clone().filter(|g| !set.contains(g));
+                assert!(met.absent_in(range.clone()).eq(absent), "round {round}, absent in {range:?}");
             }
         }
     }

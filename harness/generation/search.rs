@@ -39,7 +39,7 @@ use rand::{RngExt, SeedableRng};
 use crate::coverage::fitness::Fitness;
 use crate::generation::moves::{
     crossover, dictionary, enum_name, enum_paths, enum_values, get, get_mut, jump_bits, moved,
-    variables, variant_name, with_char, Path,
+    variables, variant_name, with_char,
 };
 use crate::coverage::reach::Reach;
 use crate::coverage::Trace;
@@ -241,7 +241,7 @@ impl Search {
     }
 
     /// Whether `var` lies in a string argument that moves by token now.
-    fn moves_by_token(&self, var: &Path) -> bool {
+    fn moves_by_token(&self, var: &[usize]) -> bool {
         // Plain strings keep their character moves: they reach what tokens
         // do not (a `+` inside a URL's scheme), and the grammar derives
         // them by token already.
@@ -250,7 +250,7 @@ impl Search {
 
     /// A token move of the text-form argument that `var` lies in; `None`
     /// when it lies in none.
-    fn token_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
+    fn token_move(&mut self, current: &Value, var: &[usize]) -> Option<Value> {
         let index = *var.first()?;
         // An eighth of the time, the whole text of another text-form
         // argument: two equal arguments (or one the prefix of the other,
@@ -363,7 +363,7 @@ impl Search {
     }
 
     /// Whether `var` lies in a string argument that has an item to repeat.
-    fn has_item(&self, current: &Value, var: &Path) -> bool {
+    fn has_item(&self, current: &Value, var: &[usize]) -> bool {
         let Some(Value::Str(text)) = var.first().and_then(|i| get(current, &[*i])) else {
             return false;
         };
@@ -373,7 +373,7 @@ impl Search {
     /// The string argument that `var` lies in with one of its items
     /// repeated ([`dictionary::repeated_item`]) at a separator drawn at
     /// random; `None` when it is no string or has no item to repeat there.
-    fn repeat_item(&mut self, current: &Value, var: &Path) -> Option<Value> {
+    fn repeat_item(&mut self, current: &Value, var: &[usize]) -> Option<Value> {
         let index = *var.first()?;
         let mut out = current.clone();
         let Some(Value::Str(text)) = get_mut(&mut out, &[index]) else {
@@ -394,7 +394,7 @@ impl Search {
     }
 
     /// Whether `var` lies in a plain string argument with pieces to insert.
-    fn has_pieces(&self, var: &Path) -> bool {
+    fn has_pieces(&self, var: &[usize]) -> bool {
         var.first().is_some_and(|i| self.pieces.contains_key(i))
     }
 
@@ -403,7 +403,7 @@ impl Search {
     /// dictionary) inserted whole: between two of its tokens (a list
     /// item), or `inside` words too, between any two of its characters (a
     /// separator inside a word); `None` when it has none.
-    fn insert_piece(&mut self, current: &Value, var: &Path, inside: bool) -> Option<Value> {
+    fn insert_piece(&mut self, current: &Value, var: &[usize], inside: bool) -> Option<Value> {
         let index = *var.first()?;
         let pieces = self.pieces.get(&index)?;
         let piece = pieces.get(self.rng.random_range(0..pieces.len()))?.clone();
@@ -428,7 +428,7 @@ impl Search {
 
     /// `var` of `from` moved by `delta`, inside its integer type's range;
     /// `None` when that changes nothing.
-    fn moved_in_type(&self, from: &Value, var: &Path, delta: i128) -> Option<Value> {
+    fn moved_in_type(&self, from: &Value, var: &[usize], delta: i128) -> Option<Value> {
         let mut to = moved(from, var, delta)?;
         if let Some(kind) = self.types.int_in_args(from, var) {
             let (min, max) = kind.range();
@@ -492,7 +492,11 @@ impl Search {
         } else {
             let uncovered = &self.uncovered;
             self.reach
-                .covered_goals_but(&individual.trace, |id| !uncovered.has(id))
+                .covered_goals_among(
+                    &individual.trace,
+                    |id| uncovered.has(id),
+                    uncovered.ids_in(self.reach.extra_goals()),
+                )
                 .collect()
         };
         for id in &newly {
@@ -544,7 +548,7 @@ impl Search {
     /// A structural move of `current` (for `perturb`): insert or delete a
     /// character or element anywhere, switch an enum to a variant seen
     /// elsewhere, or set the character at `var` to one from the dictionary.
-    fn structural_move(&mut self, current: &Value, var: &Path) -> Option<Value> {
+    fn structural_move(&mut self, current: &Value, var: &[usize]) -> Option<Value> {
         // An eighth of the time, one item of a string argument repeated
         // after itself (a list one item longer, every item of a form the
         // parser took): what a limit on the number of items needs, which
@@ -600,7 +604,7 @@ impl Search {
     /// Inserts (a dictionary character, or a copy of a neighbouring element)
     /// or deletes at a random position of the string, byte string or
     /// sequence at `var`.
-    fn insert_or_delete(&mut self, current: &Value, var: &Path) -> Option<Value> {
+    fn insert_or_delete(&mut self, current: &Value, var: &[usize]) -> Option<Value> {
         let mut out = current.clone();
         let insert = self.rng.random_bool(0.5);
         let c = self.dictionary_char();
@@ -715,7 +719,7 @@ impl Search {
         if vars.is_empty() {
             return value.clone();
         }
-        let var = &vars[self.rng.random_range(0..vars.len())];
+        let var = vars.get(self.rng.random_range(0..vars.len()));
         if self.moves_by_token(var) {
             if let Some(moved) = self.token_move(value, var) {
                 return moved;
@@ -841,11 +845,11 @@ impl<'a> Run<'a> {
     /// keeping what improves. Returns whether anything did.
     fn sweep(&mut self, goal: u32, current: &mut Point) -> bool {
         let mut improved = false;
-        for var in variables(&current.args, &self.search.sealed) {
+        for var in variables(&current.args, &self.search.sealed).iter() {
             if !self.still_uncovered(goal) || self.exhausted() {
                 break;
             }
-            if let Some(next) = self.avm_variable(goal, current, &var) {
+            if let Some(next) = self.avm_variable(goal, current, var) {
                 *current = next;
                 improved = true;
             }
@@ -876,7 +880,7 @@ impl<'a> Run<'a> {
     /// Tries one variable: an exploratory step each way; the first that
     /// gets closer is followed by secant jumps and pattern moves. `None`
     /// when neither way gets closer.
-    fn avm_variable(&mut self, goal: u32, current: &Point, var: &Path) -> Option<Point> {
+    fn avm_variable(&mut self, goal: u32, current: &Point, var: &[usize]) -> Option<Point> {
         let unit = first_step(current.fitness);
         for direction in [unit, -unit] {
             let Some(next) = self.try_move(goal, current, var, direction) else {
@@ -909,7 +913,7 @@ impl<'a> Run<'a> {
         &mut self,
         goal: u32,
         mut best: Point,
-        var: &Path,
+        var: &[usize],
         direction: i128,
         slope: f64,
     ) -> Point {
@@ -929,7 +933,7 @@ impl<'a> Run<'a> {
 
     /// Pattern moves: doubles the step in `direction` while it gets closer,
     /// then halves it back (either way), to land between the last steps.
-    fn pattern_moves(&mut self, goal: u32, mut best: Point, var: &Path, direction: i128) -> Point {
+    fn pattern_moves(&mut self, goal: u32, mut best: Point, var: &[usize], direction: i128) -> Point {
         let mut step = 2i128;
         while !best.fitness.covered() && !self.exhausted() {
             match self.try_move(goal, &best, var, direction * step) {
@@ -957,7 +961,7 @@ impl<'a> Run<'a> {
         &mut self,
         goal: u32,
         from: &Point,
-        var: &Path,
+        var: &[usize],
         deltas: [i128; 2],
     ) -> Option<Point> {
         deltas.into_iter().find_map(|delta| {
@@ -968,7 +972,7 @@ impl<'a> Run<'a> {
 
     /// Moves one variable and evaluates; if the move broke an enclosing
     /// condition, repairs with a short search over the other variables.
-    fn try_move(&mut self, goal: u32, from: &Point, var: &Path, delta: i128) -> Option<Point> {
+    fn try_move(&mut self, goal: u32, from: &Point, var: &[usize], delta: i128) -> Option<Point> {
         let args = self.search.moved_in_type(&from.args, var, delta)?;
         let next = self.point(goal, args)?;
         if next.fitness.level > from.fitness.level
@@ -982,13 +986,13 @@ impl<'a> Run<'a> {
 
     /// A short descent (the same moves, without nested repairs) over the
     /// variables other than `moved_var`, back to approach level `level`.
-    fn repair(&mut self, goal: u32, mut point: Point, moved_var: &Path, level: u32) -> Point {
+    fn repair(&mut self, goal: u32, mut point: Point, moved_var: &[usize], level: u32) -> Point {
         self.repairing = true;
-        for var in variables(&point.args, &self.search.sealed) {
-            if var == *moved_var || var.starts_with(moved_var) || self.exhausted() {
+        for var in variables(&point.args, &self.search.sealed).iter() {
+            if var == moved_var || var.starts_with(moved_var) || self.exhausted() {
                 continue;
             }
-            if let Some(next) = self.avm_variable(goal, &point, &var) {
+            if let Some(next) = self.avm_variable(goal, &point, var) {
                 point = next;
                 if point.fitness.level <= level {
                     break;
@@ -1006,7 +1010,7 @@ impl<'a> Run<'a> {
         if vars.is_empty() {
             return None;
         }
-        let var = vars[self.search.rng.random_range(0..vars.len())].clone();
+        let var = vars.get(self.search.rng.random_range(0..vars.len())).to_vec();
         let next = match self.search.structural_move(&current.args, &var) {
             Some(args) => self.point(goal, args)?,
             None => {
@@ -1108,7 +1112,7 @@ mod tests {
         assert_eq!(search.pieces[&0], [".org", "/x", "/x.org"]);
         let (mut inside, mut appended, mut repeated) = (false, false, false);
         for _ in 0..400 {
-            let Some(Value::Struct(_, fields)) = search.structural_move(&args(text), &vec![0, 2])
+            let Some(Value::Struct(_, fields)) = search.structural_move(&args(text), &[0, 2])
             else {
                 continue;
             };
@@ -1161,7 +1165,7 @@ mod tests {
                 .with_text_tokens(&[args(text)], dictionary);
             let mut out = BTreeSet::new();
             for _ in 0..2000 {
-                if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &vec![0]) {
+                if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &[0]) {
                     if let Value::Str(s) = &fields[0].1 {
                         out.insert(s.clone());
                     }
@@ -1215,7 +1219,7 @@ mod tests {
             .with_text_tokens(&[args(text)], &dictionary);
         let mut duplicates = 0;
         for _ in 0..2000 {
-            if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &vec![0]) {
+            if let Some(Value::Struct(_, fields)) = search.token_move(&args(text), &[0]) {
                 if let Value::Str(s) = &fields[0].1 {
                     let words: Vec<&str> = s.split('-').collect();
                     let repeated = words.iter().enumerate().any(|(i, w)| words[..i].contains(w));
@@ -1246,7 +1250,7 @@ mod tests {
             .with_text_tokens(std::slice::from_ref(&start), &Dictionary::default());
         let mut equal = 0;
         for _ in 0..2000 {
-            if let Some(Value::Struct(_, fields)) = search.token_move(&start, &vec![1]) {
+            if let Some(Value::Struct(_, fields)) = search.token_move(&start, &[1]) {
                 equal += usize::from(fields[0].1 == fields[1].1);
             }
         }
@@ -1290,15 +1294,15 @@ mod tests {
             )
         };
         // A jump past the end lands on the type's boundary…
-        assert_eq!(search.moved_in_type(&args(250, 0), &vec![0], 1 << 20), Some(args(255, 0)));
+        assert_eq!(search.moved_in_type(&args(250, 0), &[0], 1 << 20), Some(args(255, 0)));
         assert_eq!(
-            search.moved_in_type(&args(0, -5), &vec![1], -(1 << 40)),
+            search.moved_in_type(&args(0, -5), &[1], -(1 << 40)),
             Some(args(0, i64::from(i16::MIN)))
         );
         // …and a move from the boundary outwards is none.
-        assert_eq!(search.moved_in_type(&args(255, 0), &vec![0], 1), None);
-        assert_eq!(search.moved_in_type(&args(0, 0), &vec![0], -1), None);
-        assert_eq!(search.moved_in_type(&args(3, 7), &vec![1], 2), Some(args(3, 9)));
+        assert_eq!(search.moved_in_type(&args(255, 0), &[0], 1), None);
+        assert_eq!(search.moved_in_type(&args(0, 0), &[0], -1), None);
+        assert_eq!(search.moved_in_type(&args(3, 7), &[1], 2), Some(args(3, 9)));
     }
 
     #[test]

@@ -150,6 +150,30 @@ impl Value {
         }
     }
 
+    /// Child `i` of [`Value::children`], without listing them.
+    ///
+    /// ```
+    /// use carve::value::Value;
+    ///
+    /// let pair = Value::Tuple(vec![Value::U64(1), Value::U64(2)]);
+    /// assert_eq!(pair.child(1), Some(&Value::U64(2)));
+    /// assert_eq!(pair.child(2), None);
+    /// ```
+    pub fn child(&self, i: usize) -> Option<&Value> {
+        match self {
+            Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
+                (i == 0).then_some(&**v)
+            }
+            Value::Seq(items)
+            | Value::Tuple(items)
+            | Value::TupleStruct(_, items)
+            | Value::TupleVariant { fields: items, .. } => items.get(i),
+            Value::Struct(_, fields) | Value::StructVariant { fields, .. } => fields.get(i).map(|(_, v)| v),
+            Value::Map(entries) => entries.get(i / 2).map(|(k, v)| [k, v][i % 2]),
+            _ => None,
+        }
+    }
+
     /// The values directly inside this one, in the order of
     /// [`Value::children`], to change them.
     ///
