@@ -155,6 +155,7 @@ pub(crate) fn own_pcs(pcs: &[u64], mut functions: Vec<Function>, crates: &[Strin
     // so that the choice does not depend on the table's order.
     functions.sort_by(|a, b| (a.address, b.size, &a.symbol).cmp(&(b.address, a.size, &b.symbol)));
     functions.dedup_by_key(|f| f.address);
+    let twins = twins(&functions);
     let mut decided: HashMap<usize, bool> = HashMap::new();
     pcs.iter()
         .map(|&pc| {
@@ -167,11 +168,75 @@ pub(crate) fn own_pcs(pcs: &[u64], mut functions: Vec<Function>, crates: &[Strin
                 return false;
             }
             *decided.entry(index).or_insert_with(|| {
-                rustc_demangle::try_demangle(&f.symbol)
-                    .is_ok_and(|path| counts(&format!("{path:#}"), crates))
+                rustc_demangle::try_demangle(&f.symbol).is_ok_and(|path| {
+                    let path = format!("{path:#}");
+                    counts(&path, crates) && !in_twin(&path, &twins)
+                })
             })
         })
         .collect()
+}
+
+/// The closures that hold the instrumented twins of the crates' functions:
+/// the closure types `carve::_macro_support::call_outlined` is instantiated
+/// with (demangled, without their hash).
+///
+/// A twin's counters do not count. carve records its conditions itself,
+/// and its recording is inlined into the twin, where SanitizerCoverage,
+/// which runs after inlining, counts its edges too: whether a slot was
+/// already marked in this call, whether a comparison's goals are met.
+/// Such edges are carve's state, not the call's (on semver, 130 of the 225
+/// edges new calls were kept for, and the only edges of 8 of 30 kept
+/// calls), and which of them exist depends on how carve was compiled.
+fn twins(functions: &[Function]) -> Vec<String> {
+    let mut twins: Vec<String> = functions
+        .iter()
+        .filter(|f| f.symbol.contains("call_outlined"))
+        .filter_map(|f| {
+            let path = format!("{:#}", rustc_demangle::try_demangle(&f.symbol).ok()?);
+            twin_of(&path).map(str::to_owned)
+        })
+        .collect();
+    twins.sort();
+    twins.dedup();
+    twins
+}
+
+/// The closure of an instantiation of `call_outlined::<R, F>`: `F`.
+///
+/// ```
+/// # use carve::coverage::symbols::twin_of;
+/// let path = "carve::_macro_support::call_outlined::<core::result::Result<(u64, &str), semver::parse::Error>, semver::parse::numeric_identifier::{closure#0}>";
+/// assert_eq!(twin_of(path), Some("semver::parse::numeric_identifier::{closure#0}"));
+/// assert_eq!(twin_of("semver::parse::numeric_identifier::{closure#0}"), None);
+/// ```
+pub fn twin_of(path: &str) -> Option<&str> {
+    let arguments = path
+        .strip_prefix("carve::_macro_support::call_outlined::<")?
+        .strip_suffix('>')?;
+    // The last argument at depth 0: `R` may hold commas of its own.
+    let mut depth = 0usize;
+    let mut last = 0;
+    let mut previous = ' ';
+    for (i, c) in arguments.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' if previous == '-' => {}
+            '>' | ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => last = i + 1,
+            _ => {}
+        }
+        previous = c;
+    }
+    Some(arguments[last..].trim_start())
+}
+
+/// Whether `path` is a twin of `twins` or code inside one (a closure in it).
+fn in_twin(path: &str, twins: &[String]) -> bool {
+    twins.iter().any(|twin| {
+        path.strip_prefix(twin.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+    })
 }
 
 /// Whether the counters of the function `path` (demangled, without its
@@ -391,5 +456,40 @@ mod tests {
             own_pcs(&pcs, functions, &crates()),
             [true, true, false, false, false, true, true, false, false, false]
         );
+    }
+
+    /// The twin carve instruments a function in, and closures inside it,
+    /// do not count; the function and its other closures do.
+    #[test]
+    fn the_counters_of_instrumented_twins_do_not_count() {
+        // v0-mangled, as `cargo carve generate` asks for (from a semver build).
+        let symbols = [
+            ("_RNvNtCsiwdpInmeD40_6semver5parse10identifier", "semver::parse::identifier"),
+            ("_RNCNvNtCsiwdpInmeD40_6semver5parse10identifier0B5_", "semver::parse::identifier::{closure#0}"),
+            (
+                "_RNCNCNvNtCsiwdpInmeD40_6semver5parse10identifier00B7_",
+                "semver::parse::identifier::{closure#0}::{closure#0}",
+            ),
+            (
+                "_RNCNvNtCsiwdpInmeD40_6semver5parse18numeric_identifiers_0B5_",
+                "semver::parse::numeric_identifier::{closure#1}",
+            ),
+            (
+                "_RINvNtCse1iKGueqFS0_5carve14__macro_support13call_outlinedINtNtCsgEmfK2I1SDS_4core6result6ResultTReB1x_ENtNtCsiwdpInmeD40_6semver5parse5ErrorENCNvB1G_10identifier0EB1I_",
+                "carve::_macro_support::call_outlined::<core::result::Result<(&str, &str), semver::parse::Error>, semver::parse::identifier::{closure#0}>",
+            ),
+        ];
+        for (symbol, path) in symbols {
+            let demangled = rustc_demangle::try_demangle(symbol).ok().map(|p| format!("{p:#}"));
+            assert_eq!(demangled.as_deref(), Some(path));
+        }
+        let functions: Vec<Function> = symbols
+            .iter()
+            .enumerate()
+            .map(|(i, (symbol, _))| function(0x100 * (i as u64 + 1), 0x10, symbol))
+            .collect();
+        let pcs = [0x100, 0x200, 0x300, 0x400, 0x500];
+        let crates = ["semver".to_owned()];
+        assert_eq!(own_pcs(&pcs, functions, &crates), [true, false, false, true, false]);
     }
 }

@@ -41,7 +41,7 @@ fn cargo_carve_generate_keeps_a_call_for_an_edge_of_an_uninstrumented_helper() {
     edges.assert_success();
     assert_snapshot!(line_of(&edges, "kind"), @"carve: kind: branch coverage 2/2 -> 2/2; weak mutants killed 1/1 -> 1/1; kept 1 call(s), found 0 failure(s) in 797 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)");
     // A target with no branch of its own is generated for by its edges.
-    assert_snapshot!(line_of(&edges, "describe"), @r#"carve: describe: branch coverage 0/0 -> 0/0; kept 1 call(s), found 0 failure(s) in 482 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)"#);
+    assert_snapshot!(line_of(&edges, "describe"), @r#"carve: describe: branch coverage 0/0 -> 0/0; kept 1 call(s), found 0 failure(s) in 481 executions (0 generated arguments did not deserialize) (1 call(s) kept for new edges outside instrumented code)"#);
     assert!(
         p.read("carved/describe.ron").contains("long, from"),
         "{}",
@@ -108,7 +108,7 @@ fn the_same_seed_keeps_the_same_calls_whatever_the_probing_of_a_hash_map_did() {
     );
     assert_eq!(files, again, "two runs at seed 1 kept other calls");
     assert_eq!(line_of(&first, "repeats"), line_of(&second, "repeats"));
-    assert_snapshot!(line_of(&first, "repeats"), @"carve: repeats: branch coverage 4/4 -> 4/4; weak mutants killed 2/2 -> 2/2; kept 2 call(s), found 0 failure(s) in 637 executions (0 generated arguments did not deserialize) (2 call(s) kept for new edges outside instrumented code)");
+    assert_snapshot!(line_of(&first, "repeats"), @"carve: repeats: branch coverage 4/4 -> 4/4; weak mutants killed 2/2 -> 2/2; kept 2 call(s), found 0 failure(s) in 636 executions (0 generated arguments did not deserialize) (2 call(s) kept for new edges outside instrumented code)");
     // How many counters count depends on the compiler's code for the
     // crate: the line says which crates' functions they are in, fewer than
     // all the crate's counters.
