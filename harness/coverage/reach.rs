@@ -407,9 +407,8 @@ impl Reach {
     /// outcomes it took that `open` keeps, and of the boundary and mutant
     /// goals those in `open_extra` (ascending, within
     /// [`Reach::extra_goals`]) it met. Callers list the open extra goals
-    /// from a bit set: looking at every extra goal to skip the met ones
-    /// was a sixth of a generation execution on semver, where a handful
-    /// stay open.
+    /// from a bit set, so that a met one costs nothing: looking at every
+    /// extra goal to skip the met ones was 3.4% of semver's worker.
     pub fn covered_goals_among<'a>(
         &'a self,
         trace: &'a Trace,

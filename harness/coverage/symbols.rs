@@ -186,8 +186,8 @@ pub(crate) fn own_pcs(pcs: &[u64], mut functions: Vec<Function>, crates: &[Strin
 /// which runs after inlining, counts its edges too: whether a slot was
 /// already marked in this call, whether a comparison's goals are met.
 /// Such edges are carve's state, not the call's (on semver, 130 of the 225
-/// edges new calls were kept for, and the only edges of 8 of 30 kept
-/// calls), and which of them exist depends on how carve was compiled.
+/// new edges that 30 kept calls reached, and all the new edges of 8 of
+/// those calls), and which of them exist depends on how carve was compiled.
 fn twins(functions: &[Function]) -> Vec<String> {
     let mut twins: Vec<String> = functions
         .iter()

@@ -78,8 +78,7 @@ impl GoalSet {
     }
 
     /// The goals in `range` that are not in, ascending, read a word at a
-    /// time: the boundary and mutant goals still open after a call, where
-    /// most are long met.
+    /// time (generation: the boundary and mutant goals still open).
     pub fn absent_in(&self, range: Range<u32>) -> impl Iterator<Item = u32> + '_ {
         self.bits_in(range, true)
     }
