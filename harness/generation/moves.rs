@@ -105,7 +105,7 @@ fn collect_variables(value: &Value, sealed: &Sealed, path: &mut Path, out: &mut 
         }
         return;
     }
-    for (i, child) in (0..).map_while(|i| value.child(i)).enumerate() {
+    for (i, child) in value.each_child().enumerate() {
         path.push(i);
         collect_variables(child, sealed, path, out);
         path.pop();

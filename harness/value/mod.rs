@@ -134,20 +134,20 @@ impl Value {
     /// assert!(Value::Seq(vec![]).children().is_empty());
     /// ```
     pub fn children(&self) -> Vec<&Value> {
-        match self {
-            Value::Some(v) | Value::NewtypeStruct(_, v) | Value::NewtypeVariant { value: v, .. } => {
-                vec![v]
-            }
-            Value::Seq(items)
-            | Value::Tuple(items)
-            | Value::TupleStruct(_, items)
-            | Value::TupleVariant { fields: items, .. } => items.iter().collect(),
-            Value::Struct(_, fields) | Value::StructVariant { fields, .. } => {
-                fields.iter().map(|(_, v)| v).collect()
-            }
-            Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
-            _ => Vec::new(),
-        }
+        self.each_child().collect()
+    }
+
+    /// The values directly inside this one, in the order of
+    /// [`Value::children`], without collecting them.
+    ///
+    /// ```
+    /// use carve::value::Value;
+    ///
+    /// let entry = Value::Map(vec![(Value::U64(1), Value::Bool(true))]);
+    /// assert!(entry.each_child().eq([&Value::U64(1), &Value::Bool(true)]));
+    /// ```
+    pub fn each_child(&self) -> impl Iterator<Item = &Value> + '_ {
+        (0..).map_while(|i| self.child(i))
     }
 
     /// Child `i` of [`Value::children`], without listing them.
